@@ -5,6 +5,7 @@ never touched) and driven by Playwright through Debian's Chromium; nothing is do
 """
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -115,8 +116,8 @@ def page(lab):
 
 
 def test_chapter_runs_all_cells_and_a_quiz_answers_a_click(page, lab):
-    page.click("text=Run", timeout=10_000)
-    page.click("text=Run All Cells", timeout=10_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click(timeout=10_000)
+    page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).first.click(timeout=10_000)
     quiz = page.locator(".widget-vbox", has=page.locator(".donegate-quiz-feedback")).first
     quiz.wait_for(timeout=120_000)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
