@@ -1,0 +1,26 @@
+"""nbgrader settings for the donegate course.
+
+Run instructor commands from this folder (`cd grading && uv run nbgrader ...`): nbgrader reads
+`nbgrader_config.py` from the working directory. Every path below is derived from this file's
+location, so a copy of the repository (or of solutions/ + grading/) elsewhere is a course of its own.
+"""
+from pathlib import Path
+
+c = get_config()  # noqa: F821 (provided by nbgrader's config loader)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+c.CourseDirectory.course_id = "donegate"
+c.CourseDirectory.root = str(ROOT)
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "labs"
+c.CourseDirectory.submitted_directory = "grading/submitted"
+c.CourseDirectory.autograded_directory = "grading/autograded"
+c.CourseDirectory.feedback_directory = "grading/feedback"
+c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'grading' / 'gradebook.db'}"
+
+# A hanging cell fails after this many seconds instead of stalling a whole grading run.
+c.Execute.timeout = 60
+
+# A learner who deletes a test cell still gets it graded: nbgrader puts it back from the gradebook.
+c.OverwriteCells.add_missing_cells = True

@@ -1,0 +1,220 @@
+"""Graded labs: solutions pass, released stubs fail, labs/ is a fresh release, autograde scores are exact.
+
+One temporary course per module (solutions/ + grading/nbgrader_config.py copied to tmp) is generated
+and autograded once, with every committed fixture submitted, so the whole file runs in about a minute.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+from nbgrader.validator import Validator
+
+pytestmark = pytest.mark.grading
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = ROOT / "solutions"
+LABS = ROOT / "labs"
+FIXTURES = ROOT / "grading" / "fixtures"
+ASSIGNMENTS = sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir() and (p / f"{p.name}.ipynb").exists())
+
+LAB01 = "lab01-fail-open-hooks"
+RECALL02 = "recall02-hooks"
+
+# The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
+LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
+# The only lab01 cells that never compare a registry's result (matches() and the TypeError for a missing policy).
+LAB01_NO_RESULT_COMPARED = {"test_matcher_basics", "test_matcher_forms", "test_on_error_is_required"}
+
+# (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
+EXPECTED = {
+    (LAB01, "correct"): (22, "the full solution passes every test cell"),
+    (LAB01, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB01, "fail-open"): (16, "full marks minus exactly the fail-closed cells, 1 + 3 + 2 = 6 points"),
+    (LAB01, "edited-tests"): (16, "fail-open code with weakened visible tests: the tests are restored, so its honest 16"),
+    (LAB01, "deleted-test-cell"): (22, "correct code with test_rm_rf_is_blocked deleted: it is put back and scores 1"),
+    (LAB01, "always-equal"): (4, "only matches() and the missing-on_error TypeError score (1 + 2 + 1); every result check is 0"),
+    (RECALL02, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
+}
+
+
+def grade_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str:
+    return cell.metadata["nbgrader"]["grade_id"]
+
+
+def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run an nbgrader command from the course's grading/ folder, as the README tells instructors to."""
+    env = dict(os.environ)
+    # nbgrader calls the `alembic` executable when it creates a gradebook; it sits next to this Python.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course / "grading", env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    return run
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    """A fresh course: generated from solutions/, every fixture submitted and autograded in one command."""
+    course = tmp_path_factory.mktemp("course")
+    shutil.copytree(SOLUTIONS, course / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    (course / "grading").mkdir()
+    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course / "grading" / "nbgrader_config.py")
+    nbgrader(course, "generate_assignment", "*", "--force")
+    shutil.copytree(FIXTURES, course / "grading" / "submitted")
+    nbgrader(course, "autograde", "*", "--force")
+    return course
+
+
+@pytest.fixture(scope="module")
+def scores(course) -> dict[tuple[str, str], dict]:
+    """(assignment, student) -> {"total", "max", "cells": {grade_id: score}} read from the gradebook."""
+    out = {}
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+        for assignment in gb.assignments:
+            for sub in gb.assignment_submissions(assignment.name):
+                cells = {g.name: g.score for nb in sub.notebooks for g in nb.grades}
+                out[(assignment.name, sub.student.id)] = {"total": sub.score, "max": sub.max_score, "cells": cells}
+    return out
+
+
+def autograded(course: Path, student: str, aid: str) -> nbformat.NotebookNode:
+    return nbformat.read(course / "grading" / "autograded" / student / aid / f"{aid}.ipynb", as_version=4)
+
+
+# --- (a) solutions pass, (b) released stubs fail ------------------------------------------------------------
+
+def test_there_are_graded_notebooks_with_fixtures():
+    assert {LAB01, RECALL02} <= set(ASSIGNMENTS)
+    submitted = {(p.parent.name, p.parent.parent.name) for p in FIXTURES.glob("*/*/*.ipynb")}
+    assert submitted == set(EXPECTED), "every committed fixture needs an expected score in EXPECTED, and back"
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_solution_passes_every_test_cell(aid):
+    path = SOLUTIONS / aid / f"{aid}.ipynb"
+    assert grade_cells(nbformat.read(path, as_version=4)), f"{aid} has no test cells"
+    result = Validator().validate(str(path))
+    failures = [c["raw_error"][-800:] for c in result.get("failed", [])]
+    assert result == {}, failures or result
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_released_stub_fails_every_test_cell(aid, tmp_path):
+    """The release with its hidden tests put back (what autograde runs): no test cell may pass."""
+    solution = nbformat.read(SOLUTIONS / aid / f"{aid}.ipynb", as_version=4)
+    tests = {grade_id(c): c.source for c in grade_cells(solution)}
+    stub = nbformat.read(LABS / aid / f"{aid}.ipynb", as_version=4)
+    for cell in grade_cells(stub):
+        cell.source = tests[grade_id(cell)]
+    nbformat.write(stub, tmp_path / f"{aid}.ipynb")
+    result = Validator(invert=True, ignore_checksums=True).validate(str(tmp_path / f"{aid}.ipynb"))
+    passing = [c["source"].splitlines()[0] for c in result.get("passed", [])]
+    assert passing == [], f"these test cells pass on the untouched stub: {passing}"
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_hidden_tests_carry_most_of_the_points(aid):
+    """Visible tests alone must not be enough to pass."""
+    cells = grade_cells(nbformat.read(SOLUTIONS / aid / f"{aid}.ipynb", as_version=4))
+    hidden = sum(c.metadata["nbgrader"]["points"] for c in cells if "### BEGIN HIDDEN TESTS" in c.source)
+    total = sum(c.metadata["nbgrader"]["points"] for c in cells)
+    assert hidden * 2 > total, f"{aid}: only {hidden} of {total} points are hidden"
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_test_cells_import_nothing(aid):
+    """Imports (and the warnings they may print to stderr, which scores a cell 0) belong in the top cell."""
+    cells = grade_cells(nbformat.read(SOLUTIONS / aid / f"{aid}.ipynb", as_version=4))
+    importing = [grade_id(c) for c in cells
+                 if any(line.lstrip().startswith(("import ", "from ")) for line in c.source.splitlines())]
+    assert importing == []
+
+
+# --- (c) labs/ is exactly what nbgrader generates from solutions/ ------------------------------------------
+
+UI_METADATA = {"collapsed", "scrolled", "trusted", "jupyter", "execution", "ExecuteTime"}
+
+
+def comparable(nb: nbformat.NotebookNode) -> list[dict]:
+    return [{"cell_type": c.cell_type, "id": c.get("id"), "source": c.source,
+             "metadata": {k: v for k, v in c.metadata.items() if k not in UI_METADATA}} for c in nb.cells]
+
+
+def test_labs_hold_exactly_the_generated_assignments(course):
+    files = lambda root: sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                                if p.is_file() and ".ipynb_checkpoints" not in p.parts)
+    assert files(LABS) == files(course / "labs")
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_lab_equals_a_fresh_release(aid, course):
+    committed = nbformat.read(LABS / aid / f"{aid}.ipynb", as_version=4)
+    fresh = nbformat.read(course / "labs" / aid / f"{aid}.ipynb", as_version=4)
+    fix = f"regenerate: cd grading && uv run nbgrader generate_assignment {aid} --force"
+    assert committed.metadata.get("kernelspec") == fresh.metadata.get("kernelspec"), fix
+    assert len(committed.cells) == len(fresh.cells), fix
+    for mine, theirs in zip(comparable(committed), comparable(fresh)):
+        assert mine == theirs, f"cell {theirs['id']} differs from a fresh release; {fix}"
+
+
+# --- (d) autograde end to end on the committed fixtures ----------------------------------------------------
+
+@pytest.mark.parametrize("key", sorted(EXPECTED), ids=lambda k: f"{k[0]}/{k[1]}")
+def test_autograde_gives_the_expected_score(key, scores):
+    expected, why = EXPECTED[key]
+    got = scores[key]
+    assert got["max"] == {LAB01: 22, RECALL02: 10}[key[0]]
+    assert got["total"] == expected, f"{key}: expected {expected} ({why}), nbgrader gave {got['total']}: {got['cells']}"
+
+
+def test_fail_open_loses_exactly_the_fail_closed_cells(scores):
+    cells = scores[(LAB01, "fail-open")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB01_FAIL_CLOSED
+
+
+def test_edited_visible_tests_are_restored_before_grading(course, scores):
+    solution = nbformat.read(SOLUTIONS / LAB01 / f"{LAB01}.ipynb", as_version=4)
+    original = {grade_id(c): c.source for c in grade_cells(solution)}
+    graded = {grade_id(c): c.source for c in grade_cells(autograded(course, "edited-tests", LAB01))}
+    assert graded["test_rm_rf_is_blocked"] == original["test_rm_rf_is_blocked"]
+    assert graded["test_first_deny_wins"] == original["test_first_deny_wins"]
+    assert scores[(LAB01, "edited-tests")]["cells"] == scores[(LAB01, "fail-open")]["cells"]
+
+
+def test_deleted_test_cell_is_put_back_and_scored(course, scores):
+    restored = [c for c in grade_cells(autograded(course, "deleted-test-cell", LAB01))
+                if grade_id(c) == "test_rm_rf_is_blocked"]
+    assert len(restored) == 1 and "was missing from the submission" in restored[0].source
+    assert scores[(LAB01, "deleted-test-cell")]["cells"]["test_rm_rf_is_blocked"] == 1
+
+
+def test_always_equal_object_scores_nothing_where_results_are_compared(scores):
+    cells = scores[(LAB01, "always-equal")]["cells"]
+    assert {name for name, score in cells.items() if score > 0} == LAB01_NO_RESULT_COMPARED
+    assert all(score == 0 for score in scores[(RECALL02, "always-equal")]["cells"].values())
+
+
+def test_export_writes_a_row_per_assignment_and_student(course, scores):
+    """The instructor's CSV: one row per assignment x student; 0 where a student submitted nothing."""
+    nbgrader(course, "export", "--to", "grades.csv")
+    with open(course / "grading" / "grades.csv", newline="") as fh:
+        rows = {(r["assignment"], r["student_id"]): (float(r["raw_score"]), float(r["max_score"]))
+                for r in csv.DictReader(fh)}
+    students = {student for _, student in EXPECTED}
+    maximum = {LAB01: 22.0, RECALL02: 10.0}
+    assert rows == {(aid, s): (float(EXPECTED.get((aid, s), (0, ""))[0]), maximum[aid])
+                    for aid in (LAB01, RECALL02) for s in students}
