@@ -24,3 +24,6 @@ c.Execute.timeout = 60
 
 # A learner who deletes a test cell still gets it graded: nbgrader puts it back from the gradebook.
 c.OverwriteCells.add_missing_cells = True
+
+# Never copy self-check pages or editor leftovers from solutions/ into the release.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.feedback.html"]

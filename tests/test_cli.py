@@ -1,0 +1,200 @@
+"""The `donegate` console script: exit codes and the lines a learner reads."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from donegate.cli import COMMANDS, Command, arg, main
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB01 = "lab01-fail-open-hooks"
+
+
+def donegate(*args: str, cwd: Path, progress: Path, **env: str) -> subprocess.CompletedProcess:
+    """Run the installed console script (or the same entry point through this Python)."""
+    script = shutil.which("donegate")
+    command = [script] if script else [sys.executable, "-c", "import sys; from donegate.cli import main; sys.exit(main())"]
+    environment = {**os.environ, "DONEGATE_PROGRESS_FILE": str(progress), **env}
+    environment.pop("DONEGATE_ROOT", None)
+    return subprocess.run(command + list(args), cwd=cwd, env=environment, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def run(tmp_path):
+    return lambda *args, **env: donegate(*args, cwd=tmp_path, progress=tmp_path / "progress.json", **env)
+
+
+def test_help_lists_both_subcommands(run):
+    done = run("--help")
+    assert done.returncode == 0
+    assert "check" in done.stdout and "progress" in done.stdout and "usage: donegate" in done.stdout
+
+
+def test_check_help_states_the_exit_codes(run):
+    done = run("check", "--help")
+    assert done.returncode == 0
+    assert "0 full marks" in " ".join(done.stdout.split())
+
+
+def test_unknown_subcommand_is_an_argparse_error_with_exit_2(run):
+    done = run("frobnicate")
+    assert done.returncode == 2
+    assert "invalid choice: 'frobnicate'" in done.stderr
+
+
+def test_check_without_a_notebook_is_an_argparse_error_with_exit_2(run):
+    done = run("check")
+    assert done.returncode == 2
+    assert "the following arguments are required: notebook" in done.stderr
+
+
+def test_no_subcommand_prints_help_and_exits_2(run):
+    done = run()
+    assert done.returncode == 2
+    assert "commands:" in done.stdout
+
+
+def test_check_of_a_missing_notebook_exits_2_and_says_so(run, tmp_path):
+    done = run("check", "nowhere.ipynb")
+    assert done.returncode == 2
+    assert done.stderr.startswith("donegate check: nowhere.ipynb does not exist.")
+    assert "Traceback" not in done.stderr
+
+
+def test_check_of_a_chapter_exits_2_not_a_lab(run, tmp_path):
+    chapter = tmp_path / "02_hooks.ipynb"
+    chapter.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# Hooks"}]}))
+    done = run("check", str(chapter))
+    assert done.returncode == 2
+    assert "not a lab or recall notebook" in done.stderr
+
+
+def test_main_returns_the_status_instead_of_exiting():
+    assert main(["frobnicate"]) == 2
+    assert main(["--version"]) == 0
+
+
+@pytest.fixture
+def later_chapter(tmp_path, monkeypatch):
+    """A module a later chapter might export, with one subcommand function."""
+    (tmp_path / "later_chapter.py").write_text(
+        "def greet(name: str, loud: bool) -> int:\n"
+        "    print(('HELLO ' if loud else 'hello ') + name)\n"
+        "    return 3\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield {**COMMANDS, "greet": Command("later_chapter:greet", "say hello",
+                                        (arg("name"), arg("--loud", action="store_true")))}
+    sys.modules.pop("later_chapter", None)
+
+
+def test_a_new_subcommand_is_one_table_entry(later_chapter, capsys):
+    assert main(["greet", "--loud", "learner"], later_chapter) == 3
+    assert capsys.readouterr().out == "HELLO learner\n"
+
+
+def test_a_subcommand_module_is_imported_only_when_it_runs(later_chapter, capsys):
+    assert main(["--help"], later_chapter) == 0
+    assert "greet" in capsys.readouterr().out
+    assert "later_chapter" not in sys.modules
+
+
+def test_starting_the_command_line_imports_nothing_heavy():
+    probe = ("import sys, donegate.cli, donegate.selfcheck; donegate.cli.build_parser(); "
+             "print(sorted(m for m in ('nbgrader', 'nbformat', 'traitlets', 'jsonschema', 'matplotlib', "
+             "'ipywidgets', 'nbclient') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+# --- progress ------------------------------------------------------------------------------------
+
+def _passes(path: Path, **ago: timedelta) -> None:
+    now = datetime.now(timezone.utc)
+    path.write_text(json.dumps({"version": 1, "passes": [
+        {"assignment": a.replace("_", "-"), "passed_at": (now - d).isoformat(), "score": 1, "max_score": 1}
+        for a, d in ago.items()]}))
+
+
+def test_progress_shows_a_recall_due_in_22_hours_two_hours_after_the_lab(run, tmp_path):
+    _passes(tmp_path / "progress.json", lab01_fail_open_hooks=timedelta(hours=2))
+    done = run("progress")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: " ".join(line.split()[1:]) for line in done.stdout.splitlines() if line.startswith("        ")}
+    assert rows[LAB01].startswith("passed ")
+    assert rows["recall02-hooks"] == "due in 22 h"
+    assert "Hooks" in done.stdout and "91" not in done.stdout.split("\n", 2)[2]
+
+
+def test_progress_shows_the_recall_due_now_a_day_after_the_lab(run, tmp_path):
+    _passes(tmp_path / "progress.json", lab01_fail_open_hooks=timedelta(hours=25))
+    done = run("progress")
+    assert "recall02-hooks" in done.stdout and "due now" in done.stdout
+    assert "Due now: recall02-hooks." in done.stdout
+
+
+def test_progress_with_a_damaged_file_exits_2_and_leaves_it_alone(run, tmp_path):
+    (tmp_path / "progress.json").write_text("{oops")
+    done = run("progress")
+    assert done.returncode == 2 and "damaged" in done.stderr
+    assert (tmp_path / "progress.json").read_text() == "{oops"
+
+
+# --- check on the real lab01, on copies -------------------------------------------------------------
+
+def _lab_copy(folder: Path, source: str) -> Path:
+    original = ROOT / source / LAB01 / f"{LAB01}.ipynb"
+    if not original.exists():
+        pytest.skip(f"{original.relative_to(ROOT)} does not exist yet")
+    copy = folder / f"{LAB01}.ipynb"
+    shutil.copyfile(original, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli-release")
+    return donegate("check", str(_lab_copy(folder, "labs")), cwd=folder, progress=folder / "progress.json"), folder
+
+
+@pytest.fixture(scope="module")
+def solved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli-solution")
+    return donegate("check", str(_lab_copy(folder, "solutions")), cwd=folder, progress=folder / "progress.json"), folder
+
+
+@pytest.mark.grading
+def test_check_of_the_released_lab_fails_per_test_and_exits_1(released):
+    done, _ = released
+    assert done.returncode == 1, done.stderr
+    tests = [line.split() for line in done.stdout.splitlines() if line.startswith("  FAIL ") or line.startswith("  ok ")]
+    assert tests and all(t[0] == "FAIL" and t[2] == "0" for t in tests)
+    total = [line.split() for line in done.stdout.splitlines() if line.split()[:1] == ["total"]]
+    assert total[0][1] == "0"
+
+
+@pytest.mark.grading
+def test_check_keeps_the_terminal_free_of_nbgrader_logs(released):
+    done, _ = released
+    assert done.stderr == ""
+    assert "[INFO]" not in done.stdout and "Warning" not in done.stdout and "traitlets" not in done.stdout
+
+
+@pytest.mark.grading
+def test_check_writes_feedback_next_to_the_copy_and_records_no_pass(released):
+    done, folder = released
+    assert (folder / f"{LAB01}.feedback.html").is_file()
+    assert not (folder / "progress.json").exists()
+
+
+@pytest.mark.grading
+def test_check_of_the_solution_gets_full_marks_exits_0_and_records_the_pass(solved):
+    done, folder = solved
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Full marks." in done.stdout
+    recorded = json.loads((folder / "progress.json").read_text())["passes"]
+    assert [p["assignment"] for p in recorded] == [LAB01]

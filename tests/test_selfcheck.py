@@ -1,0 +1,477 @@
+"""The learner's self-check (`donegate check`) and the recall schedule (`donegate progress`).
+
+Grading runs use a tiny nbgrader assignment built here in a temporary DONEGATE_ROOT (so the
+self-check is testable on its own) and the real lab01, always on copies in tmp_path.
+"""
+import json
+import os
+import shutil
+import stat
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from donegate import selfcheck
+from donegate.selfcheck import (
+    CURRICULUM, SelfCheckError, check, chapter_titles, course_config, due_label, find_assignment,
+    find_root, grading_options, load_passes, progress, progress_file, progress_rows, read_notebook,
+    record_pass,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB01 = "lab01-fail-open-hooks"
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+
+# --- a tiny nbgrader assignment -------------------------------------------------------------
+
+def _nbgrader(grade_id, *, solution=False, grade=False, locked=False, points=None):
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _notebook(answer: str, hidden: bool = True, duplicate_ids: bool = False) -> dict:
+    hidden_test = ("### BEGIN HIDDEN TESTS\nassert add(-1, 1) == 0, 'add must handle negative numbers'\n"
+                   "### END HIDDEN TESTS") if hidden else ""
+    cells = [
+        ("markdown", "# Tiny lab\nWrite `add`.", _nbgrader("intro", locked=True)),
+        ("code", f"def add(a, b):\n{answer}", _nbgrader("add", solution=True)),
+        ("code", "assert add(1, 2) == 3", _nbgrader("test_add_visible", grade=True, locked=True, points=1)),
+        ("code", f"assert add(2, 2) == 4\n{hidden_test}".strip(),
+         _nbgrader("test_add_visible" if duplicate_ids else "test_add_hidden", grade=True, locked=True, points=2)),
+    ]
+    out = []
+    for i, (kind, source, meta) in enumerate(cells):
+        cell = {"cell_type": kind, "id": f"cell-{i}", "metadata": meta, "source": source}
+        if kind == "code":
+            cell.update(outputs=[], execution_count=None)
+        out.append(cell)
+    return {"cells": out, "nbformat": 4, "nbformat_minor": 5,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                         "language_info": {"name": "python"}}}
+
+
+SOLUTION = "    ### BEGIN SOLUTION\n    return a + b\n    ### END SOLUTION"
+STUB = "    # YOUR CODE HERE\n    raise NotImplementedError()"
+HALF_RIGHT = "    return abs(a) + abs(b)"  # passes the visible tests, fails the hidden one
+
+
+def write_tiny_course(root: Path, assignment: str = "tiny", **kwargs) -> Path:
+    """A repository-shaped folder with one nbgrader assignment in solutions/; returns the root."""
+    source = root / "solutions" / assignment / f"{assignment}.ipynb"
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(json.dumps(_notebook(SOLUTION, **kwargs), indent=1), encoding="utf-8")
+    (root / "pyproject.toml").write_text('[project]\nname = "donegate"\n', encoding="utf-8")
+    return root
+
+
+def learner_copy(folder: Path, answer: str, name: str = "tiny.ipynb") -> Path:
+    """A learner's notebook: the released stub with `answer` typed into the solution cell."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps(_notebook(answer, hidden=False), indent=1), encoding="utf-8")
+    return path
+
+
+def run_check(notebook: Path, root: Path | None, progress_path: Path, now=T0):
+    lines: list[str] = []
+    result = check(notebook, root=root, now=now, progress_path=progress_path, echo=lines.append)
+    return result, "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def tiny_root(tmp_path_factory):
+    return write_tiny_course(tmp_path_factory.mktemp("tiny-root"))
+
+
+@pytest.fixture(scope="module")
+def half_right(tiny_root, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("half-right")
+    return run_check(learner_copy(folder, HALF_RIGHT), tiny_root, folder / "progress.json") + (folder,)
+
+
+@pytest.fixture(scope="module")
+def tiny_solution(tiny_root, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tiny-solution")
+    return run_check(learner_copy(folder, SOLUTION), tiny_root, folder / "progress.json") + (folder,)
+
+
+# --- grading the tiny assignment ------------------------------------------------------------
+
+@pytest.mark.grading
+def test_hidden_tests_are_graded_even_though_the_learner_never_saw_them(half_right):
+    result, _, _ = half_right
+    points = {c.name: (c.points, c.max_points) for c in result.cells}
+    assert points == {"test_add_visible": (1.0, 1.0), "test_add_hidden": (0.0, 2.0)}
+
+
+@pytest.mark.grading
+def test_a_failing_test_reports_the_last_line_of_its_error(half_right):
+    result, output, _ = half_right
+    hidden = [c for c in result.cells if c.name == "test_add_hidden"][0]
+    assert hidden.reason == "AssertionError: add must handle negative numbers"
+    assert "AssertionError: add must handle negative numbers" in output
+
+
+@pytest.mark.grading
+def test_partial_score_exits_one_and_prints_the_total(half_right):
+    result, output, _ = half_right
+    assert (result.score, result.max_score, result.exit_code) == (1.0, 3.0, 1)
+    assert [l for l in output.splitlines() if l.split()[:1] == ["total"]] == ["       total                1 / 3"]
+
+
+@pytest.mark.grading
+def test_partial_score_records_no_pass(half_right):
+    result, _, folder = half_right
+    assert result.passed_at is None
+    assert not (folder / "progress.json").exists()
+
+
+@pytest.mark.grading
+def test_each_stage_prints_one_line(half_right):
+    _, output, _ = half_right
+    stages = [l.strip()[:5] for l in output.splitlines() if l.strip().startswith("[")]
+    assert stages == ["[1/4]", "[2/4]", "[3/4]", "[4/4]"]
+
+
+@pytest.mark.grading
+def test_feedback_page_is_written_next_to_the_notebook(half_right):
+    result, _, folder = half_right
+    assert result.feedback == folder / "tiny.feedback.html"
+    assert "add must handle negative numbers" in result.feedback.read_text(encoding="utf-8")
+
+
+@pytest.mark.grading
+def test_solution_gets_full_marks_and_exit_zero(tiny_solution):
+    result, output, _ = tiny_solution
+    assert result.full_marks and result.exit_code == 0
+    assert [c.reason for c in result.cells] == ["passed", "passed"]
+    assert "Full marks" in output
+
+
+@pytest.mark.grading
+def test_full_marks_record_the_pass_at_the_injected_time(tiny_solution):
+    result, _, folder = tiny_solution
+    assert result.passed_at == T0
+    assert [(p.assignment, p.passed_at, p.score) for p in load_passes(folder / "progress.json")] == [("tiny", T0, 3.0)]
+
+
+@pytest.mark.grading
+def test_failure_of_the_grading_machinery_shows_its_log(tmp_path):
+    root = write_tiny_course(tmp_path / "root", duplicate_ids=True)  # nbgrader refuses duplicate grade ids
+    mine = learner_copy(tmp_path / "me", SOLUTION)
+    with pytest.raises(SelfCheckError) as err:
+        run_check(mine, root, tmp_path / "progress.json")
+    message = str(err.value)
+    assert "grading machinery failed" in message and "during generate" in message
+    assert "ValidationError: Duplicate grade id: test_add_visible" in message
+
+
+@pytest.mark.grading
+def test_gradebook_version_read_in_process_matches_alembic():
+    import nbgrader.api
+    expected = nbgrader.api.get_alembic_version()  # runs the `alembic` program
+
+    class Module:
+        __file__ = nbgrader.api.__file__
+        get_alembic_version = staticmethod(lambda: "not replaced")
+
+    selfcheck._in_process_gradebook_version(Module)
+    assert Module.get_alembic_version() == expected
+
+
+# --- the real lab01 ---------------------------------------------------------------------------
+
+def _lab01(folder: str) -> Path:
+    path = ROOT / folder / LAB01 / f"{LAB01}.ipynb"
+    if not path.exists():
+        pytest.skip(f"{path.relative_to(ROOT)} does not exist yet")
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab01_release(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab01-release")
+    mine = folder / f"{LAB01}.ipynb"
+    shutil.copyfile(_lab01("labs"), mine)
+    return run_check(mine, None, folder / "progress.json") + (folder,)
+
+
+@pytest.fixture(scope="module")
+def lab01_solution(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab01-solution")
+    mine = folder / f"{LAB01}.ipynb"
+    shutil.copyfile(_lab01("solutions"), mine)
+    return run_check(mine, None, folder / "progress.json") + (folder,)
+
+
+@pytest.mark.grading
+def test_released_lab01_fails_every_test_and_exits_non_zero(lab01_release):
+    result, _, _ = lab01_release
+    assert result.cells and all(c.points == 0 for c in result.cells)
+    assert all(c.reason != "passed" for c in result.cells)
+    assert result.exit_code == 1
+
+
+@pytest.mark.grading
+def test_lab01_solution_gets_full_marks_and_records_the_pass(lab01_solution):
+    result, _, folder = lab01_solution
+    assert result.full_marks and result.exit_code == 0
+    assert [p.assignment for p in load_passes(folder / "progress.json")] == [LAB01]
+
+
+# --- notebooks that cannot be checked ---------------------------------------------------------
+
+def test_missing_file_is_named(tmp_path, tiny_root):
+    with pytest.raises(SelfCheckError, match="does not exist"):
+        check(tmp_path / "nowhere.ipynb", root=tiny_root)
+
+
+def test_invalid_json_is_named_with_its_position(tmp_path, tiny_root):
+    torn = tmp_path / "tiny.ipynb"
+    torn.write_text('{"cells": [', encoding="utf-8")
+    with pytest.raises(SelfCheckError, match=r"not valid JSON \(line 1, column 12"):
+        check(torn, root=tiny_root)
+
+
+def test_json_that_is_not_a_notebook_is_refused(tmp_path):
+    odd = tmp_path / "odd.ipynb"
+    odd.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(SelfCheckError, match="not a Jupyter notebook"):
+        read_notebook(odd)
+
+
+def test_a_notebook_without_nbgrader_cells_is_not_a_lab(tmp_path, tiny_root):
+    chapter = tmp_path / "tiny.ipynb"
+    chapter.write_text(json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# Notes"}]}))
+    with pytest.raises(SelfCheckError, match="not a lab or recall notebook"):
+        check(chapter, root=tiny_root)
+
+
+def test_an_unknown_lab_lists_the_known_ones(tmp_path):
+    root = write_tiny_course(write_tiny_course(tmp_path / "root"), "other")
+    stranger = learner_copy(tmp_path, SOLUTION, "stranger.ipynb")
+    nb = read_notebook(stranger)
+    for cell in nb["cells"]:
+        cell["metadata"]["nbgrader"]["grade_id"] += "-elsewhere"
+    stranger.write_text(json.dumps(nb), encoding="utf-8")
+    with pytest.raises(SelfCheckError, match="belongs to no known lab.*Known: other, tiny"):
+        check(stranger, root=root)
+
+
+def test_a_renamed_copy_finds_its_lab_by_its_graded_cells(tmp_path, tiny_root):
+    copy = learner_copy(tmp_path, STUB, "tiny-Copy1.ipynb")
+    assert find_assignment(copy, read_notebook(copy), tiny_root) == "tiny"
+
+
+def test_a_root_without_solutions_says_the_instructor_grades(tmp_path):
+    copy = learner_copy(tmp_path / "me", STUB)
+    (tmp_path / "released-only").mkdir()
+    with pytest.raises(SelfCheckError, match="no solutions/ folder"):
+        check(copy, root=tmp_path / "released-only")
+
+
+# --- finding the repository and mirroring the grading options --------------------------------
+
+def test_donegate_root_overrides_the_package_location(tmp_path, monkeypatch):
+    monkeypatch.setenv("DONEGATE_ROOT", str(tmp_path))
+    assert find_root() == tmp_path.resolve()
+
+
+def test_root_is_found_from_the_package_location(monkeypatch, tmp_path):
+    monkeypatch.delenv("DONEGATE_ROOT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert find_root() == ROOT
+
+
+def test_root_is_found_upward_from_the_current_directory(monkeypatch, tmp_path):
+    monkeypatch.delenv("DONEGATE_ROOT", raising=False)
+    monkeypatch.setattr(selfcheck, "_package_root", lambda: None)
+    root = write_tiny_course(tmp_path / "repo")
+    (root / "labs" / "tiny").mkdir(parents=True)
+    monkeypatch.chdir(root / "labs" / "tiny")
+    assert find_root() == root.resolve()
+
+
+def test_the_course_mirrors_the_instructor_grading_options():
+    from traitlets.config.loader import PyFileConfigLoader
+    instructor = PyFileConfigLoader("nbgrader_config.py", path=str(ROOT / "grading")).load_config()
+    options = grading_options(ROOT)
+    assert options["Execute"]["timeout"] == instructor.Execute.timeout
+    assert options["OverwriteCells"]["add_missing_cells"] is True
+    assert options["CourseDirectory"] == {
+        "course_id": instructor.CourseDirectory.course_id,
+        "ignore": list(instructor.CourseDirectory.ignore),
+    }
+
+
+def test_the_course_config_never_points_into_the_repository(tmp_path):
+    text = course_config(tmp_path / "course", grading_options(ROOT))
+    assert str(ROOT) not in text
+    assert f"c.CourseDirectory.root = {str(tmp_path / 'course')!r}" in text
+
+
+def test_a_broken_instructor_config_is_named_not_ignored(tmp_path):
+    root = write_tiny_course(tmp_path / "root")
+    (root / "grading").mkdir()
+    (root / "grading" / "nbgrader_config.py").write_text("c = get_config()\nc.Execute.timeout = \n")
+    with pytest.raises(SelfCheckError, match=r"nbgrader_config.py could not be read \(SyntaxError"):
+        grading_options(root)
+
+
+def test_without_an_instructor_config_the_timeout_and_missing_cells_are_still_explicit(tiny_root):
+    assert grading_options(tiny_root) == {"Execute": {"timeout": 60}, "OverwriteCells": {"add_missing_cells": True}}
+
+
+# --- the progress file ------------------------------------------------------------------------
+
+def test_progress_file_follows_the_override_then_xdg_state_home_then_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("DONEGATE_PROGRESS_FILE", str(tmp_path / "mine.json"))
+    assert progress_file() == tmp_path / "mine.json"
+    monkeypatch.delenv("DONEGATE_PROGRESS_FILE")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    assert progress_file() == tmp_path / "state" / "donegate" / "progress.json"
+    monkeypatch.delenv("XDG_STATE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert progress_file() == tmp_path / "home" / ".local" / "state" / "donegate" / "progress.json"
+
+
+def test_recording_a_pass_keeps_the_earlier_ones(tmp_path):
+    path = tmp_path / "progress.json"
+    record_pass("lab01-fail-open-hooks", T0, 22, 22, path)
+    record_pass("recall02-hooks", T0 + timedelta(days=1), 5, 5, path)
+    record_pass("lab01-fail-open-hooks", T0 + timedelta(days=2), 22, 22, path)
+    assert [(p.assignment, p.passed_at) for p in load_passes(path)] == [
+        ("lab01-fail-open-hooks", T0), ("recall02-hooks", T0 + timedelta(days=1)),
+        ("lab01-fail-open-hooks", T0 + timedelta(days=2))]
+
+
+def test_progress_folder_and_file_are_private(tmp_path):
+    path = tmp_path / "state" / "donegate" / "progress.json"
+    record_pass("lab01-fail-open-hooks", T0, 1, 1, path)
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.parent.parent.stat().st_mode) == 0o700
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_crash_while_writing_leaves_the_old_records_intact(tmp_path, monkeypatch):
+    path = tmp_path / "progress.json"
+    record_pass("lab01-fail-open-hooks", T0, 1, 1, path)
+    before = path.read_bytes()
+
+    def crash(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(selfcheck.json, "dump", crash)
+    with pytest.raises(OSError):
+        record_pass("recall02-hooks", T0, 1, 1, path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["progress.json", "progress.json.lock"]
+
+
+def test_a_damaged_progress_file_is_never_overwritten(tmp_path):
+    path = tmp_path / "progress.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(SelfCheckError, match="damaged"):
+        record_pass("lab01-fail-open-hooks", T0, 1, 1, path)
+    assert path.read_text(encoding="utf-8") == "{not json"
+
+
+# --- what is due --------------------------------------------------------------------------------
+
+def curriculum_root(root: Path, available=(), chapters=("00_start_here", "02_hooks", "91_workbook_self_check")) -> Path:
+    for assignment in available:
+        nb = root / "solutions" / assignment / f"{assignment}.ipynb"
+        nb.parent.mkdir(parents=True)
+        nb.write_text(json.dumps(_notebook(SOLUTION)), encoding="utf-8")
+    (root / "chapters").mkdir(parents=True, exist_ok=True)
+    for name in chapters:
+        heading = {"cell_type": "markdown", "metadata": {}, "source": f"# 0{name[1]} · {name[3:].replace('_', ' ').title()}"}
+        (root / "chapters" / f"{name}.ipynb").write_text(json.dumps({"cells": [heading]}), encoding="utf-8")
+    return root
+
+
+def state_of(assignment, now, root, path):
+    return {r.assignment: (r.state, r.label) for r in progress_rows(now, root, path)}[assignment]
+
+
+@pytest.fixture
+def chapter02(tmp_path):
+    return curriculum_root(tmp_path / "root", available=(LAB01, "recall02-hooks")), tmp_path / "progress.json"
+
+
+def test_recall_waits_for_its_lab(chapter02):
+    root, path = chapter02
+    assert state_of("recall02-hooks", T0, root, path) == ("waiting", f"after you pass {LAB01}")
+    assert state_of(LAB01, T0, root, path) == ("todo", "not passed yet")
+
+
+def test_recall_is_due_24_hours_after_the_lab_passed(chapter02):
+    root, path = chapter02
+    record_pass(LAB01, T0, 22, 22, path)
+    assert state_of(LAB01, T0 + timedelta(hours=1), root, path) == ("passed", "passed 2026-03-02 09:00 UTC")
+    assert state_of("recall02-hooks", T0 + timedelta(hours=19), root, path) == ("later", "due in 5 h")
+    assert state_of("recall02-hooks", T0 + timedelta(hours=24), root, path) == ("due", "due now")
+
+
+def test_passing_the_lab_again_does_not_postpone_the_recall(chapter02):
+    root, path = chapter02
+    record_pass(LAB01, T0, 22, 22, path)
+    record_pass(LAB01, T0 + timedelta(hours=20), 22, 22, path)
+    assert state_of("recall02-hooks", T0 + timedelta(hours=24), root, path) == ("due", "due now")
+
+
+def test_a_passed_recall_is_done(chapter02):
+    root, path = chapter02
+    record_pass(LAB01, T0, 22, 22, path)
+    record_pass("recall02-hooks", T0 + timedelta(hours=30), 5, 5, path)
+    assert state_of("recall02-hooks", T0 + timedelta(days=3), root, path) == ("done", "done 2026-03-03 15:00 UTC")
+
+
+def test_assignments_without_solutions_are_not_yet_available(chapter02):
+    root, path = chapter02
+    assert state_of("lab02-evidence-that-survives-truncation", T0, root, path) == ("unavailable", "not yet available")
+    assert state_of("recall03-trajectories", T0, root, path) == ("unavailable", "not yet available")
+
+
+def test_a_recall_after_two_labs_is_due_a_day_after_the_later_one(tmp_path):
+    root = curriculum_root(tmp_path / "root", available=("lab06-edited-tests", "lab07-gate-pitfalls", "recall07-verify-loop"))
+    path = tmp_path / "progress.json"
+    record_pass("lab06-edited-tests", T0, 1, 1, path)
+    assert state_of("recall07-verify-loop", T0 + timedelta(days=2), root, path) == ("waiting", "after you pass lab07-gate-pitfalls")
+    record_pass("lab07-gate-pitfalls", T0 + timedelta(days=2), 1, 1, path)
+    assert state_of("recall07-verify-loop", T0 + timedelta(days=2, hours=23, minutes=20), root, path) == ("later", "due in 40 min")
+
+
+def test_due_labels_round_up():
+    assert due_label(T0, T0 - timedelta(hours=4, minutes=1)) == "due in 5 h"
+    assert due_label(T0, T0 - timedelta(seconds=30)) == "due in 1 min"
+    assert due_label(T0, T0 + timedelta(days=9)) == "due now"
+
+
+def test_the_curriculum_names_every_lab_once():
+    labs = [lab for step in CURRICULUM for lab in step.labs]
+    assert labs == [f"lab0{i}-" + rest for i, rest in enumerate(
+        ["fail-open-hooks", "evidence-that-survives-truncation", "promise-vs-action", "averaged-scores",
+         "hallucinated-findings", "edited-tests", "gate-pitfalls", "capstone"], start=1)]
+
+
+def test_progress_lists_chapters_without_the_appendices(chapter02):
+    root, _ = chapter02
+    assert chapter_titles(root) == {"00": "Start Here", "02": "Hooks"}
+
+
+def test_progress_prints_chapters_labs_and_what_is_due(chapter02):
+    root, path = chapter02
+    record_pass(LAB01, T0, 22, 22, path)
+    lines: list[str] = []
+    progress(now=T0 + timedelta(days=1), root=root, progress_path=path, echo=lines.append)
+    text = "\n".join(lines)
+    assert "  02  Hooks\n" in text
+    assert f"{LAB01}  " in text and "passed 2026-03-02 09:00 UTC" in text
+    assert "Due now: recall02-hooks." in text
+    assert "91" not in text.split("\n", 2)[2]
