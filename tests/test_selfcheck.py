@@ -475,3 +475,22 @@ def test_progress_prints_chapters_labs_and_what_is_due(chapter02):
     assert f"{LAB01}  " in text and "passed 2026-03-02 09:00 UTC" in text
     assert "Due now: recall02-hooks." in text
     assert "91" not in text.split("\n", 2)[2]
+
+
+def test_a_bare_assert_is_reported_with_the_line_it_checked():
+    traceback = [
+        "\x1b[0;31m---------------------------------------------------------------------------\x1b[0m",
+        "\x1b[0;31mAssertionError\x1b[0m                            Traceback (most recent call last)",
+        "Cell \x1b[0;32mIn[12], line 4\x1b[0m\n\x1b[1;32m      2\x1b[0m d \x1b[38;5;241m=\x1b[39m run()\n"
+        "\x1b[0;32m----> 4\x1b[0m \x1b[38;5;28;01massert\x1b[39;00m d\x1b[38;5;241m.\x1b[39maction \x1b[38;5;241m==\x1b[39m "
+        "\x1b[38;5;124m\"block\"\x1b[39m\n",
+        "\x1b[0;31mAssertionError\x1b[0m: ",
+    ]
+    cell = {"outputs": [{"output_type": "error", "ename": "AssertionError", "evalue": "", "traceback": traceback}]}
+    assert selfcheck.reason_for(cell, 0.0, 3.0) == 'AssertionError at: assert d.action == "block"'
+
+
+def test_an_assert_with_a_message_is_reported_by_its_message():
+    cell = {"outputs": [{"output_type": "error", "ename": "AssertionError", "evalue": "got 'allow'",
+                         "traceback": ["----> 4 assert False, \"got 'allow'\""]}]}
+    assert selfcheck.reason_for(cell, 0.0, 1.0) == "AssertionError: got 'allow'"

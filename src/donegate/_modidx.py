@@ -97,6 +97,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.selfcheck.check_command': ('workbook_self_check.html#check_command', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.course_config': ('workbook_self_check.html#course_config', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.due_label': ('workbook_self_check.html#due_label', 'donegate/selfcheck.py'),
+                                    'donegate.selfcheck.failing_line': ('workbook_self_check.html#failing_line', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.find_assignment': ( 'workbook_self_check.html#find_assignment',
                                                                             'donegate/selfcheck.py'),
                                     'donegate.selfcheck.find_root': ('workbook_self_check.html#find_root', 'donegate/selfcheck.py'),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,8 +20,8 @@ from typing import Callable
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY',
            'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment',
            'grading_options', 'course_config', 'build_course', 'grade_in_course', 'grader_failure', 'run_grader',
-           'GradedCell', 'CheckResult', 'reason_for', 'read_cells', 'format_result', 'progress_file', 'Pass',
-           'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
+           'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
+           'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
            'format_progress', 'progress', 'check', 'check_command', 'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #6a4996da
@@ -370,6 +371,19 @@ class CheckResult:
         return 0 if self.full_marks else 1
 
 # %% ../../chapters/91_workbook_self_check.ipynb #fd38a52a
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def failing_line(traceback: list[str]) -> str:
+    """The source line a traceback marks with an arrow (`---->`), so a bare `assert` still says what it checked."""
+    for frame in reversed(traceback):
+        for line in _ANSI.sub("", str(frame)).splitlines():
+            marked = re.match(r"\s*-+>\s*\d+\s+(.*)", line)
+            if marked:
+                return marked.group(1).strip()
+    return ""
+
+
 def reason_for(cell: dict | None, points: float | None, max_points: float) -> str:
     """Why a graded cell scored what it did, from its outputs in the autograded notebook: the last
     line of its error (e.g. `AssertionError: ...`), what it wrote to stderr, or `passed`."""
@@ -381,7 +395,10 @@ def reason_for(cell: dict | None, points: float | None, max_points: float) -> st
     errors = [o for o in outputs if o.get("output_type") == "error"]
     if errors:
         name, value = errors[-1].get("ename", "Error"), _one_line(errors[-1].get("evalue", ""))
-        return _one_line(f"{name}: {value}" if value else name)
+        if value:
+            return _one_line(f"{name}: {value}")
+        line = failing_line(errors[-1].get("traceback", []))
+        return _one_line(f"{name} at: {line}" if line else name)
     stderr = [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
     if stderr:
         text = "".join("".join(o.get("text", "")) for o in stderr).strip().splitlines()
