@@ -52,6 +52,20 @@ COMMANDS: dict[str, Command] = {
         description="List the chapters, the labs you passed (with the time) and the recall exercises: "
                     "each becomes due 24 hours after you pass its chapter's lab.",
     ),
+    "trajectory": Command(
+        "donegate.trajectory:trajectory_command",
+        "show or validate a trajectory file, or print its JSON Schema",
+        (arg("action", choices=["show", "validate", "schema"],
+             help="show: the timeline; validate: check it; schema: print the event schema (no FILE)"),
+         arg("file", nargs="?", help="the trajectory, a JSON Lines file such as runs/r-1.jsonl"),
+         arg("--artifacts", metavar="DIR", help="the artifact store (default: next to FILE, named like it "
+                                                "with the suffix .artifacts: runs/r-1.artifacts)")),
+        description="show prints one line per event (seq, time, turn, type, what happened) and the run's "
+        "result; a yielded_unverified run is shown as UNVERIFIED. validate checks the schema, the seq "
+        "numbers, the single run_finished record at the end and every artifact's hash. Exit status: 0 "
+        "valid (show: shown, no problems), 1 a problem, the first one named by line, 2 the file could "
+        "not be read.",
+    ),
 }
 
 # %% ../../chapters/92_workbook_cli.ipynb #d32aadcc
