@@ -1,7 +1,7 @@
 """Graded labs: solutions pass, released stubs fail, labs/ is a fresh release, autograde scores are exact.
 
 One temporary course per module (solutions/ + grading/nbgrader_config.py copied to tmp) is generated
-and autograded once, with every committed fixture submitted, so the whole file runs in about a minute.
+and autograded once, with every committed fixture submitted, so the whole file runs in about a minute and a half.
 """
 from __future__ import annotations
 
@@ -26,12 +26,22 @@ FIXTURES = ROOT / "grading" / "fixtures"
 ASSIGNMENTS = sorted(p.name for p in SOLUTIONS.iterdir() if p.is_dir() and (p / f"{p.name}.ipynb").exists())
 
 LAB01 = "lab01-fail-open-hooks"
+LAB02 = "lab02-evidence-that-survives-truncation"
+LAB03 = "lab03-promise-vs-action"
 RECALL02 = "recall02-hooks"
+RECALL03 = "recall03-trajectories"
+RECALL04 = "recall04-verifiers"
+MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
 # The only lab01 cells that never compare a registry's result (matches() and the TypeError for a missing policy).
 LAB01_NO_RESULT_COMPARED = {"test_matcher_basics", "test_matcher_forms", "test_on_error_is_required"}
+# The lab02 cells a record that hashes its preview loses: the hash cell, and the long-report search that refuses
+# the (now unverifiable) artifact (3 + 3 points).
+LAB02_FULL_BYTES = {"test_hash_covers_the_full_bytes", "test_failure_past_the_cut_is_found"}
+# The lab03 cells about a call in the reply's own turn (1 + 2 points).
+LAB03_SAME_TURN = {"test_same_turn_basics", "test_same_turn_does_not_count"}
 
 # (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
 EXPECTED = {
@@ -44,6 +54,18 @@ EXPECTED = {
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
+    (LAB02, "correct"): (22, "the full solution passes every test cell"),
+    (LAB02, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB02, "hashes-preview"): (16, "hashes the preview, not the full bytes: loses the hash cell and the long-report search, 3 + 3"),
+    (LAB03, "correct"): (20, "the full solution passes every test cell"),
+    (LAB03, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB03, "same-turn"): (17, "counts a call in the reply's own turn: loses exactly the two same-turn cells, 1 + 2"),
+    (LAB03, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (RECALL03, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL03, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL04, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL04, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL04, "always-equal"): (0, "every test cell checks that judge returned a Judgement before comparing"),
 }
 
 
@@ -98,7 +120,7 @@ def autograded(course: Path, student: str, aid: str) -> nbformat.NotebookNode:
 # --- (a) solutions pass, (b) released stubs fail ------------------------------------------------------------
 
 def test_there_are_graded_notebooks_with_fixtures():
-    assert {LAB01, RECALL02} <= set(ASSIGNMENTS)
+    assert set(MAX_SCORE) <= set(ASSIGNMENTS)
     submitted = {(p.parent.name, p.parent.parent.name) for p in FIXTURES.glob("*/*/*.ipynb")}
     assert submitted == set(EXPECTED), "every committed fixture needs an expected score in EXPECTED, and back"
 
@@ -177,13 +199,23 @@ def test_lab_equals_a_fresh_release(aid, course):
 def test_autograde_gives_the_expected_score(key, scores):
     expected, why = EXPECTED[key]
     got = scores[key]
-    assert got["max"] == {LAB01: 22, RECALL02: 10}[key[0]]
+    assert got["max"] == MAX_SCORE[key[0]]
     assert got["total"] == expected, f"{key}: expected {expected} ({why}), nbgrader gave {got['total']}: {got['cells']}"
 
 
 def test_fail_open_loses_exactly_the_fail_closed_cells(scores):
     cells = scores[(LAB01, "fail-open")]["cells"]
     assert {name for name, score in cells.items() if score == 0} == LAB01_FAIL_CLOSED
+
+
+def test_hashing_the_preview_loses_exactly_the_full_bytes_cells(scores):
+    cells = scores[(LAB02, "hashes-preview")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB02_FULL_BYTES
+
+
+def test_a_same_turn_call_loses_exactly_the_same_turn_cells(scores):
+    cells = scores[(LAB03, "same-turn")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB03_SAME_TURN
 
 
 def test_edited_visible_tests_are_restored_before_grading(course, scores):
@@ -206,6 +238,12 @@ def test_always_equal_object_scores_nothing_where_results_are_compared(scores):
     cells = scores[(LAB01, "always-equal")]["cells"]
     assert {name for name, score in cells.items() if score > 0} == LAB01_NO_RESULT_COMPARED
     assert all(score == 0 for score in scores[(RECALL02, "always-equal")]["cells"].values())
+    assert all(score == 0 for score in scores[(RECALL04, "always-equal")]["cells"].values())
+
+
+def test_an_always_equal_result_scores_nothing_in_lab03(scores):
+    """lab03 compares verdicts in every test cell, and checks the result's type first in each."""
+    assert all(score == 0 for score in scores[(LAB03, "always-equal")]["cells"].values())
 
 
 def test_export_writes_a_row_per_assignment_and_student(course, scores):
@@ -215,6 +253,5 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
         rows = {(r["assignment"], r["student_id"]): (float(r["raw_score"]), float(r["max_score"]))
                 for r in csv.DictReader(fh)}
     students = {student for _, student in EXPECTED}
-    maximum = {LAB01: 22.0, RECALL02: 10.0}
-    assert rows == {(aid, s): (float(EXPECTED.get((aid, s), (0, ""))[0]), maximum[aid])
-                    for aid in (LAB01, RECALL02) for s in students}
+    assert rows == {(aid, s): (float(EXPECTED.get((aid, s), (0, ""))[0]), float(MAX_SCORE[aid]))
+                    for aid in MAX_SCORE for s in students}
