@@ -57,3 +57,11 @@ def test_a_badly_written_quiz_is_refused(options, answer):
 def test_unknown_option_is_refused():
     with pytest.raises(ValueError):
         make().select("Nope")
+
+
+def test_without_widgets_the_quiz_shows_its_question_and_options_as_text():
+    bundle = make()._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    text = bundle["text/plain"]
+    assert text.startswith("Quiz. Which hook runs first?")
+    assert "( ) Registration order" in text and "( ) Alphabetical" in text

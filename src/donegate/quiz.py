@@ -77,8 +77,16 @@ def _show_feedback(self: Quiz, correct: bool) -> None:
     self._out.value = f'<div style="color:{colour}">{html.escape(self.feedback)}</div>'
 
 
+def _as_text(self: Quiz) -> str:
+    """The quiz as plain text: what a viewer without widgets (a static render, a terminal) shows."""
+    lines = [f"Quiz. {self.question}"] + [f"  ( ) {option}" for option in self.options]
+    return "\n".join(lines + ["(Run this cell in JupyterLab to answer it.)"])
+
+
 def _repr_mimebundle_(self: Quiz, **kwargs):
-    return self.widget._repr_mimebundle_(**kwargs)
+    bundle = self.widget._repr_mimebundle_(**kwargs)
+    bundle["text/plain"] = _as_text(self)
+    return bundle
 
 
 Quiz.widget = property(_quiz_widget)
