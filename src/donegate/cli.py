@@ -66,6 +66,20 @@ COMMANDS: dict[str, Command] = {
         "valid (show: shown, no problems), 1 a problem, the first one named by line, 2 the file could "
         "not be read.",
     ),
+    "review": Command(
+        "donegate.review:review_command",
+        "verify a reviewer's findings against a diff, write the report, gate the change",
+        (arg("--diff", required=True, metavar="PATCH", help="the change, a unified diff (git diff or git format-patch)"),
+         arg("--findings", required=True, metavar="FINDINGS.json",
+             help='the reviewer\'s findings: {"findings": [{path, line, severity, message, evidence}, ...]}'),
+         arg("--report-dir", metavar="DIR", help="where review.json, review.md and review.sha256 go "
+                                                 "(default: review-report in the current folder)")),
+        description="Run the deterministic checks (lint and a secret scan on the added lines), read the "
+        "reviewer's findings, keep only those on an added line whose evidence matches it, print kept and "
+        "dropped findings with reasons, and write the reports with their sha256. Exit status: 0 passed, "
+        "1 blocked (a verified P0/P1, or a findings file that is missing or invalid: an unavailable "
+        "reviewer never approves), 2 the diff is missing, unreadable or not a diff.",
+    ),
 }
 
 # %% ../../chapters/92_workbook_cli.ipynb #d32aadcc
