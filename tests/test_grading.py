@@ -1,7 +1,7 @@
 """Graded labs: solutions pass, released stubs fail, labs/ is a fresh release, autograde scores are exact.
 
 One temporary course per module (solutions/ + grading/nbgrader_config.py copied to tmp) is generated
-and autograded once, with every committed fixture submitted, so the whole file runs in about a minute and a half.
+and autograded once, with every committed fixture submitted, so the whole file runs in about two minutes.
 """
 from __future__ import annotations
 
@@ -31,7 +31,12 @@ LAB03 = "lab03-promise-vs-action"
 RECALL02 = "recall02-hooks"
 RECALL03 = "recall03-trajectories"
 RECALL04 = "recall04-verifiers"
-MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10}
+LAB04 = "lab04-averaged-scores"
+LAB05 = "lab05-hallucinated-findings"
+RECALL05 = "recall05-release-gate"
+RECALL06 = "recall06-review"
+MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
+             LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -42,6 +47,10 @@ LAB01_NO_RESULT_COMPARED = {"test_matcher_basics", "test_matcher_forms", "test_o
 LAB02_FULL_BYTES = {"test_hash_covers_the_full_bytes", "test_failure_past_the_cut_is_found"}
 # The lab03 cells about a call in the reply's own turn (1 + 2 points).
 LAB03_SAME_TURN = {"test_same_turn_basics", "test_same_turn_does_not_count"}
+# The lab04 cells where safety fails alone, which a gate that weighs the constraints into one score lets through (1 + 3 points).
+LAB04_SAFETY = {"test_safety_regression_rejects", "test_gain_does_not_buy_safety"}
+# The lab05 cells about findings on lines the diff did not add (1 + 3 points).
+LAB05_ADDED_LINES = {"test_not_added_basics", "test_only_added_lines_count"}
 
 # (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
 EXPECTED = {
@@ -66,6 +75,17 @@ EXPECTED = {
     (RECALL04, "correct"): (10, "the full solution passes every test cell"),
     (RECALL04, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL04, "always-equal"): (0, "every test cell checks that judge returned a Judgement before comparing"),
+    (LAB04, "correct"): (20, "the full solution passes every test cell"),
+    (LAB04, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB04, "averages"): (16, "weighs the constraints into one score, so safety failing alone passes: loses the two safety cells, 1 + 3"),
+    (LAB04, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (LAB05, "correct"): (20, "the full solution passes every test cell"),
+    (LAB05, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB05, "path-only"): (16, "checks the path but not the added-line set: loses exactly the two added-line cells, 1 + 3"),
+    (RECALL05, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL05, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL06, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL06, "stub"): (0, "the blank page defines nothing, every test cell fails"),
 }
 
 
@@ -218,6 +238,16 @@ def test_a_same_turn_call_loses_exactly_the_same_turn_cells(scores):
     assert {name for name, score in cells.items() if score == 0} == LAB03_SAME_TURN
 
 
+def test_averaging_the_constraints_loses_exactly_the_safety_cells(scores):
+    cells = scores[(LAB04, "averages")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB04_SAFETY
+
+
+def test_checking_only_the_path_loses_exactly_the_added_line_cells(scores):
+    cells = scores[(LAB05, "path-only")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB05_ADDED_LINES
+
+
 def test_edited_visible_tests_are_restored_before_grading(course, scores):
     solution = nbformat.read(SOLUTIONS / LAB01 / f"{LAB01}.ipynb", as_version=4)
     original = {grade_id(c): c.source for c in grade_cells(solution)}
@@ -244,6 +274,11 @@ def test_always_equal_object_scores_nothing_where_results_are_compared(scores):
 def test_an_always_equal_result_scores_nothing_in_lab03(scores):
     """lab03 compares verdicts in every test cell, and checks the result's type first in each."""
     assert all(score == 0 for score in scores[(LAB03, "always-equal")]["cells"].values())
+
+
+def test_an_always_equal_result_scores_nothing_in_lab04(scores):
+    """lab04 checks that a list or a Decision came back before comparing, in every test cell."""
+    assert all(score == 0 for score in scores[(LAB04, "always-equal")]["cells"].values())
 
 
 def test_export_writes_a_row_per_assignment_and_student(course, scores):
