@@ -427,7 +427,7 @@ class ReleaseExplorer:
                          self.safety_regressions, self.tests_passed)
         for control in self.controls:
             control.observe(lambda _change: self.update(), names="value")
-        self.widget = w.HBox([w.VBox(list(self.controls)), self.html])
+        self.widget = w.VBox([*self.controls, self.html])  # controls above the table: the sliders keep their readouts
         self.update()
 
     def comparison(self) -> Comparison:
