@@ -97,6 +97,11 @@ def grade_id(cell: nbformat.NotebookNode) -> str:
     return cell.metadata["nbgrader"]["grade_id"]
 
 
+def _ends(text: str, keep: int = 3000) -> str:
+    """The start and the end of a long log: the first error and the last one both stay visible."""
+    return text if len(text) <= 2 * keep else f"{text[:keep]}\n[... {len(text) - 2 * keep} characters ...]\n{text[-keep:]}"
+
+
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     """Run an nbgrader command from the course's grading/ folder, as the README tells instructors to."""
     env = dict(os.environ)
@@ -104,7 +109,7 @@ def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course / "grading", env=env,
                          capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    assert run.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{_ends(run.stdout)}\n{_ends(run.stderr)}"
     return run
 
 
