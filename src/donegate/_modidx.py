@@ -246,7 +246,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.selfcheck._in_process_gradebook_version': ( 'workbook_self_check.html#_in_process_gradebook_version',
                                                                                           'donegate/selfcheck.py'),
                                     'donegate.selfcheck._is_literal': ('workbook_self_check.html#_is_literal', 'donegate/selfcheck.py'),
-                                    'donegate.selfcheck._is_root': ('workbook_self_check.html#_is_root', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck._make_private_dirs': ( 'workbook_self_check.html#_make_private_dirs',
                                                                                'donegate/selfcheck.py'),
                                     'donegate.selfcheck._now': ('workbook_self_check.html#_now', 'donegate/selfcheck.py'),

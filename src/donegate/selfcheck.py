@@ -16,6 +16,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
+from .setup import find_repository
+
 # %% auto #0
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY',
            'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment',
@@ -33,13 +35,9 @@ ROOT_ENV = "DONEGATE_ROOT"
 
 
 def _package_root() -> Path | None:
-    """The checkout this module was imported from (src/donegate/ -> repository), if any."""
+    """The folder this module was imported from (src/donegate/ in a checkout), if any."""
     here = globals().get("__file__")
-    return Path(here).resolve().parents[2] if here else None
-
-
-def _is_root(folder: Path) -> bool:
-    return (folder / "solutions").is_dir() and (folder / "pyproject.toml").is_file()
+    return Path(here).resolve().parent if here else None
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -53,9 +51,10 @@ def find_root(start: Path | None = None) -> Path:
                                  f"repository (the folder with solutions/ and labs/), or unset it.")
         return root.resolve()
     here = Path(start or Path.cwd()).resolve()
-    for folder in [_package_root(), here, *here.parents]:
-        if folder is not None and _is_root(folder):
-            return folder
+    for begin in (_package_root(), here):
+        root = find_repository(begin) if begin is not None else None
+        if root is not None and (root / "solutions").is_dir():
+            return root
     raise SelfCheckError(f"Could not find the donegate repository from {here}. Run the command inside "
                          f"your copy of the repository, or set {ROOT_ENV}=/path/to/donegate.")
 
@@ -271,16 +270,17 @@ def _stage(name: str, assignment: str, echo: Callable[[str], None]) -> None:
     echo(f"  [{number}/{len(STAGES)}] {STAGES[name].format(id=assignment)}")
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # terminal colour codes, as in kernel tracebacks
+
+
 def _one_line(text: str, limit: int = 110) -> str:
-    import re
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(text))
+    text = _ANSI.sub("", str(text))
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def grader_failure(assignment: str, stage: str, status: int, log_text: str) -> str:
     """The message for a grading run that broke: the lines of the log that name a problem, then its end."""
-    import re
     lines = log_text.strip().splitlines()
     named = []
     for line in lines:
@@ -371,9 +371,6 @@ class CheckResult:
         return 0 if self.full_marks else 1
 
 # %% ../../chapters/91_workbook_self_check.ipynb #fd38a52a
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
 def failing_line(traceback: list[str]) -> str:
     """The source line a traceback marks with an arrow (`---->`), so a bare `assert` still says what it checked."""
     for frame in reversed(traceback):
@@ -614,7 +611,6 @@ def progress_rows(now: datetime | None = None, root: Path | None = None,
 def chapter_titles(root: Path) -> dict[str, str]:
     """Number -> title of each chapter in root/chapters/NN_slug.ipynb (appendices 9x left out);
     the title is the notebook's first heading without its number, else the slug."""
-    import re
     titles = {}
     for nb_path in sorted((Path(root) / "chapters").glob("[0-9][0-9]_*.ipynb")):
         number, slug = nb_path.stem.split("_", 1)
