@@ -38,27 +38,21 @@ def _patchset(diff: str | PatchSet) -> PatchSet:
     return patch
 
 
+def _lines(diff: str | PatchSet, kind: str) -> dict[tuple[str, int], str]:
+    """The diff's lines of one kind (`is_added` or `is_context`), keyed by (path, new line number)."""
+    return {(changed.path, line.target_line_no): line.value.rstrip("\r\n")
+            for changed in _patchset(diff) for hunk in changed for line in hunk if getattr(line, kind)}
+
+
 def added_lines(diff: str | PatchSet) -> dict[tuple[str, int], str]:
     """Every line the diff adds: (path in the new tree, line number in the new file) -> the line's text,
     without its newline. Removed and context lines are not in it; a deleted file adds nothing."""
-    added = {}
-    for changed in _patchset(diff):
-        for hunk in changed:
-            for line in hunk:
-                if line.is_added:
-                    added[(changed.path, line.target_line_no)] = line.value.rstrip("\r\n")
-    return added
+    return _lines(diff, "is_added")
 
 
 def context_lines(diff: str | PatchSet) -> dict[tuple[str, int], str]:
     """The unchanged lines the diff shows around its changes, keyed like `added_lines`: (path, new line number)."""
-    shown = {}
-    for changed in _patchset(diff):
-        for hunk in changed:
-            for line in hunk:
-                if line.is_context:
-                    shown[(changed.path, line.target_line_no)] = line.value.rstrip("\r\n")
-    return shown
+    return _lines(diff, "is_context")
 
 
 def changed_paths(diff: str | PatchSet) -> list[str]:

@@ -999,22 +999,22 @@ def hook_errors(source: LoadResult | Sequence[Event]) -> list[Event]:
     return [e for e in _events(source) if e.type == "hook_error"]
 
 
-def claims_by_turn(source: LoadResult | Sequence[Event]) -> dict[int | None, list[str]]:
-    """The claims of every model_reply, per turn, in order."""
+def _replies_by_turn(source: LoadResult | Sequence[Event], key: str) -> dict[int | None, list[str]]:
     grouped: dict[int | None, list[str]] = {}
     for event in _events(source):
         if event.type == "model_reply":
-            grouped.setdefault(event.turn, []).extend(event.payload.get("claims", []))
+            grouped.setdefault(event.turn, []).extend(event.payload.get(key, []))
     return grouped
+
+
+def claims_by_turn(source: LoadResult | Sequence[Event]) -> dict[int | None, list[str]]:
+    """The claims of every model_reply, per turn, in order."""
+    return _replies_by_turn(source, "claims")
 
 
 def promises_by_turn(source: LoadResult | Sequence[Event]) -> dict[int | None, list[str]]:
     """The promised tools of every model_reply, per turn, in order."""
-    grouped: dict[int | None, list[str]] = {}
-    for event in _events(source):
-        if event.type == "model_reply":
-            grouped.setdefault(event.turn, []).extend(event.payload.get("promises", []))
-    return grouped
+    return _replies_by_turn(source, "promises")
 
 
 def terminal_status(source: LoadResult | Sequence[Event]) -> str | None:
