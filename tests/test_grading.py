@@ -1,7 +1,7 @@
 """Graded labs: solutions pass, released stubs fail, labs/ is a fresh release, autograde scores are exact.
 
 One temporary course per module (solutions/ + grading/nbgrader_config.py copied to tmp) is generated
-and autograded once, with every committed fixture submitted, so the whole file runs in about two minutes.
+and autograded once, with every committed fixture submitted, so the whole file runs in a few minutes.
 """
 from __future__ import annotations
 
@@ -35,8 +35,11 @@ LAB04 = "lab04-averaged-scores"
 LAB05 = "lab05-hallucinated-findings"
 RECALL05 = "recall05-release-gate"
 RECALL06 = "recall06-review"
+LAB06 = "lab06-edited-tests"
+LAB07 = "lab07-gate-pitfalls"
+RECALL07 = "recall07-verify-loop"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
-             LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10}
+             LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -51,6 +54,12 @@ LAB03_SAME_TURN = {"test_same_turn_basics", "test_same_turn_does_not_count"}
 LAB04_SAFETY = {"test_safety_regression_rejects", "test_gain_does_not_buy_safety"}
 # The lab05 cells about findings on lines the diff did not add (1 + 3 points).
 LAB05_ADDED_LINES = {"test_not_added_basics", "test_only_added_lines_count"}
+# The lab06 cells where a new test file must be allowed, in the violations and in the block-mode gate (2 + 2 points).
+LAB06_NEW_TESTS = {"test_new_tests_are_work_conftest_is_not", "test_block_mode_runs_new_tests"}
+# The lab07 cells where stop_hook_active=True must count an attempt, not let the stop through (1 + 3 points).
+LAB07_BLOCK_ONCE = {"test_flag_is_not_a_pass", "test_flag_counts_attempts"}
+# The lab07 cells where a commit leaves git status clean and must still count as a change (2 + 2 points).
+LAB07_COMMIT = {"test_commit_counts_as_a_change", "test_committed_change_is_gated"}
 
 # (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
 EXPECTED = {
@@ -86,6 +95,18 @@ EXPECTED = {
     (RECALL05, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL06, "correct"): (10, "the full solution passes every test cell"),
     (RECALL06, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (LAB06, "correct"): (20, "the full solution passes every test cell"),
+    (LAB06, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB06, "new-tests-blocked"): (16, "treats every new protected file as a violation: loses exactly the two new-test cells, 2 + 2"),
+    (LAB06, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (LAB07, "correct"): (20, "the full solution passes every test cell"),
+    (LAB07, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB07, "trusts-flag"): (16, "lets a stop through when stop_hook_active is set: loses exactly the two block-once cells, 1 + 3"),
+    (LAB07, "dirty-only"): (16, "decides 'changed?' from git status alone, so a commit looks clean: loses exactly the two commit cells, 2 + 2"),
+    (LAB07, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (RECALL07, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL07, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL07, "always-equal"): (0, "every test cell checks that stop_gate returned a Verdict before comparing"),
 }
 
 
@@ -202,8 +223,10 @@ def comparable(nb: nbformat.NotebookNode) -> list[dict]:
 
 
 def test_labs_hold_exactly_the_generated_assignments(course):
+    # A self-check writes <id>.feedback.html next to the notebook (git-ignored): not part of a release.
     files = lambda root: sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                                if p.is_file() and ".ipynb_checkpoints" not in p.parts)
+                                if p.is_file() and ".ipynb_checkpoints" not in p.parts
+                                and not p.name.endswith(".feedback.html"))
     assert files(LABS) == files(course / "labs")
 
 
@@ -253,6 +276,21 @@ def test_checking_only_the_path_loses_exactly_the_added_line_cells(scores):
     assert {name for name, score in cells.items() if score == 0} == LAB05_ADDED_LINES
 
 
+def test_blocking_new_test_files_loses_exactly_the_new_test_cells(scores):
+    cells = scores[(LAB06, "new-tests-blocked")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB06_NEW_TESTS
+
+
+def test_trusting_stop_hook_active_loses_exactly_the_block_once_cells(scores):
+    cells = scores[(LAB07, "trusts-flag")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB07_BLOCK_ONCE
+
+
+def test_looking_only_at_git_status_loses_exactly_the_commit_cells(scores):
+    cells = scores[(LAB07, "dirty-only")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB07_COMMIT
+
+
 def test_edited_visible_tests_are_restored_before_grading(course, scores):
     solution = nbformat.read(SOLUTIONS / LAB01 / f"{LAB01}.ipynb", as_version=4)
     original = {grade_id(c): c.source for c in grade_cells(solution)}
@@ -284,6 +322,12 @@ def test_an_always_equal_result_scores_nothing_in_lab03(scores):
 def test_an_always_equal_result_scores_nothing_in_lab04(scores):
     """lab04 checks that a list or a Decision came back before comparing, in every test cell."""
     assert all(score == 0 for score in scores[(LAB04, "always-equal")]["cells"].values())
+
+
+def test_an_always_equal_result_scores_nothing_in_chapter_07(scores):
+    """lab06, lab07 and recall07 check that a bool, list, dict or Verdict came back before comparing, in every test cell."""
+    for aid in (LAB06, LAB07, RECALL07):
+        assert all(score == 0 for score in scores[(aid, "always-equal")]["cells"].values()), aid
 
 
 def test_export_writes_a_row_per_assignment_and_student(course, scores):
