@@ -80,6 +80,19 @@ COMMANDS: dict[str, Command] = {
         "1 blocked (a verified P0/P1, or a findings file that is missing or invalid: an unavailable "
         "reviewer never approves), 2 the diff is missing, unreadable or not a diff.",
     ),
+    "demo": Command(
+        "donegate.stopgate:demo_command",
+        "play a scripted agent run on the pricing demo, with the stop gate deciding \"done\"",
+        (arg("scenario", nargs="?", help="fix-bugs, scope-conflict, edit-tests, syntax-error or chat-only"),
+         arg("--list", action="store_true", help="list the scenarios with what each shows"),
+         arg("--keep", action="store_true", help="keep the temporary repository, trajectory and gate state "
+                                                 "(the folder is printed) instead of removing them")),
+        description="Copy demo/pricing (two planted bugs, four tests) into a temporary git repository, run "
+        "the scripted agent on it with the stop gate, print the timeline as it happens and end with one "
+        "line saying how the run ended (VERIFIED, HANDED OVER, REFUSED or NOT VERIFIED). The repository's "
+        "own files are never touched. Exit status: 0 the run ended as the scenario expects, 1 it did not, "
+        "2 unknown scenario.",
+    ),
 }
 
 # %% ../../chapters/92_workbook_cli.ipynb #d32aadcc

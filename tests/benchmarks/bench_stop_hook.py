@@ -1,0 +1,114 @@
+"""How much a stop costs when the tree state already passed: the stop gate's own overhead against a
+shell pipeline in the style of other gates, on one generated repository.
+
+Run on demand (it is not collected by pytest and asserts nothing about speed):
+
+    uv run python tests/benchmarks/bench_stop_hook.py [--tracked 20000] [--untracked 2000] [--file-bytes 4000] [--runs 15]
+
+It builds a git repository with TRACKED committed files and UNTRACKED untracked files, takes the gate's
+baseline, changes one tracked file, lets one stop run the acceptance command (`true`) so the state is
+stamped as passed, then times further stops of that same state:
+
+- gate, in process: StopGate.on_stop() (snapshot, compare with the stamp, answer);
+- gate, new process: a fresh Python that imports donegate.stopgate and decides one stop, which is what a
+  host's hook command pays (interpreter start-up included);
+- shell pipeline: HEAD + porcelain status + diff against HEAD + one pass hashing every untracked file.
+
+Everything but the acceptance command is measured; the figures are medians over --runs stops.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from donegate.stopgate import Settings, StopGate
+
+PIPELINE = ("git rev-parse HEAD >/dev/null && git status --porcelain >/dev/null && git diff HEAD >/dev/null "
+            "&& git ls-files -o --exclude-standard -z | xargs -0 -r sha256sum >/dev/null")
+ONE_STOP = ("import sys; from pathlib import Path; from donegate.stopgate import Settings, StopGate; "
+            "v = StopGate(sys.argv[1], 'bench', Settings(verify_command='true', state_dir=Path(sys.argv[2])))"
+            ".on_stop(True); sys.exit(0 if v.exit == 'already_verified' else 1)")
+
+
+def build_repo(root: Path, tracked: int, untracked: int, file_bytes: int = 4000, per_folder: int = 100) -> None:
+    """A repository with `tracked` committed files and `untracked` untracked ones of about `file_bytes`
+    bytes each (a typical source file), in folders of 100."""
+    def write(folder: str, count: int) -> None:
+        for i in range(count):
+            path = root / folder / f"d{i // per_folder:04d}" / f"f{i % per_folder:03d}.py"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            head = f"# {folder} file {i}\nVALUE = {i}\n"
+            path.write_text(head + "x = 1\n" * max(0, (file_bytes - len(head)) // 6))
+    root.mkdir(parents=True)
+    write("scratch", untracked)      # written first: old enough to be trusted by the hash cache later
+    write("src", tracked)
+    git = ["git", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "src"], check=True)
+    subprocess.run([*git, "-c", "user.email=b@example.invalid", "-c", "user.name=bench", "commit", "-q", "-m", "base"],
+                   check=True)
+
+
+def median_seconds(action, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tracked", type=int, default=20_000)
+    parser.add_argument("--untracked", type=int, default=2_000)
+    parser.add_argument("--file-bytes", type=int, default=4000)
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="donegate-bench-"))
+    try:
+        repo, state = work / "repo", work / "state"
+        t0 = time.perf_counter()
+        build_repo(repo, args.tracked, args.untracked, args.file_bytes)
+        print(f"repository: {args.tracked:,} tracked and {args.untracked:,} untracked files of about "
+              f"{args.file_bytes:,} bytes "
+              f"(built in {time.perf_counter() - t0:.1f} s)")
+        settings = Settings(verify_command="true", state_dir=state)
+        gate = StopGate(repo, "bench", settings)
+        gate.start()
+        changed = repo / "src" / "d0000" / "f000.py"
+        changed.write_text(changed.read_text() + "CHANGED = True\n")
+        first = gate.on_stop(False)
+        assert first.exit == "passed", first
+        time.sleep(2.1)  # let the new files age past the hash cache's racy window, as they would between stops
+        for _ in range(3):
+            assert gate.on_stop(True).exit == "already_verified"
+        in_process = median_seconds(lambda: gate.on_stop(True), args.runs)
+        python = sys.executable
+        one_stop = [python, "-c", ONE_STOP, str(repo), str(state)]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as installed: with .pyc
+        subprocess.run(one_stop, check=True, env=env)
+        new_process = median_seconds(lambda: subprocess.run(one_stop, check=True, env=env), args.runs)
+        pipeline = median_seconds(lambda: subprocess.run(["sh", "-c", PIPELINE], cwd=repo, check=True), args.runs)
+        startup = median_seconds(lambda: subprocess.run([python, "-c", "pass"], check=True, env=env), args.runs)
+        print(f"median of {args.runs} stops of a state that already passed (acceptance command not run):")
+        print(f"  gate, in process           {in_process * 1000:7.1f} ms")
+        print(f"  gate, new process          {new_process * 1000:7.1f} ms   (bare interpreter start-up: {startup * 1000:.1f} ms)")
+        print(f"  shell pipeline             {pipeline * 1000:7.1f} ms")
+        print(f"  ratio gate (new process) / pipeline: {new_process / pipeline:.2f}")
+        print(f"  goal: gate <= 120 ms and <= half the pipeline: "
+              f"{'met' if new_process <= 0.12 and new_process <= pipeline / 2 else 'NOT met'}")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,754 @@
+"""The stop gate's contract (DESIGN 2.7), each rule pinned on a real temporary git repository.
+
+Every repository is built here with git init/add/commit. Its acceptance script `verify.sh` appends a
+line to a marker file outside the repository each time it runs (so a test can count runs) and passes
+iff `status.txt` says what the protected file `tests/expected.txt` says ("ok").
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from donegate.stopgate import GateError, Settings, StopGate
+
+PY = sys.executable
+
+STATUS_CHECK = """\
+if [ "$(cat status.txt)" = "$(cat tests/expected.txt)" ]; then
+  echo "ok: status.txt matches tests/expected.txt"
+  exit 0
+fi
+echo "FAIL: status.txt says '$(cat status.txt)', tests/expected.txt wants '$(cat tests/expected.txt)'"
+exit 1
+"""
+
+UNITTEST_CHECK = f"""\
+{shlex.quote(PY)} -m unittest discover -s tests -v
+code=$?
+i=0
+while [ $i -lt 60 ]; do echo "log line $i"; i=$((i + 1)); done
+exit $code
+"""
+
+PYTEST_CHECK = f"exec {shlex.quote(PY)} -m pytest -q -p no:cacheprovider tests\n"
+
+UNITTEST_TEST = """\
+import unittest
+
+from app import STATUS
+
+
+class StatusTest(unittest.TestCase):
+    def test_status_is_ok(self):
+        self.assertEqual(STATUS, "ok")
+"""
+
+PYTEST_TEST = 'from app import STATUS\n\n\ndef test_status_is_ok():\n    assert STATUS == "ok"\n'
+
+# The conftest.py hole: a hook that turns every failing test report into a pass.
+CHEATING_CONFTEST = """\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        report.outcome = "passed"
+"""
+
+
+class Repo:
+    """A real git repository in a temporary folder, with a marker file counting its check's runs."""
+
+    def __init__(self, root: Path, marker: Path, state: Path) -> None:
+        self.root, self.marker, self.state = root, marker, state
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    def write(self, rel: str, text: str) -> None:
+        target = self.root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+    def read(self, rel: str) -> str:
+        return (self.root / rel).read_text()
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def commit(self, message: str = "work") -> None:
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+
+    def runs(self) -> int:
+        """How many times the acceptance script has run so far."""
+        return len(self.marker.read_text().splitlines()) if self.marker.exists() else 0
+
+    def settings(self, **overrides) -> Settings:
+        return Settings(state_dir=self.state, **overrides)
+
+    def gate(self, session: str = "session-1", **overrides) -> StopGate:
+        return StopGate(self.root, session, self.settings(**overrides))
+
+    def started(self, session: str = "session-1", **overrides) -> StopGate:
+        gate = self.gate(session, **overrides)
+        gate.start()
+        return gate
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path, monkeypatch):
+    """No operator settings, no user git config, a default state dir inside tmp_path, and umask 022
+    (so a 0600 / 0700 mode seen by a test was set by the gate, not inherited)."""
+    for name in list(os.environ):
+        if name.startswith("DONEGATE_") or name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("DONEGATE_STATE_DIR", str(tmp_path / "default-state"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "gate test")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "gate@example.invalid")
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+@pytest.fixture
+def make_repo(tmp_path):
+    """make_repo(name, check=..., files={...}): a committed repository whose verify.sh runs `check`."""
+
+    def make(name: str = "repo", check: str = STATUS_CHECK, files: dict[str, str] | None = None) -> Repo:
+        repo = Repo(tmp_path / name, tmp_path / f"{name}.marker", tmp_path / "state")
+        repo.root.mkdir()
+        repo.git("init", "-q")
+        repo.write("status.txt", "bad\n")
+        repo.write("tests/expected.txt", "ok\n")
+        repo.write("notes.txt", "notes\n")
+        repo.write("app.py", 'STATUS = "bad"\n')
+        repo.write("verify.sh", f"#!/bin/sh\necho run >> {shlex.quote(str(repo.marker))}\n{check}")
+        repo.path("verify.sh").chmod(0o755)
+        for rel, text in (files or {}).items():
+            repo.write(rel, text)
+        repo.commit("start")
+        return repo
+
+    return make
+
+
+@pytest.fixture
+def repo(make_repo) -> Repo:
+    return make_repo()
+
+
+def fix(repo: Repo) -> None:
+    repo.write("status.txt", "ok\n")
+
+
+def still_broken(repo: Repo, n: int) -> None:
+    """A new change that does not fix anything (so each stop has something new to check)."""
+    repo.write("status.txt", f"bad {n}\n")
+
+
+# -- what counts as a change -------------------------------------------------------------------
+
+def test_commit_does_not_bypass_the_gate(repo):
+    gate = repo.started()
+    still_broken(repo, 1)
+    repo.commit("half a fix")
+    assert repo.git("status", "--porcelain") == ""
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert "status.txt" in verdict.changed
+    assert repo.runs() == 1
+
+
+def test_sed_in_place_on_a_tracked_file_counts_as_a_change(repo):
+    gate = repo.started()
+    subprocess.run(["sed", "-i", "s/bad/mad/", "status.txt"], cwd=repo.root, check=True)
+    assert repo.read("status.txt") == "mad\n"
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit, verdict.changed) == ("block", "check_failed", ("status.txt",))
+    assert repo.runs() == 1
+
+
+def test_read_only_session_in_an_already_dirty_repository_is_not_gated(repo):
+    still_broken(repo, 1)
+    repo.write("scratch.txt", "untracked before the session\n")
+    gate = repo.started()
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
+    assert repo.runs() == 0
+
+
+def test_resume_keeps_the_first_baseline(repo):
+    repo.started()
+    still_broken(repo, 1)
+    resumed = repo.gate()
+    resumed.start(source="resume")
+    verdict = resumed.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert repo.runs() == 1
+
+
+# -- the pass stamp ----------------------------------------------------------------------------
+
+def passed_once(repo: Repo, prepare=lambda: None) -> StopGate:
+    """A gate whose first stop passed; `prepare` shapes the tree that passed (so the next edit changes
+    a path that already differs from HEAD, not a new one)."""
+    gate = repo.started()
+    prepare()
+    fix(repo)
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.runs() == 1
+    return gate
+
+
+def test_identical_verified_tree_is_not_rerun(repo):
+    gate = passed_once(repo)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "verified", "already_verified")
+    assert repo.runs() == 1
+
+
+def test_pass_stamp_is_invalidated_by_content(repo):
+    gate = passed_once(repo, lambda: repo.write("notes.txt", "draft 1\n"))
+    repo.write("notes.txt", "draft 2\n")
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.runs() == 2
+
+
+def test_pass_stamp_is_invalidated_by_file_mode(repo):
+    gate = passed_once(repo, lambda: repo.write("notes.txt", "draft 1\n"))
+    repo.path("notes.txt").chmod(0o755)
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.runs() == 2
+
+
+def test_pass_stamp_is_invalidated_by_symlink_target(repo):
+    os.symlink("notes.txt", repo.path("current"))
+    repo.commit("a link")
+
+    def retarget(target: str) -> None:
+        repo.path("current").unlink()
+        os.symlink(target, repo.path("current"))
+
+    gate = passed_once(repo, lambda: retarget("app.py"))
+    retarget("status.txt")
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.runs() == 2
+
+
+def test_pass_stamp_sees_every_untracked_file_with_no_cap(repo):
+    def many() -> None:
+        for i in range(300):
+            repo.write(f"extra/f{i:03d}.txt", "x\n")
+
+    gate = passed_once(repo, many)
+    repo.write("extra/f299.txt", "y\n")
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.runs() == 2
+
+
+def test_files_the_check_writes_are_not_changes_after_a_pass(make_repo):
+    repo = make_repo(check="date +%s%N >> check.log\n" + STATUS_CHECK)
+    gate = repo.started()
+    fix(repo)
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.path("check.log").exists()
+    verdict = gate.on_stop(False)
+    assert (verdict.status, verdict.exit) == ("verified", "already_verified")
+    assert repo.runs() == 1
+
+
+def test_files_the_check_writes_are_not_changes_after_a_failure(make_repo):
+    repo = make_repo(check="date +%s%N >> check.log\n" + STATUS_CHECK)
+    gate = repo.started()
+    still_broken(repo, 1)
+    assert gate.on_stop(False).exit == "check_failed"
+    verdict = gate.on_stop(True)
+    assert (verdict.action, verdict.exit) == ("allow", "no_change")
+    assert repo.runs() == 1
+
+
+# -- armed / disarmed --------------------------------------------------------------------------
+
+def test_deleting_verify_sh_blocks(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.path("verify.sh").unlink()
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "disarmed")
+    assert "deleted" in verdict.message
+
+
+def test_removing_the_run_bit_of_verify_sh_blocks(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.path("verify.sh").chmod(0o644)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "disarmed")
+    assert repo.runs() == 0
+
+
+def test_edited_verify_sh_that_passes_is_allowed_with_a_visible_warning(repo):
+    gate = repo.started()
+    fix(repo)
+    with repo.path("verify.sh").open("a") as f:
+        f.write("# an extra line\n")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("allow", "passed")
+    assert any("WARNING" in w and "verify.sh" in w for w in verdict.warnings)
+
+
+def test_unedited_verify_sh_passes_without_a_warning(repo):
+    gate = repo.started()
+    fix(repo)
+    verdict = gate.on_stop(False)
+    assert verdict.exit == "passed" and verdict.warnings == ()
+
+
+# -- protected tests ---------------------------------------------------------------------------
+
+def test_editing_a_protected_test_blocks_and_names_it(repo):
+    gate = repo.started()
+    repo.write("tests/expected.txt", "bad\n")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("block", "blocked", "protected")
+    assert "tests/expected.txt (edited)" in verdict.message
+    assert repo.runs() == 0
+
+
+def test_deleting_a_protected_test_blocks(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.path("tests/expected.txt").unlink()
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "protected")
+    assert "tests/expected.txt (deleted)" in verdict.message
+
+
+def test_chmod_of_a_protected_test_blocks(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.path("tests/expected.txt").chmod(0o755)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "protected")
+    assert "tests/expected.txt (mode changed 100644 -> 100755)" in verdict.message
+
+
+def test_adding_a_new_test_file_is_allowed(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.write("tests/test_more.py", "def test_more():\n    assert True\n")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("allow", "passed")
+    assert "tests/test_more.py" in verdict.changed
+
+
+def test_adding_a_conftest_blocks(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.write("tests/conftest.py", CHEATING_CONFTEST)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "protected")
+    assert "tests/conftest.py (added conftest.py" in verdict.message
+    assert repo.runs() == 0
+
+
+def test_protect_mode_off_lets_an_edited_test_through(repo):
+    gate = repo.started(protect_mode="off")
+    repo.write("tests/expected.txt", "bad\n")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("allow", "passed")
+
+
+def test_pristine_mode_runs_the_check_against_the_baseline_copy_of_an_edited_test(repo):
+    gate = repo.started(protect_mode="pristine")
+    repo.write("tests/expected.txt", "bad\n")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert "wants 'ok'" in verdict.message
+    assert repo.read("tests/expected.txt") == "bad\n"
+    assert repo.runs() == 1
+
+
+def test_pristine_mode_restores_an_uncommitted_test_as_it_was_at_the_session_start(repo):
+    repo.write("tests/expected.txt", "good\n")
+    repo.started()
+    repo.write("tests/expected.txt", "bad\n")
+    gate = repo.gate(protect_mode="pristine")
+    repo.write("status.txt", "good\n")
+    assert gate.on_stop(False).exit == "passed"
+    repo.write("status.txt", "bad\n")
+    verdict = gate.on_stop(False)
+    assert verdict.exit == "check_failed" and "wants 'good'" in verdict.message
+
+
+@pytest.fixture
+def pytest_repo(make_repo) -> Repo:
+    return make_repo(check=PYTEST_CHECK, files={"pytest.ini": "[pytest]\n", "tests/test_app.py": PYTEST_TEST})
+
+
+def test_added_conftest_turns_a_failing_check_green_when_protection_is_off(pytest_repo):
+    gate = pytest_repo.started(protect_mode="off")
+    pytest_repo.write("tests/conftest.py", CHEATING_CONFTEST)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("allow", "passed")
+
+
+def test_pristine_mode_removes_an_added_conftest_in_the_copy(pytest_repo):
+    gate = pytest_repo.started(protect_mode="pristine")
+    pytest_repo.write("tests/conftest.py", CHEATING_CONFTEST)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert "test_status_is_ok" in verdict.message
+    assert pytest_repo.path("tests/conftest.py").exists()
+
+
+def test_an_edit_hidden_with_skip_worktree_still_counts(repo):
+    gate = repo.started()
+    still_broken(repo, 1)
+    repo.git("update-index", "--skip-worktree", "status.txt")
+    assert repo.git("status", "--porcelain") == ""
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert repo.runs() == 1
+
+
+def hide_a_cheating_conftest(repo: Repo) -> None:
+    repo.write("tests/conftest.py", CHEATING_CONFTEST)
+    with repo.path(".git/info/exclude").open("a") as f:
+        f.write("tests/conftest.py\n")
+
+
+def test_a_conftest_hidden_by_git_info_exclude_still_blocks(pytest_repo):
+    gate = pytest_repo.started()
+    pytest_repo.write("app.py", 'STATUS = "nearly"\n')
+    hide_a_cheating_conftest(pytest_repo)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "protected")
+    assert "tests/conftest.py" in verdict.message
+
+
+def test_pristine_mode_removes_a_conftest_hidden_by_git_info_exclude(pytest_repo):
+    gate = pytest_repo.started(protect_mode="pristine")
+    pytest_repo.write("app.py", 'STATUS = "nearly"\n')
+    hide_a_cheating_conftest(pytest_repo)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+
+
+# -- attempts ----------------------------------------------------------------------------------
+
+def test_stop_hook_active_never_lets_a_failing_stop_through(repo):
+    gate = repo.started()
+    still_broken(repo, 1)
+    assert gate.on_stop(False).blocks
+    still_broken(repo, 2)
+    verdict = gate.on_stop(True)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert repo.runs() == 2
+
+
+def test_attempt_count_goes_on_across_stop_hook_active(repo):
+    gate = repo.started()
+    attempts = []
+    for n, flag in enumerate((False, True, True), 1):
+        still_broken(repo, n)
+        attempts.append(gate.on_stop(flag).attempt)
+    assert attempts == [1, 2, 3]
+
+
+def test_stop_hook_active_false_starts_a_new_count(repo):
+    gate = repo.started()
+    for n, flag in enumerate((False, True), 1):
+        still_broken(repo, n)
+        gate.on_stop(flag)
+    still_broken(repo, 3)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.attempt) == ("block", 1)
+
+
+def test_new_prompt_starts_a_new_count(repo):
+    gate = repo.started()
+    for n in (1, 2):
+        still_broken(repo, n)
+        gate.on_stop(None)
+    gate.new_prompt()
+    still_broken(repo, 3)
+    verdict = gate.on_stop(None)
+    assert (verdict.action, verdict.attempt) == ("block", 1)
+
+
+def test_host_that_never_sends_the_flag_is_bounded_by_max_blocks(repo):
+    settings = Settings.from_env({"DONEGATE_MAX_BLOCKS": "2", "DONEGATE_STATE_DIR": str(repo.state)})
+    gate = StopGate(repo.root, "no-flag", settings)
+    gate.start()
+    verdicts = []
+    for n in (1, 2, 3):
+        still_broken(repo, n)
+        verdicts.append(gate.on_stop(None))
+    assert [v.action for v in verdicts] == ["block", "block", "allow"]
+    last = verdicts[-1]
+    assert (last.status, last.exit) == ("yielded_unverified", "budget")
+    assert "HANDED OVER UNVERIFIED" in last.message
+    assert repo.runs() == 3
+
+
+def test_stop_with_no_change_since_a_failure_hands_over_without_running_the_check(repo):
+    gate = repo.started()
+    still_broken(repo, 1)
+    assert gate.on_stop(None).blocks
+    verdict = gate.on_stop(None)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "yielded_unverified", "no_change")
+    assert "HANDED OVER UNVERIFIED" in verdict.message
+    assert repo.runs() == 1
+
+
+def test_max_blocks_zero_reports_and_never_blocks(repo):
+    gate = repo.started(max_blocks=0)
+    still_broken(repo, 1)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "yielded_unverified", "report_only")
+    assert repo.runs() == 1
+
+
+def test_disarmed_blocks_count_against_the_budget_and_hand_over_as_blocked(repo):
+    gate = repo.started(max_blocks=2)
+    repo.path("verify.sh").unlink()
+    verdicts = []
+    for n in (1, 2, 3):
+        still_broken(repo, n)
+        verdicts.append(gate.on_stop(None))
+    assert [(v.action, v.exit) for v in verdicts] == [("block", "disarmed"), ("block", "disarmed"),
+                                                      ("allow", "budget")]
+    assert verdicts[-1].status == "blocked" and "REFUSED" in verdicts[-1].message
+
+
+def test_protected_block_with_no_new_change_hands_over_as_blocked(repo):
+    gate = repo.started()
+    repo.write("tests/expected.txt", "bad\n")
+    assert gate.on_stop(False).exit == "protected"
+    verdict = gate.on_stop(True)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "blocked", "no_change")
+    assert "REFUSED" in verdict.message
+    assert repo.runs() == 0
+
+
+# -- the block message -------------------------------------------------------------------------
+
+def test_block_message_is_tagged_as_from_the_acceptance_check_not_the_user(repo):
+    gate = repo.started()
+    still_broken(repo, 1)
+    message = gate.on_stop(False).message
+    assert message.startswith("[donegate] Message from the acceptance check, not from the user.")
+
+
+def test_block_message_shows_the_failure_naming_lines_before_the_tail(make_repo):
+    repo = make_repo(check=UNITTEST_CHECK, files={"tests/test_app.py": UNITTEST_TEST})
+    gate = repo.started()
+    repo.write("app.py", 'STATUS = "nearly"\n')
+    message = gate.on_stop(False).message
+    fail_line = "FAIL: test_status_is_ok (test_app.StatusTest"
+    assert fail_line in message
+    assert message.index(fail_line) < message.index("Last 30 lines of the output:")
+    assert "log line 59" in message
+    assert fail_line not in message[message.index("Last 30 lines of the output:"):]
+
+
+# -- syntax errors -----------------------------------------------------------------------------
+
+def test_syntax_error_in_a_changed_python_file_blocks_before_the_check_runs(repo):
+    gate = repo.started()
+    fix(repo)
+    repo.write("app.py", 'STATUS = "ok"\n\ndef broken(:\n    pass\n')
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "syntax_error")
+    assert "app.py, line 3: SyntaxError" in verdict.message
+    assert repo.runs() == 0
+
+
+# -- the recorded bypass -----------------------------------------------------------------------
+
+def test_skip_allows_says_skipped_records_a_row_and_does_not_run_the_check(repo):
+    settings = Settings.from_env({"DONEGATE_SKIP": "1", "DONEGATE_STATE_DIR": str(repo.state)})
+    gate = StopGate(repo.root, "skipper", settings)
+    gate.start()
+    still_broken(repo, 1)
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("allow", "skipped")
+    assert "SKIPPED" in verdict.message
+    rows = [json.loads(line) for line in (repo.state / "skips.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and rows[0]["repo"] == str(repo.root) and rows[0]["session"] == "skipper"
+    assert repo.runs() == 0
+
+
+# -- the ledger --------------------------------------------------------------------------------
+
+def ledger_gate(repo: Repo, tmp_path: Path, **env: str) -> StopGate:
+    settings = Settings.from_env({"DONEGATE_STATE_DIR": str(repo.state),
+                                  "DONEGATE_LEDGER_DIR": str(tmp_path / "ledger" / "rows"), **env})
+    gate = StopGate(repo.root, "ledger", settings)
+    gate.start()
+    return gate
+
+
+def test_ledger_is_off_unless_asked_for(repo, tmp_path):
+    gate = ledger_gate(repo, tmp_path)
+    for n, flag in enumerate((False, True, False), 1):
+        still_broken(repo, n)
+        assert gate.on_stop(flag).blocks
+    assert not (tmp_path / "ledger").exists()
+    assert not list(repo.state.rglob("ledger.jsonl"))
+
+
+def ledger_rows(tmp_path: Path) -> list[dict]:
+    return [json.loads(line) for line in (tmp_path / "ledger" / "rows" / "ledger.jsonl").read_text().splitlines()]
+
+
+def test_ledger_writes_one_row_per_stretch_not_per_retry(repo, tmp_path):
+    gate = ledger_gate(repo, tmp_path, DONEGATE_LEDGER="1")
+    for n, flag in enumerate((False, True, None), 1):
+        still_broken(repo, n)
+        assert gate.on_stop(flag, claim="all tests pass").blocks
+    assert len(ledger_rows(tmp_path)) == 1
+    still_broken(repo, 4)
+    assert gate.on_stop(False, claim="really done").blocks
+    rows = ledger_rows(tmp_path)
+    assert [r["claim"] for r in rows] == ["all tests pass", "really done"]
+
+
+def test_ledger_row_has_the_promised_fields(repo, tmp_path):
+    gate = ledger_gate(repo, tmp_path, DONEGATE_LEDGER="1")
+    still_broken(repo, 1)
+    gate.on_stop(False, claim="all tests pass")
+    (row,) = ledger_rows(tmp_path)
+    assert set(row) == {"ts", "repo", "exit_code", "claim", "evidence_demanded", "actual"}
+    assert (row["repo"], row["exit_code"], row["claim"], row["evidence_demanded"]) == (
+        str(repo.root), 1, "all tests pass", "./verify.sh")
+    assert row["actual"].startswith("FAIL: status.txt says 'bad 1'")
+
+
+def test_ledger_file_is_0600_in_a_0700_directory(repo, tmp_path):
+    gate = ledger_gate(repo, tmp_path, DONEGATE_LEDGER="1")
+    still_broken(repo, 1)
+    gate.on_stop(False)
+    folder = tmp_path / "ledger" / "rows"
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(folder / "ledger.jsonl").st_mode) == 0o600
+
+
+# -- private state, hostile session ids --------------------------------------------------------
+
+HOSTILE_IDS = ["../../../etc/passwd", "a/b", "..", "x" * 5000, "a_b", "a.b", "a b", "a:b", "a;b", "a\\b"]
+
+
+def test_hostile_session_ids_stay_inside_the_state_dir(repo, tmp_path):
+    sessions = repo.state.resolve() / "sessions"
+    for session in HOSTILE_IDS:
+        gate = repo.started(session)
+        still_broken(repo, 1)
+        gate.on_stop(False)
+        assert gate.state_path.resolve().parent == sessions
+        assert len(gate.state_path.name) < 255
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo", "repo.marker", "state"]
+
+
+def test_different_session_ids_never_share_a_state_file(repo):
+    paths = {repo.started(session).state_path for session in HOSTILE_IDS}
+    assert len(paths) == len(HOSTILE_IDS)
+    assert len(list((repo.state / "sessions").iterdir())) == len(HOSTILE_IDS)
+
+
+def test_state_dir_and_its_files_are_private(repo):
+    repo.write("tests/expected.txt", "ok\n\n")  # a dirty protected file: the baseline keeps a copy of it
+    gate = repo.started(ledger=True)
+    still_broken(repo, 1)
+    assert gate.on_stop(False).blocks
+    fix(repo)
+    assert gate.on_stop(True).exit == "passed"
+    folders = [repo.state, *(p for p in repo.state.rglob("*") if p.is_dir())]
+    files = [p for p in repo.state.rglob("*") if p.is_file()]
+    assert {p.parent.name for p in files} >= {"sessions", "stamps", "blobs", "state"}
+    assert {str(p): oct(stat.S_IMODE(os.stat(p).st_mode)) for p in folders} == {str(p): "0o700" for p in folders}
+    assert {str(p): oct(stat.S_IMODE(os.stat(p).st_mode)) for p in files} == {str(p): "0o600" for p in files}
+
+
+# -- repository A and B ------------------------------------------------------------------------
+
+def test_change_in_repo_a_never_runs_a_check_on_a_stop_in_repo_b(make_repo):
+    a, b = make_repo("a"), make_repo("b")
+    a.started("shared")
+    in_b = b.started("shared")
+    still_broken(a, 1)
+    verdict = in_b.on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
+    assert (a.runs(), b.runs()) == (0, 0)
+
+
+def test_stop_in_a_repo_the_session_never_started_in_is_not_gated(make_repo):
+    a, b = make_repo("a"), make_repo("b")
+    a.started("shared")
+    still_broken(a, 1)
+    still_broken(b, 1)
+    verdict = b.gate("shared").on_stop(False)
+    assert (verdict.action, verdict.exit) == ("allow", "not_gated")
+    assert (a.runs(), b.runs()) == (0, 0)
+
+
+# -- time budget and settings ------------------------------------------------------------------
+
+def test_verify_timeout_is_a_failure_and_is_enforced(make_repo):
+    repo = make_repo(check="sleep 30\nexit 0\n")
+    settings = Settings.from_env({"DONEGATE_VERIFY_TIMEOUT": "1", "DONEGATE_STATE_DIR": str(repo.state)})
+    gate = StopGate(repo.root, "slow", settings)
+    gate.start()
+    fix(repo)
+    began = time.monotonic()
+    verdict = gate.on_stop(False)
+    took = time.monotonic() - began
+    assert (verdict.action, verdict.exit, verdict.exit_code) == ("block", "check_failed", None)
+    assert "a timeout" in verdict.message
+    assert took < 1 + 5
+
+
+@pytest.mark.parametrize("name, value", [
+    ("DONEGATE_MAX_BLOCKS", "-1"),
+    ("DONEGATE_MAX_BLOCKS", "three"),
+    ("DONEGATE_MAX_BLOCKS", "2.5"),
+    ("DONEGATE_VERIFY_TIMEOUT", "0"),
+    ("DONEGATE_VERIFY_TIMEOUT", "-5"),
+    ("DONEGATE_VERIFY_TIMEOUT", "soon"),
+    ("DONEGATE_VERIFY_TIMEOUT", "nan"),
+    ("DONEGATE_VERIFY_TIMEOUT", "inf"),
+    ("DONEGATE_PROTECT_MODE", "strict"),
+])
+def test_settings_from_env_rejects_nonsense_naming_the_variable(name, value, tmp_path):
+    with pytest.raises(GateError, match=name):
+        Settings.from_env({name: value, "DONEGATE_STATE_DIR": str(tmp_path)})
+
+
+def test_settings_from_env_reads_every_variable(tmp_path):
+    settings = Settings.from_env({
+        "DONEGATE_VERIFY_COMMAND": "make check", "DONEGATE_MAX_BLOCKS": "0", "DONEGATE_VERIFY_TIMEOUT": "2.5",
+        "DONEGATE_PROTECT": "spec/**, *.golden", "DONEGATE_PROTECT_MODE": "Pristine", "DONEGATE_SKIP": "yes",
+        "DONEGATE_LEDGER": "true", "DONEGATE_STATE_DIR": str(tmp_path / "s"),
+        "DONEGATE_LEDGER_DIR": str(tmp_path / "l")})
+    assert settings == Settings(verify_command="make check", max_blocks=0, verify_timeout=2.5,
+                                protect=("spec/**", "*.golden"), protect_mode="pristine", skip=True, ledger=True,
+                                state_dir=tmp_path / "s", ledger_dir=tmp_path / "l")
