@@ -93,6 +93,50 @@ COMMANDS: dict[str, Command] = {
         "own files are never touched. Exit status: 0 the run ended as the scenario expects, 1 it did not, "
         "2 unknown scenario.",
     ),
+    "hook": Command(
+        "donegate.hosts:hook_command",
+        "answer one hook call from a coding agent (JSON on stdin), e.g. a Stop",
+        (arg("event", choices=["session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use"],
+             help="the hook event: session-start takes the baseline, user-prompt starts a new stretch of "
+                  "work, stop runs the gate, pre-tool-use applies the tool policy"),
+         arg("--host", default="claude-code", choices=["claude-code", "codex", "gemini"],
+             help="whose protocol to speak (default claude-code)")),
+        description="Read the host's hook JSON from stdin and answer in its protocol. A stop that must go on "
+        "exits 2 with the reason on stderr and {\"decision\": \"block\"} on stdout (Gemini: a deny "
+        "decision); a hand-over exits 0 with a systemMessage. Unreadable input or an internal error "
+        "blocks a stop and denies a tool call: it never reads as allow.",
+    ),
+    "install": Command(
+        "donegate.hosts:install",
+        "add the gate's hooks to a coding agent's project settings",
+        (arg("--host", required=True, choices=["claude-code", "codex", "gemini"], help="the coding agent"),
+         arg("--repo", default=".", help="the repository (default: the current folder)"),
+         arg("--plugin", metavar="DIR", help="instead, write a Claude Code plugin (manifest and hooks) to DIR")),
+        description="Merge the hook entries into .claude/settings.json, .codex/hooks.json or "
+        ".gemini/settings.json: existing hooks are kept, running it twice changes nothing, every change is "
+        "printed, and a settings file that is not valid JSON is left untouched (exit 2).",
+    ),
+    "init": Command(
+        "donegate.hosts:init",
+        "write a starter verify.sh (never over an existing one), run it, and show a block",
+        (arg("--repo", default=".", help="the repository (default: the current folder)"),),
+        description="Write verify.sh with one check that passes today (git diff --check) and the usual "
+        "checks of the detected stack commented out, run it, then run a failing copy to show what the "
+        "agent would be told. Exit 0 when the new script passes.",
+    ),
+    "doctor": Command(
+        "donegate.hosts:doctor",
+        "show what the gate sees in a repository and what a stop would do now",
+        (arg("--repo", default=".", help="the repository (default: the current folder)"),),
+        description="Report the repository, the acceptance check, the settings, the state folder, the "
+        "ledger, the installed hooks and what a stop would do now. Exit 0 if the gate can work here.",
+    ),
+    "ledger": Command(
+        "donegate.hosts:ledger_command",
+        "summarise the false completions the gate caught (DONEGATE_LEDGER=1)",
+        description="Count the ledger's rows per repository and show the latest ones: what the agent "
+        "claimed, what the gate demanded and what actually happened.",
+    ),
 }
 
 # %% ../../chapters/92_workbook_cli.ipynb #d32aadcc

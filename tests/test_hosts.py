@@ -1,0 +1,721 @@
+"""The gate inside real agents (DESIGN 2.8): `donegate hook`, `install`, `init`, `doctor` and `ledger`.
+
+Real hook payloads, shaped like the ones Claude Code, Codex CLI and Gemini CLI send, are piped into the
+installed console script, run in temporary git repositories with a private state folder. The pure parts
+(run_hook, tool_policy, merge_hooks) are also called directly where a subprocess would add nothing.
+
+The acceptance script in the end-to-end tests is the one `donegate init` writes (`git diff --check`), so
+a line with trailing whitespace in a tracked file is the breaking edit. The operator adds one line to it
+that appends to a marker file outside the repository, so a test can count the check's runs.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from donegate.hosts import HOSTS, SETTINGS_FILES, hook_entries, merge_hooks, run_hook, tool_policy
+from donegate.stopgate import GateError, Settings, find_repo
+
+DONEGATE = Path(sys.executable).with_name("donegate")
+EXE = shlex.quote(str(DONEGATE))
+CLAIM = "Done: the change is complete and all checks pass."
+ORIGINAL = 'STATUS = "ok"\n'
+FIXED = 'STATUS = "ok"\nx = 1\n'
+
+
+def broken(n: int = 1) -> str:
+    """app.py with a line `git diff --check` rejects (trailing whitespace on line 2); each n differs."""
+    return f'STATUS = "ok"\nx = {n}   \n'
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path, monkeypatch):
+    """No operator settings, no user git config, state folders inside tmp_path, umask 022. The console
+    script inherits this environment."""
+    for name in list(os.environ):
+        if name.startswith("DONEGATE_") or name in ("PYTHONIOENCODING",):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("DONEGATE_STATE_DIR", str(tmp_path / "default-state"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "hosts test")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "hosts@example.invalid")
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def donegate(*args: str, cwd: Path, state: Path, stdin: str | None = None,
+             **env: str) -> subprocess.CompletedProcess:
+    """Run the installed console script in `cwd` with a private state folder."""
+    assert DONEGATE.exists(), f"{DONEGATE} is missing: the package must be installed (uv sync)"
+    environment = {**os.environ, "DONEGATE_STATE_DIR": str(state), **env}
+    return subprocess.run([str(DONEGATE), *args], cwd=cwd, env=environment, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def answer(done: subprocess.CompletedProcess) -> dict | None:
+    """The JSON the hook printed on stdout (None if it printed nothing)."""
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+class Repo:
+    """A real git repository in a temporary folder, driven through the console script."""
+
+    def __init__(self, root: Path, state: Path, marker: Path) -> None:
+        self.root, self.state, self.marker = root, state, marker
+
+    def git(self, *args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def write(self, rel: str, text: str) -> None:
+        target = self.root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+    def commit(self, message: str = "work") -> None:
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+
+    def run(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess:
+        return donegate(*args, cwd=self.root, state=self.state, stdin=stdin, **env)
+
+    def payload(self, event: str, host: str = "claude-code", **fields) -> dict:
+        """A hook payload as the host sends it (common fields first, then the event's own)."""
+        return {"session_id": "session-1", "transcript_path": str(self.root.parent / "transcript.jsonl"),
+                "cwd": str(self.root), "hook_event_name": HOSTS[host][event], **fields}
+
+    def hook(self, event: str, host: str = "claude-code", env: dict | None = None,
+             **fields) -> subprocess.CompletedProcess:
+        return self.run("hook", event, "--host", host, stdin=json.dumps(self.payload(event, host, **fields)),
+                        **(env or {}))
+
+    def start(self, host: str = "claude-code", source: str = "startup", **env: str) -> subprocess.CompletedProcess:
+        return self.hook("session-start", host, env, source=source)
+
+    def stop(self, active: bool = False, host: str = "claude-code", **env: str) -> subprocess.CompletedProcess:
+        said = {"prompt": "make the change", "prompt_response": CLAIM} if host == "gemini" \
+            else {"last_assistant_message": CLAIM}
+        return self.hook("stop", host, env, stop_hook_active=active, **said)
+
+    def runs(self) -> int:
+        """How many times the acceptance script has run."""
+        return len(self.marker.read_text().splitlines()) if self.marker.exists() else 0
+
+    def count_runs(self) -> None:
+        """The operator's edit to the verify.sh init wrote: count each run in the marker file."""
+        script = self.root / "verify.sh"
+        text = script.read_text()
+        assert "set -eu\n" in text
+        script.write_text(text.replace("set -eu\n", f"set -eu\necho run >> {shlex.quote(str(self.marker))}\n", 1))
+
+
+@pytest.fixture
+def make_repo(tmp_path):
+    """make_repo(name, files={...}): a committed repository holding app.py (and `files`), no verify.sh."""
+
+    def make(name: str = "repo", files: dict[str, str] | None = None) -> Repo:
+        repo = Repo(tmp_path / name, tmp_path / "state", tmp_path / f"{name}.marker")
+        repo.root.mkdir()
+        repo.git("init", "-q")
+        repo.write("app.py", ORIGINAL)
+        for rel, text in (files or {}).items():
+            repo.write(rel, text)
+        repo.commit("start")
+        return repo
+
+    return make
+
+
+@pytest.fixture
+def repo(make_repo) -> Repo:
+    return make_repo()
+
+
+@pytest.fixture
+def gated(repo):
+    """gated(host, install=True, **env): `donegate init` (counting runs), `donegate install`, a session start."""
+
+    def make(host: str = "claude-code", install: bool = True, **env: str) -> Repo:
+        done = repo.run("init")
+        assert done.returncode == 0, done.stdout + done.stderr
+        repo.count_runs()
+        if install:
+            done = repo.run("install", "--host", host)
+            assert done.returncode == 0, done.stdout + done.stderr
+        done = repo.start(host, **env)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+        return repo
+
+    return make
+
+
+@pytest.fixture
+def outside(tmp_path) -> Path:
+    """A folder that is not inside any git repository."""
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    if find_repo(folder) is not None:
+        pytest.skip(f"the temporary folder {folder} is inside a git repository ({find_repo(folder)})")
+    return folder
+
+
+def settings_of(repo: Repo, rel: str = ".claude/settings.json") -> dict:
+    return json.loads((repo.root / rel).read_text())
+
+
+# -- init --------------------------------------------------------------------------------------
+
+def test_init_writes_an_executable_verify_sh_that_passes(repo):
+    done = repo.run("init")
+    script = repo.root / "verify.sh"
+    assert done.returncode == 0, done.stdout
+    assert "passed (exit 0)" in done.stdout
+    assert script.stat().st_mode & stat.S_IXUSR
+    assert subprocess.run(["./verify.sh"], cwd=repo.root, capture_output=True).returncode == 0
+
+
+def test_init_shows_what_a_block_looks_like(repo):
+    done = repo.run("init")
+    assert "a failing copy, to show a block" in done.stdout
+    assert "FAIL: a check that fails" in done.stdout
+
+
+def test_init_never_overwrites_an_existing_verify_sh(repo):
+    assert repo.run("init").returncode == 0
+    script = repo.root / "verify.sh"
+    script.write_text(script.read_text() + "echo 'the operator was here'\n")
+    mine = script.read_bytes()
+    done = repo.run("init")
+    assert done.returncode == 0
+    assert "never overwrites" in done.stdout
+    assert script.read_bytes() == mine
+
+
+@pytest.mark.parametrize("marker, content, commented, tool", [
+    ("pyproject.toml", '[project]\nname = "app"\nversion = "0.1.0"\n', "# python -m pytest -q", "pytest"),
+    ("package.json", '{"name": "app", "version": "0.1.0"}\n', "# npm test --silent", "npm"),
+])
+def test_init_offers_the_detected_stack_s_checks_commented_out(make_repo, marker, content, commented, tool):
+    repo = make_repo(files={marker: content})
+    done = repo.run("init")
+    text = (repo.root / "verify.sh").read_text()
+    assert commented in text.splitlines()
+    active = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert not any(tool in line for line in active), active
+    assert done.returncode == 0, done.stdout
+    assert subprocess.run(["./verify.sh"], cwd=repo.root, capture_output=True).returncode == 0
+
+
+# -- install -----------------------------------------------------------------------------------
+
+def test_install_writes_the_four_hooks_calling_this_donegate_by_absolute_path(repo):
+    done = repo.run("install", "--host", "claude-code")
+    assert done.returncode == 0, done.stdout
+    hooks = settings_of(repo)["hooks"]
+    assert DONEGATE.is_absolute()
+    for name, event in (("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt"),
+                        ("Stop", "stop"), ("PreToolUse", "pre-tool-use")):
+        commands = [h["command"] for entry in hooks[name] for h in entry["hooks"]]
+        assert commands == [f"{EXE} hook {event} --host claude-code"], (name, commands)
+    assert "Write" in hooks["PreToolUse"][0]["matcher"] and "Bash" in hooks["PreToolUse"][0]["matcher"]
+
+
+def test_second_install_changes_nothing_and_says_so(repo):
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    path = repo.root / ".claude/settings.json"
+    first = path.read_bytes()
+    done = repo.run("install", "--host", "claude-code")
+    assert done.returncode == 0
+    assert "nothing changed" in done.stdout
+    assert path.read_bytes() == first
+
+
+def test_install_keeps_unrelated_hooks_and_settings(repo):
+    theirs = {"permissions": {"allow": ["Bash(npm test)"]},
+              "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send 'turn over'"}]}],
+                        "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "prettier -w"}]}]}}
+    repo.write(".claude/settings.json", json.dumps(theirs))
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    now = settings_of(repo)
+    assert now["permissions"] == theirs["permissions"]
+    assert now["hooks"]["PostToolUse"] == theirs["hooks"]["PostToolUse"]
+    assert now["hooks"]["Stop"][0] == theirs["hooks"]["Stop"][0]
+    assert now["hooks"]["Stop"][1]["hooks"][0]["command"] == f"{EXE} hook stop --host claude-code"
+
+
+@pytest.mark.parametrize("text", ['{"hooks": {"Stop": [', "[1, 2]", '{"hooks": ["not", "an", "object"]}'],
+                         ids=["not-json", "not-an-object", "hooks-not-an-object"])
+def test_install_refuses_a_malformed_settings_file_and_leaves_it_untouched(repo, text):
+    repo.write(".claude/settings.json", text)
+    done = repo.run("install", "--host", "claude-code")
+    assert done.returncode == 2
+    assert "nothing was changed" in done.stdout
+    assert (repo.root / ".claude/settings.json").read_text() == text
+
+
+def test_install_for_codex_writes_the_same_hooks_into_codex_hooks_json(repo):
+    assert repo.run("install", "--host", "codex").returncode == 0
+    hooks = settings_of(repo, ".codex/hooks.json")["hooks"]
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop", "PreToolUse"}
+    assert hooks["Stop"][0]["hooks"][0]["command"] == f"{EXE} hook stop --host codex"
+
+
+def test_install_outside_a_repository_exits_2(outside, tmp_path):
+    done = donegate("install", "--host", "claude-code", cwd=outside, state=tmp_path / "state")
+    assert done.returncode == 2
+    assert "not in a git repository" in done.stdout
+    assert not (outside / ".claude").exists()
+
+
+# -- the acceptance sequence: init, install, start, break, stop ---------------------------------
+
+def test_a_breaking_edit_blocks_the_stop_with_the_failing_line(gated):
+    repo = gated()
+    repo.write("app.py", broken())
+    done = repo.stop(active=False)
+    assert done.returncode == 2
+    assert "app.py:2: trailing whitespace" in done.stderr
+    assert "Traceback" not in done.stderr
+    out = answer(done)
+    assert set(out) == {"decision", "reason"} and out["decision"] == "block"
+    assert out["reason"] == done.stderr.strip()
+    assert "Message from the acceptance check, not from the user" in out["reason"]
+    assert repo.runs() == 1
+
+
+def test_the_stop_passes_once_the_edit_is_fixed(gated):
+    repo = gated()
+    repo.write("app.py", broken())
+    assert repo.stop(active=False).returncode == 2
+    repo.write("app.py", FIXED)
+    done = repo.stop(active=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert repo.runs() == 2
+
+
+def test_after_a_pass_three_failing_stops_block_and_the_fourth_hands_over_loudly(gated):
+    repo = gated()
+    repo.write("app.py", broken())
+    assert repo.stop(active=False).returncode == 2
+    repo.write("app.py", FIXED)
+    assert repo.stop(active=True).returncode == 0
+    for attempt in (1, 2, 3):
+        repo.write("app.py", broken(10 + attempt))
+        done = repo.stop(active=True)
+        assert done.returncode == 2, (attempt, done.stdout)
+        assert f"attempt {attempt} of 3" in answer(done)["reason"]
+    repo.write("app.py", broken(14))
+    done = repo.stop(active=True)
+    assert done.returncode == 0
+    message = answer(done)["systemMessage"]
+    assert "the turn ended without passing verification" in message
+    assert "retry budget is spent" in message
+    assert repo.runs() == 2 + 4
+
+
+def test_a_stop_with_no_edit_since_the_failed_one_hands_over_without_running_the_check(gated):
+    repo = gated()
+    repo.write("app.py", broken())
+    assert repo.stop(active=False).returncode == 2
+    assert repo.runs() == 1
+    done = repo.stop(active=True)
+    assert done.returncode == 0
+    message = answer(done)["systemMessage"]
+    assert "the turn ended without passing verification" in message
+    assert "NOT verified" in message and "nothing changed since the last failed check" in message
+    assert repo.runs() == 1
+
+
+def test_a_read_only_turn_stops_silently(gated):
+    repo = gated()
+    done = repo.stop(active=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert repo.runs() == 0
+
+
+def test_resume_keeps_the_first_baseline(repo, tmp_path):
+    env = {"DONEGATE_STATE_DIR": str(tmp_path / "state")}
+    repo.write("verify.sh", "#!/bin/sh\nexec git diff --check\n")
+    (repo.root / "verify.sh").chmod(0o755)
+
+    def call(event: str, **fields):
+        return run_hook(event, json.dumps(repo.payload(event, **fields)), "claude-code", env)
+
+    assert call("session-start", source="startup").exit_code == 0
+    repo.write("app.py", broken())
+    assert call("session-start", source="resume").exit_code == 0
+    stop = call("stop", stop_hook_active=False, last_assistant_message=CLAIM)
+    assert stop.exit_code == 2
+    assert "app.py:2: trailing whitespace" in stop.stderr
+
+
+# -- other hosts -------------------------------------------------------------------------------
+
+def test_codex_blocks_a_stop_like_claude_code(gated):
+    repo = gated("codex")
+    repo.write("app.py", broken())
+    done = repo.stop(active=False, host="codex")
+    assert done.returncode == 2
+    assert "app.py:2: trailing whitespace" in done.stderr
+    assert answer(done) == {"decision": "block", "reason": done.stderr.strip()}
+
+
+def test_codex_denies_a_protected_write_like_claude_code(repo):
+    done = repo.hook("pre-tool-use", "codex", tool_name="Write",
+                     tool_input={"file_path": str(repo.root / "tests/test_x.py"), "content": "def test(): pass\n"})
+    spec = answer(done)["hookSpecificOutput"]
+    assert (done.returncode, spec["hookEventName"], spec["permissionDecision"]) == (0, "PreToolUse", "deny")
+    assert "tests/test_x.py is protected" in spec["permissionDecisionReason"]
+
+
+def test_gemini_blocks_a_stop_with_exit_0_and_a_deny_decision(gated):
+    repo = gated("gemini")
+    repo.write("app.py", broken())
+    done = repo.stop(active=False, host="gemini")
+    assert done.returncode == 0
+    out = answer(done)
+    assert set(out) == {"decision", "reason"} and out["decision"] == "deny"
+    assert "app.py:2: trailing whitespace" in out["reason"]
+
+
+@pytest.mark.parametrize("target", ["tests/test_x.py", "verify.sh"])
+def test_codex_denies_an_apply_patch_to_a_protected_file(repo, target):
+    patch = (f"*** Begin Patch\n*** Update File: {repo.root / target}\n@@\n-    assert total == 2\n"
+             "+    assert total == 3\n*** End Patch\n")
+    done = repo.hook("pre-tool-use", "codex", tool_name="apply_patch", tool_input={"command": patch})
+    assert decision_of(answer(done)) == "deny"
+
+
+def test_gemini_before_tool_deny_is_a_decision_with_a_reason(repo):
+    done = repo.hook("pre-tool-use", "gemini", tool_name="write_file",
+                     tool_input={"file_path": "verify.sh", "content": "exit 0\n"})
+    assert done.returncode == 0
+    out = answer(done)
+    assert set(out) == {"decision", "reason"} and out["decision"] == "deny"
+    assert "verify.sh is protected" in out["reason"]
+
+
+# -- the tool policy (PreToolUse), through run_hook ----------------------------------------------
+
+def tool_call(repo: Repo, tool: str, host: str = "claude-code", env: dict | None = None, **tool_input) -> dict | None:
+    payload = repo.payload("pre-tool-use", host, tool_name=tool, tool_input=tool_input, tool_use_id="toolu_01")
+    got = run_hook("pre-tool-use", json.dumps(payload), host, env or {"DONEGATE_STATE_DIR": str(repo.state)})
+    assert got.exit_code == 0 and got.stderr == ""
+    return json.loads(got.stdout) if got.stdout else None
+
+
+def decision_of(out: dict | None) -> str:
+    """claude-code/codex: the permissionDecision; no output at all means the host decides ("none")."""
+    return out["hookSpecificOutput"]["permissionDecision"] if out else "none"
+
+
+@pytest.mark.parametrize("tool, tool_input", [
+    ("Write", {"file_path": "tests/test_x.py", "content": "def test_x(): assert True\n"}),
+    ("Edit", {"file_path": "tests/test_x.py", "old_string": "== 2", "new_string": "== 3"}),
+    ("Write", {"file_path": "verify.sh", "content": "#!/bin/sh\nexit 0\n"}),
+    ("Edit", {"file_path": "verify.sh", "old_string": "git diff --check", "new_string": "true"}),
+    ("MultiEdit", {"file_path": "pkg/conftest.py", "edits": []}),
+], ids=["write-test", "edit-test", "write-verify", "edit-verify", "conftest"])
+def test_writes_to_protected_files_and_verify_sh_are_denied_with_a_reason(repo, tool, tool_input):
+    absolute = {**tool_input, "file_path": str(repo.root / tool_input["file_path"])}
+    out = tool_call(repo, tool, **absolute)
+    spec = out["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny"
+    assert f"{tool_input['file_path']} is protected" in spec["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("command", ["rm verify.sh", "chmod -x verify.sh", "mv verify.sh old.sh",
+                                     "git update-index --skip-worktree f",
+                                     "git update-index --assume-unchanged app.py"])
+def test_commands_that_disarm_the_check_or_hide_edits_are_denied(repo, command):
+    out = tool_call(repo, "Bash", command=command)
+    assert decision_of(out) == "deny"
+    assert out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_commit_no_verify_is_rewritten_to_run_the_commit_hooks(repo):
+    out = tool_call(repo, "Bash", command="git commit --no-verify -m x", description="commit")
+    spec = out["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "allow"
+    assert spec["updatedInput"] == {"command": "git commit -m x", "description": "commit"}
+    assert "--no-verify" not in spec["updatedInput"]["command"]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_an_ordinary_command_is_allowed_by_saying_nothing(repo, host):
+    # an explicit "allow" would skip the person's permission prompt (Claude Code) or be rejected (Codex)
+    assert tool_call(repo, "Bash", host, command="ls") is None
+
+
+def test_re_arming_verify_sh_is_allowed(repo):
+    assert decision_of(tool_call(repo, "Bash", command="chmod +x verify.sh")) == "none"
+
+
+def test_reading_a_protected_file_is_allowed(repo):
+    out = tool_call(repo, "Read", file_path=str(repo.root / "tests/test_x.py"))
+    assert decision_of(out) == "none"
+
+
+def test_protect_mode_off_allows_writes_to_tests(repo):
+    env = {"DONEGATE_STATE_DIR": str(repo.state), "DONEGATE_PROTECT_MODE": "off"}
+    out = tool_call(repo, "Write", env=env, file_path=str(repo.root / "tests/test_x.py"), content="x = 1\n")
+    assert decision_of(out) == "none"
+
+
+def test_tool_policy_names_the_file_relative_to_the_repository(repo):
+    payload = {"cwd": str(repo.root / "sub"), "tool_name": "Write",
+               "tool_input": {"file_path": "../tests/test_y.py", "content": ""}}
+    (repo.root / "sub").mkdir()
+    action, reason, updated = tool_policy(payload, Settings(state_dir=repo.state))
+    assert (action, updated) == ("deny", None)
+    assert reason.startswith("tests/test_y.py is protected")
+
+
+def test_a_protected_write_is_denied_when_the_cwd_is_reached_through_a_symlink(repo, tmp_path):
+    link = tmp_path / "link"
+    link.symlink_to(repo.root)
+    payload = {"cwd": str(link), "tool_name": "Write",
+               "tool_input": {"file_path": str(link / "tests/test_x.py"), "content": ""}}
+    assert tool_policy(payload, Settings(state_dir=repo.state))[0] == "deny"
+
+
+def bash_policy(repo: Repo, command: str) -> tuple[str, str, dict | None]:
+    payload = {"cwd": str(repo.root), "tool_name": "Bash", "tool_input": {"command": command}}
+    return tool_policy(payload, Settings(state_dir=repo.state))
+
+
+def test_commit_with_the_short_no_verify_flag_is_rewritten_too(repo):
+    action, _, updated = bash_policy(repo, "git commit -n -m x")
+    assert action == "allow" and updated == {"command": "git commit -m x"}
+
+
+def test_the_n_flag_of_another_command_after_a_commit_is_left_alone(repo):
+    assert bash_policy(repo, "git commit -m x && head -n 5 log.txt") == ("allow", "", None)
+
+
+def test_the_no_verify_rewrite_keeps_a_multi_line_commit_message(repo):
+    command = "git commit --no-verify -F - <<'EOF'\nfirst line\n\nbody\nEOF"
+    _, _, updated = bash_policy(repo, command)
+    assert updated["command"] == "git commit -F - <<'EOF'\nfirst line\n\nbody\nEOF"
+
+
+# -- failing closed ----------------------------------------------------------------------------
+
+BAD_INPUT = [("", "no hook input on stdin"), ("this is not JSON", "not JSON"),
+             ('[{"hook_event_name": "Stop"}]', "one JSON object per call")]
+
+
+@pytest.mark.parametrize("stdin, why", BAD_INPUT, ids=["empty", "not-json", "json-array"])
+def test_unreadable_stop_input_blocks_and_says_why(repo, stdin, why):
+    done = repo.run("hook", "stop", stdin=stdin)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    out = answer(done)
+    assert out["decision"] == "block" and why in out["reason"] and "refuses rather than allow" in out["reason"]
+
+
+def test_a_bad_setting_blocks_the_stop_and_names_it(gated):
+    repo = gated()
+    repo.write("app.py", FIXED)
+    done = repo.stop(active=False, DONEGATE_MAX_BLOCKS="lots")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    out = answer(done)
+    assert out["decision"] == "block" and "DONEGATE_MAX_BLOCKS='lots'" in out["reason"]
+
+
+@pytest.mark.parametrize("stdin, why", BAD_INPUT, ids=["empty", "not-json", "json-array"])
+def test_unreadable_tool_input_denies_and_says_why(repo, stdin, why):
+    done = repo.run("hook", "pre-tool-use", stdin=stdin)
+    assert done.returncode == 0
+    assert "Traceback" not in done.stderr
+    spec = answer(done)["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and why in spec["permissionDecisionReason"]
+
+
+def test_a_bad_setting_denies_the_tool_call_and_names_it(repo):
+    done = repo.hook("pre-tool-use", tool_name="Bash", tool_input={"command": "ls"},
+                     env={"DONEGATE_PROTECT_MODE": "sometimes"})
+    spec = answer(done)["hookSpecificOutput"]
+    assert (done.returncode, spec["permissionDecision"]) == (0, "deny")
+    assert "DONEGATE_PROTECT_MODE='sometimes'" in spec["permissionDecisionReason"]
+
+
+def test_an_internal_error_blocks_the_stop(repo, monkeypatch):
+    import donegate.hosts as hosts
+
+    def broken_gate(payload, settings):
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(hosts, "_gate", broken_gate)
+    got = run_hook("stop", json.dumps(repo.payload("stop", stop_hook_active=False)),
+                   env={"DONEGATE_STATE_DIR": str(repo.state)})
+    assert got.exit_code == 2
+    assert json.loads(got.stdout)["decision"] == "block"
+    assert "RuntimeError: the disk is on fire" in got.stderr
+
+
+def test_a_stop_whose_input_is_not_utf8_still_blocks(gated):
+    repo = gated()
+    repo.write("app.py", broken())
+    payload = json.dumps(repo.payload("stop", stop_hook_active=False, last_assistant_message="Done \u00e9"))
+    raw = payload.encode().replace("\\u00e9".encode(), b"\xe9")  # a Latin-1 byte where UTF-8 was due
+    assert b"\xe9" in raw
+    environment = {**os.environ, "DONEGATE_STATE_DIR": str(repo.state), "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([str(DONEGATE), "hook", "stop"], cwd=repo.root, env=environment, input=raw,
+                          capture_output=True, timeout=60)
+    assert b"Traceback" not in done.stderr
+    assert done.returncode == 2 and json.loads(done.stdout)["decision"] == "block"
+
+
+def test_a_stop_outside_a_git_repository_is_allowed_and_says_nothing_was_gated(outside, tmp_path):
+    payload = {"session_id": "s", "cwd": str(outside), "hook_event_name": "Stop", "stop_hook_active": False}
+    done = donegate("hook", "stop", cwd=outside, state=tmp_path / "state", stdin=json.dumps(payload))
+    assert done.returncode == 0
+    assert "not in a git repository; nothing was gated" in answer(done)["systemMessage"]
+
+
+@pytest.mark.parametrize("args, bad", [(["hook", "finish"], "'finish'"),
+                                       (["hook", "stop", "--host", "cursor"], "'cursor'")])
+def test_an_unknown_event_or_host_exits_2_naming_it(repo, args, bad):
+    done = repo.run(*args, stdin="{}")
+    assert done.returncode == 2
+    assert bad in done.stderr and ("invalid choice" in done.stderr or "unknown" in done.stderr)
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("event, host, bad", [("finish", "claude-code", "unknown event 'finish'"),
+                                              ("stop", "cursor", "unknown host 'cursor'")])
+def test_run_hook_refuses_an_unknown_event_or_host(repo, event, host, bad):
+    got = run_hook(event, json.dumps({"cwd": str(repo.root)}), host, env={"DONEGATE_STATE_DIR": str(repo.state)})
+    assert got.exit_code == 2 and bad in got.stderr
+
+
+# -- merge_hooks and hook_entries --------------------------------------------------------------
+
+def test_merge_hooks_adds_one_entry_per_event_and_reports_each():
+    merged, changes = merge_hooks({}, hook_entries("claude-code", "donegate"))
+    assert sorted(merged["hooks"]) == ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
+    assert all(len(entries) == 1 for entries in merged["hooks"].values())
+    assert len(changes) == 4 and all(line.startswith("added ") for line in changes)
+
+
+def test_merge_hooks_twice_changes_nothing():
+    entries = hook_entries("claude-code", "/opt/bin/donegate")
+    once, _ = merge_hooks({}, entries)
+    twice, changes = merge_hooks(once, entries)
+    assert (twice, changes) == (once, [])
+
+
+def test_merge_hooks_keeps_other_hooks_first_and_does_not_change_its_input():
+    theirs = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}, "model": "x"}
+    snapshot = json.dumps(theirs, sort_keys=True)
+    merged, _ = merge_hooks(theirs, hook_entries("claude-code", "donegate"))
+    assert merged["model"] == "x"
+    assert [e["hooks"][0]["command"] for e in merged["hooks"]["Stop"]] == \
+        ["say done", "donegate hook stop --host claude-code"]
+    assert json.dumps(theirs, sort_keys=True) == snapshot
+
+
+@pytest.mark.parametrize("settings", [{"hooks": []}, {"hooks": {"Stop": {"not": "a list"}}}])
+def test_merge_hooks_refuses_a_hooks_entry_of_the_wrong_shape(settings):
+    with pytest.raises(GateError):
+        merge_hooks(settings, hook_entries("claude-code", "donegate"))
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_the_stop_hook_outlasts_the_default_check_budget(host):
+    # seconds on these hosts; their default (60 s) would kill a check that may run 180 s
+    assert hook_entries(host, "donegate")["Stop"][0]["hooks"][0]["timeout"] > Settings().verify_timeout
+
+
+def test_the_gemini_stop_hook_outlasts_the_default_check_budget():
+    milliseconds = hook_entries("gemini", "donegate")["AfterAgent"][0]["hooks"][0].get("timeout", 60_000)
+    assert milliseconds > Settings().verify_timeout * 1000
+
+
+def test_gemini_hooks_use_gemini_event_names():
+    entries = hook_entries("gemini", "donegate")
+    assert set(entries) == {"SessionStart", "BeforeAgent", "AfterAgent", "BeforeTool"}
+    assert entries["AfterAgent"][0]["hooks"][0]["command"] == "donegate hook stop --host gemini"
+
+
+# -- the Claude Code plugin --------------------------------------------------------------------
+
+def test_plugin_writes_a_manifest_and_hooks_calling_this_donegate(repo, tmp_path):
+    folder = tmp_path / "plugin"
+    done = repo.run("install", "--host", "claude-code", "--plugin", str(folder))
+    assert done.returncode == 0, done.stdout
+    manifest = json.loads((folder / ".claude-plugin/plugin.json").read_text())
+    assert manifest["name"] == "donegate"
+    hooks = json.loads((folder / "hooks/hooks.json").read_text())["hooks"]
+    assert [h["command"] for e in hooks["Stop"] for h in e["hooks"]] == [f"{EXE} hook stop --host claude-code"]
+    assert not (repo.root / ".claude").exists()
+
+
+def test_plugin_with_another_host_exits_2(repo, tmp_path):
+    done = repo.run("install", "--host", "codex", "--plugin", str(tmp_path / "plugin"))
+    assert done.returncode == 2
+    assert "--host claude-code" in done.stdout
+    assert not (tmp_path / "plugin").exists()
+
+
+# -- doctor ------------------------------------------------------------------------------------
+
+def test_doctor_in_a_fresh_repository_names_the_missing_check(repo):
+    done = repo.run("doctor")
+    assert done.returncode == 1
+    assert "MISSING" in done.stdout and "verify.sh" in done.stdout
+
+
+def test_doctor_after_setup_says_a_stop_would_run_the_check_on_the_changed_path(gated):
+    repo = gated()
+    repo.write("app.py", broken())
+    done = repo.run("doctor")
+    assert done.returncode == 0, done.stdout
+    assert "hooks        claude-code  installed" in done.stdout
+    assert "run the check on 1 changed path(s): app.py" in done.stdout
+
+
+def test_doctor_outside_a_repository_exits_1(outside, tmp_path):
+    done = donegate("doctor", cwd=outside, state=tmp_path / "state")
+    assert done.returncode == 1
+    assert "NOT a git repository" in done.stdout
+
+
+# -- ledger ------------------------------------------------------------------------------------
+
+def test_ledger_without_rows_says_how_to_turn_it_on(repo):
+    done = repo.run("ledger")
+    assert done.returncode == 0
+    assert "DONEGATE_LEDGER=1" in done.stdout
+
+
+def test_ledger_counts_one_caught_false_completion_for_the_repository(gated):
+    repo = gated(DONEGATE_LEDGER="1")
+    repo.write("app.py", broken())
+    assert repo.stop(active=False, DONEGATE_LEDGER="1").returncode == 2
+    done = repo.run("ledger")
+    assert done.returncode == 0
+    assert "1 false completion(s) caught" in done.stdout
+    assert f"     1  {repo.root.resolve()}" in done.stdout.splitlines()
+    assert CLAIM[:40] in done.stdout
+
+
+@pytest.mark.parametrize("host, settings_file", sorted(SETTINGS_FILES.items()))
+def test_the_agent_may_not_edit_the_file_that_installs_the_hooks(repo, host, settings_file):
+    verdict = tool_policy({"tool_name": "Write", "cwd": str(repo.root),
+                           "tool_input": {"file_path": settings_file, "content": "{}"}}, Settings(state_dir=repo.state))
+    assert verdict[0] == "deny" and settings_file in verdict[1]
