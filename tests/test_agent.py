@@ -502,3 +502,13 @@ def test_a_model_error_from_the_server_ends_the_run_as_failed(tmp_path, chat_ser
     server = chat_server((500, b"overloaded"))
     result = Run(tmp_path, OpenAICompatibleModel(server.url, "m")).agent.run("x")
     assert result.status == "failed" and "HTTP 500" in result.reason
+
+
+def test_a_local_model_server_is_reached_directly_even_with_a_proxy_set(chat_server, monkeypatch):
+    server = chat_server(FINAL)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")   # nothing listens there: a proxied request fails
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    reply = OpenAICompatibleModel(server.url, "tiny-model").reply([{"role": "user", "content": "hi"}])
+    assert reply.text == "Wrote hello.txt."

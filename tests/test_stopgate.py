@@ -752,3 +752,11 @@ def test_settings_from_env_reads_every_variable(tmp_path):
     assert settings == Settings(verify_command="make check", max_blocks=0, verify_timeout=2.5,
                                 protect=("spec/**", "*.golden"), protect_mode="pristine", skip=True, ledger=True,
                                 state_dir=tmp_path / "s", ledger_dir=tmp_path / "l")
+
+
+def test_ledger_actual_names_the_failing_test_not_a_banner(pytest_repo, tmp_path):
+    gate = ledger_gate(pytest_repo, tmp_path, DONEGATE_LEDGER="1")
+    pytest_repo.write("app.py", 'STATUS = "nearly"\n')
+    assert gate.on_stop(False, claim="all tests pass").blocks
+    (row,) = ledger_rows(tmp_path)
+    assert row["actual"].startswith("FAILED tests/test_app.py::test_status_is_ok"), row["actual"]

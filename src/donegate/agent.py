@@ -13,6 +13,7 @@ import signal
 import subprocess
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +106,9 @@ class OpenAICompatibleModel:
 
     def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 120.0) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
+        # a server on this machine is reached directly, whatever HTTP_PROXY says
+        local = urllib.parse.urlsplit(self.url).hostname in ("127.0.0.1", "localhost", "::1")
+        self._opener = urllib.request.build_opener(*([urllib.request.ProxyHandler({})] if local else []))
         self.model, self.api_key, self.timeout = model, api_key, timeout
         self.calls = 0
 
@@ -127,7 +131,7 @@ class OpenAICompatibleModel:
             headers["Authorization"] = f"Bearer {self.api_key}"
         request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with self._opener.open(request, timeout=self.timeout) as response:
                 data = json.loads(response.read())
         except urllib.error.HTTPError as exc:
             raise ModelError(f"{self.url} answered HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from None

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'FAILURE_LINE', 'OUTCOME_WORDS',
-           'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected', 'blob_id', 'TreeState',
-           'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'HashCache', 'snapshot', 'changed_paths',
-           'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'Verdict', 'failure_summary',
-           'syntax_errors', 'CheckRun', 'run_check', 'StopGate', 'Scenario', 'demo_folder', 'scenario_names',
-           'load_scenario', 'DemoRun', 'closing_line', 'play', 'demo_command']
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'FAILURE_LINE', 'FAILED_TEST',
+           'OUTCOME_WORDS', 'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected', 'blob_id',
+           'TreeState', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'HashCache', 'snapshot',
+           'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'Verdict',
+           'failure_summary', 'syntax_errors', 'CheckRun', 'run_check', 'StopGate', 'Scenario', 'demo_folder',
+           'scenario_names', 'load_scenario', 'DemoRun', 'closing_line', 'play', 'demo_command']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -428,6 +428,7 @@ class Verdict:
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-022
 FAILURE_LINE = re.compile(r"FAIL|ERROR|Error\b|Exception|assert|failed|error:|not ok", re.I)
+FAILED_TEST = re.compile(r"(FAILED|FAIL:|ERROR:|not ok)\s")  # pytest, unittest and TAP name the test
 
 
 def failure_summary(output: str, *, max_lines: int = 12, tail: int = 30, limit: int = 3500) -> str:
@@ -768,6 +769,7 @@ class StopGate:
               after: TreeState | None = None) -> Verdict:
         state["blocks"] += 1
         naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
+        naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
         failure = {"tree": now.to_json(), "after": after.to_json() if after else None, "exit": exit, "status": status, "detail": detail,
                    "exit_code": run.exit_code if run else None, "ts": _utc_now(),
                    "actual": naming[0] if naming else _first_line(detail)}
