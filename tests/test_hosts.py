@@ -719,3 +719,10 @@ def test_the_agent_may_not_edit_the_file_that_installs_the_hooks(repo, host, set
     verdict = tool_policy({"tool_name": "Write", "cwd": str(repo.root),
                            "tool_input": {"file_path": settings_file, "content": "{}"}}, Settings(state_dir=repo.state))
     assert verdict[0] == "deny" and settings_file in verdict[1]
+
+
+@pytest.mark.parametrize("tool", ["Read", "Grep", "read", "list"])
+def test_reading_a_protected_file_is_not_refused(repo, tool):
+    verdict = tool_policy({"tool_name": tool, "cwd": str(repo.root),
+                           "tool_input": {"file_path": "tests/test_x.py", "path": "tests"}}, Settings(state_dir=repo.state))
+    assert verdict[0] == "allow"

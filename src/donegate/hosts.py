@@ -16,9 +16,10 @@ from typing import Any, Mapping
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected
 
 # %% auto #0
-__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'PLUGIN_MANIFEST', 'STACKS', 'HookAnswer', 'stop_answer',
-           'tool_answer', 'tool_policy', 'run_hook', 'hook_command', 'hook_executable', 'hook_entries', 'merge_hooks',
-           'write_plugin', 'install', 'verify_script', 'init', 'doctor', 'ledger_command']
+__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'PLUGIN_MANIFEST', 'STACKS',
+           'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy', 'run_hook', 'hook_command', 'hook_executable',
+           'hook_entries', 'merge_hooks', 'write_plugin', 'install', 'verify_script', 'init', 'doctor',
+           'ledger_command']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -86,6 +87,7 @@ def tool_answer(host: str, action: str, reason: str, updated_input: Mapping | No
     return HookAnswer(0, _json({"hookSpecificOutput": spec}))
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-010
+READ_ONLY_TOOLS = frozenset({"Read", "read_file", "Glob", "Grep", "LS", "NotebookRead", "read", "list"})
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 _REARM = re.compile(rf"\s*chmod\s+[ugoa]*\+x\s+(\./)?{re.escape(SCRIPT_NAME)}\s*")  # what the gate tells an agent to run
 
@@ -106,7 +108,7 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings) -> tuple[str, st
         full = os.path.abspath(os.path.join(payload.get("cwd") or root, target))
         # the folder resolved like the root (a cwd reached through a symlink), the file name kept as it is
         rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)), root)
-        if tool in ("Read", "read_file", "Glob", "Grep") or rel.startswith(".."):
+        if tool in READ_ONLY_TOOLS or rel.startswith(".."):
             continue
         if is_protected(rel, settings.protect) or rel == SCRIPT_NAME:
             return ("deny", f"{rel} is protected (tests and the acceptance check belong to the operator); "
