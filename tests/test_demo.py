@@ -126,3 +126,11 @@ def test_donegate_demo_command_plays_fix_bugs_and_exits_0(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().splitlines()[-1].startswith("VERIFIED: ")
     assert list(tmp_path.glob("donegate-demo-*")) == []
+
+
+def test_syntax_error_last_line_says_the_work_was_verified_after_repair():
+    run = play("syntax-error", out=None)
+    try:
+        assert run.last_line.startswith("VERIFIED") and "syntax error" in run.last_line and "repaired" in run.last_line
+    finally:
+        shutil.rmtree(run.workdir, ignore_errors=True)

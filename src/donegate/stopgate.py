@@ -910,7 +910,9 @@ def closing_line(status: str, verdicts: Sequence[Verdict]) -> str:
     blocks = sum(v.blocks for v in verdicts)
     refusals = f"after {blocks} refused stop{'s' if blocks != 1 else ''}" if blocks else "at the first stop"
     why = {
-        ("verified", "passed"): f"the acceptance check passed {refusals}",
+        ("verified", "passed"): f"the acceptance check passed {refusals}" + (
+            "; the syntax error it caught before the tests ran was repaired"
+            if any(v.exit == "syntax_error" for v in verdicts) else ""),
         ("yielded_unverified", "no_change"): f"handed over with no new edits since the failed check, {refusals}",
         ("yielded_unverified", "budget"): "the retry budget is spent; the check still fails",
         ("blocked", "no_change"): f"protected files were changed and not restored, {refusals}; the result is refused",
