@@ -38,8 +38,10 @@ RECALL06 = "recall06-review"
 LAB06 = "lab06-edited-tests"
 LAB07 = "lab07-gate-pitfalls"
 RECALL07 = "recall07-verify-loop"
+LAB08 = "lab08-capstone"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
-             LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10}
+             LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10,
+             LAB08: 20}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -60,6 +62,10 @@ LAB06_NEW_TESTS = {"test_new_tests_are_work_conftest_is_not", "test_block_mode_r
 LAB07_BLOCK_ONCE = {"test_flag_is_not_a_pass", "test_flag_counts_attempts"}
 # The lab07 cells where a commit leaves git status clean and must still count as a change (2 + 2 points).
 LAB07_COMMIT = {"test_commit_counts_as_a_change", "test_committed_change_is_gated"}
+# The lab08 cells about the policy's deny: the force push refused, directly and in the run (1 + 3 points).
+LAB08_DENY = {"test_policy_denies_force_push", "test_deny_in_the_run"}
+# The lab08 cell that hashes every stored artifact again (2 points).
+LAB08_ARTIFACTS = {"test_artifact_hashes_verify"}
 
 # (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
 EXPECTED = {
@@ -107,6 +113,10 @@ EXPECTED = {
     (RECALL07, "correct"): (10, "the full solution passes every test cell"),
     (RECALL07, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL07, "always-equal"): (0, "every test cell checks that stop_gate returned a Verdict before comparing"),
+    (LAB08, "correct"): (20, "the full solution passes every test cell"),
+    (LAB08, "stub"): (0, "the untouched release raises NotImplementedError, so TRAJECTORY is never set"),
+    (LAB08, "no-deny"): (16, "the policy only rewrites, never denies: loses exactly the two deny cells, 1 + 3"),
+    (LAB08, "tampered-artifact"): (18, "an artifact is altered after the run: loses exactly the artifact-hash cell, 2"),
 }
 
 
@@ -289,6 +299,16 @@ def test_trusting_stop_hook_active_loses_exactly_the_block_once_cells(scores):
 def test_looking_only_at_git_status_loses_exactly_the_commit_cells(scores):
     cells = scores[(LAB07, "dirty-only")]["cells"]
     assert {name for name, score in cells.items() if score == 0} == LAB07_COMMIT
+
+
+def test_lab08_a_policy_that_never_denies_loses_exactly_the_deny_cells(scores):
+    cells = scores[(LAB08, "no-deny")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB08_DENY
+
+
+def test_lab08_an_artifact_altered_after_the_run_loses_exactly_the_hash_cell(scores):
+    cells = scores[(LAB08, "tampered-artifact")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB08_ARTIFACTS
 
 
 def test_edited_visible_tests_are_restored_before_grading(course, scores):
