@@ -760,3 +760,16 @@ def test_ledger_actual_names_the_failing_test_not_a_banner(pytest_repo, tmp_path
     assert gate.on_stop(False, claim="all tests pass").blocks
     (row,) = ledger_rows(tmp_path)
     assert row["actual"].startswith("FAILED tests/test_app.py::test_status_is_ok"), row["actual"]
+
+
+def test_a_return_to_the_baseline_clears_the_last_failure(repo):
+    gate = repo.started()
+    original = repo.path("status.txt").read_text()
+    still_broken(repo, 1)
+    assert gate.on_stop(False).exit == "check_failed"
+    repo.write("status.txt", original)
+    assert gate.on_stop(True).exit == "not_gated"
+    still_broken(repo, 1)   # the same broken state as before, reached again after a revert: checked again
+    verdict = gate.on_stop(True)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert repo.runs() == 2

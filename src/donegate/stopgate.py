@@ -627,7 +627,8 @@ class StopGate:
         nothing = Verdict("allow", "completed", "not_gated",
                           f"{TAG} nothing changed in this session, so there is nothing to verify (completed).")
         if now.digest == state.get("baseline_digest"):
-            if new_stretch:
+            if new_stretch or state.get("last_failure"):
+                state["last_failure"] = None  # back at the baseline: nothing is pending any more
                 self._save(state)
             return nothing
         command = self.command(state)
@@ -640,6 +641,7 @@ class StopGate:
                            f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
         changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
         if not changes:
+            state["last_failure"] = None
             self._save(state)
             return nothing
         changed = tuple(changes)
