@@ -1,4 +1,5 @@
-"""Shared paths for the test suite."""
+"""Shared paths and fixtures for the test suite."""
+import os
 from pathlib import Path
 
 import pytest
@@ -9,3 +10,22 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture
+def hermetic_gate(tmp_path, monkeypatch):
+    """No operator settings, no user git config, state folders inside tmp_path, umask 022 (so a 0600 / 0700
+    mode a test sees was set by the gate, not inherited). Subprocesses such as the console script inherit it."""
+    for name in list(os.environ):
+        if name.startswith("DONEGATE_") or name in ("PYTHONIOENCODING", "PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("DONEGATE_STATE_DIR", str(tmp_path / "default-state"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "gate test")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "gate@example.invalid")
+    old = os.umask(0o022)
+    yield
+    os.umask(old)

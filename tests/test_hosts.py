@@ -36,22 +36,8 @@ def broken(n: int = 1) -> str:
 
 
 @pytest.fixture(autouse=True)
-def hermetic(tmp_path, monkeypatch):
-    """No operator settings, no user git config, state folders inside tmp_path, umask 022. The console
-    script inherits this environment."""
-    for name in list(os.environ):
-        if name.startswith("DONEGATE_") or name in ("PYTHONIOENCODING",):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("DONEGATE_STATE_DIR", str(tmp_path / "default-state"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "hosts test")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "hosts@example.invalid")
-    old = os.umask(0o022)
-    yield
-    os.umask(old)
+def hermetic(hermetic_gate):
+    """Every test runs in the isolated environment of conftest.hermetic_gate."""
 
 
 def donegate(*args: str, cwd: Path, state: Path, stdin: str | None = None,

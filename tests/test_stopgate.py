@@ -110,22 +110,8 @@ class Repo:
 
 
 @pytest.fixture(autouse=True)
-def hermetic(tmp_path, monkeypatch):
-    """No operator settings, no user git config, a default state dir inside tmp_path, and umask 022
-    (so a 0600 / 0700 mode seen by a test was set by the gate, not inherited)."""
-    for name in list(os.environ):
-        if name.startswith("DONEGATE_") or name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("DONEGATE_STATE_DIR", str(tmp_path / "default-state"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.setenv(f"GIT_{role}_NAME", "gate test")
-        monkeypatch.setenv(f"GIT_{role}_EMAIL", "gate@example.invalid")
-    old = os.umask(0o022)
-    yield
-    os.umask(old)
+def hermetic(hermetic_gate):
+    """Every test runs in the isolated environment of conftest.hermetic_gate."""
 
 
 @pytest.fixture
