@@ -126,7 +126,7 @@ def make_repo(tmp_path):
 
 @pytest.fixture
 def repo(make_repo) -> Repo:
-    return make_repo()
+    return make_repo(files={"tests/test_x.py": "def test_x():\n    assert 1 + 1 == 2\n"})
 
 
 @pytest.fixture
@@ -462,11 +462,11 @@ def test_protect_mode_off_allows_writes_to_tests(repo):
 
 def test_tool_policy_names_the_file_relative_to_the_repository(repo):
     payload = {"cwd": str(repo.root / "sub"), "tool_name": "Write",
-               "tool_input": {"file_path": "../tests/test_y.py", "content": ""}}
+               "tool_input": {"file_path": "../tests/test_x.py", "content": ""}}
     (repo.root / "sub").mkdir()
     action, reason, updated = tool_policy(payload, Settings(state_dir=repo.state))
     assert (action, updated) == ("deny", None)
-    assert reason.startswith("tests/test_y.py is protected")
+    assert reason.startswith("tests/test_x.py is protected")
 
 
 def test_a_protected_write_is_denied_when_the_cwd_is_reached_through_a_symlink(repo, tmp_path):
@@ -712,3 +712,13 @@ def test_reading_a_protected_file_is_not_refused(repo, tool):
     verdict = tool_policy({"tool_name": tool, "cwd": str(repo.root),
                            "tool_input": {"file_path": "tests/test_x.py", "path": "tests"}}, Settings(state_dir=repo.state))
     assert verdict[0] == "allow"
+
+
+def test_a_new_test_file_may_be_written_but_not_a_new_conftest(repo):
+    def decide(name):
+        return tool_policy({"tool_name": "Write", "cwd": str(repo.root),
+                            "tool_input": {"file_path": name, "content": "def test_more(): pass\n"}},
+                           Settings(state_dir=repo.state))[0]
+    assert decide("tests/test_new.py") == "allow"        # adding tests is work, as for the stop gate
+    assert decide("tests/test_x.py") == "deny"           # an existing test is the operator's
+    assert decide("tests/conftest.py") == "deny"         # a conftest changes how every test runs

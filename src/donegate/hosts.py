@@ -110,7 +110,8 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings) -> tuple[str, st
         rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)), root)
         if tool in READ_ONLY_TOOLS or rel.startswith(".."):
             continue
-        if is_protected(rel, settings.protect) or rel == SCRIPT_NAME:
+        new_test = not os.path.lexists(full) and os.path.basename(rel) != "conftest.py"  # adding tests is work
+        if (is_protected(rel, settings.protect) and not new_test) or rel == SCRIPT_NAME:
             return ("deny", f"{rel} is protected (tests and the acceptance check belong to the operator); "
                             "change the code, not the check", None)
         if rel in SETTINGS_FILES.values():
