@@ -148,6 +148,18 @@ def _version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked for: reading package metadata costs more than a hook call may."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"donegate {_version()}")
+        parser.exit()
+
+
 def build_parser(commands: dict[str, Command] = COMMANDS) -> argparse.ArgumentParser:
     """An argparse parser with one subparser per entry of `commands`."""
     parser = argparse.ArgumentParser(
@@ -155,7 +167,7 @@ def build_parser(commands: dict[str, Command] = COMMANDS) -> argparse.ArgumentPa
         description="Done is a state the repository decides, not a sentence the agent says.",
         epilog="Run `donegate COMMAND --help` for a command's arguments.",
     )
-    parser.add_argument("--version", action="version", version=f"donegate {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="_command", metavar="COMMAND", title="commands")
     for name, command in commands.items():
         one = sub.add_parser(name, help=command.help, description=command.description or command.help)
