@@ -406,6 +406,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'donegate.stopgate.Settings': ('stop_hook_verify_loop.html#settings', 'donegate/stopgate.py'),
                                    'donegate.stopgate.Settings.from_env': ( 'stop_hook_verify_loop.html#settings.from_env',
                                                                             'donegate/stopgate.py'),
+                                   'donegate.stopgate.Settings.ledger_file': ( 'stop_hook_verify_loop.html#settings.ledger_file',
+                                                                               'donegate/stopgate.py'),
                                    'donegate.stopgate.StopGate': ('stop_hook_verify_loop.html#stopgate', 'donegate/stopgate.py'),
                                    'donegate.stopgate.StopGate.__init__': ( 'stop_hook_verify_loop.html#stopgate.__init__',
                                                                             'donegate/stopgate.py'),

@@ -399,7 +399,7 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     key = repo_key(root)
     sessions = sorted((state / "sessions").glob(f"*--{key}.json"), key=lambda p: p.stat().st_mtime)
     out(f"state        {state} ({len(sessions)} session(s) for this repository)")
-    ledger = Path(settings.ledger_dir or state) / "ledger.jsonl"
+    ledger = settings.ledger_file
     rows = ledger.read_text(encoding="utf-8").splitlines() if ledger.exists() else []
     out(f"ledger       {'on' if settings.ledger else 'off'} · {ledger} ({len(rows)} row(s))")
     for host, rel in SETTINGS_FILES.items():
@@ -431,7 +431,7 @@ def ledger_command() -> int:
     except GateError as exc:
         print(f"donegate ledger: {exc}", file=sys.stderr)
         return 2
-    path = Path(settings.ledger_dir or settings.state_dir) / "ledger.jsonl"
+    path = settings.ledger_file
     if not path.exists():
         print(f"no ledger at {path} yet; DONEGATE_LEDGER=1 makes the gate write one row per caught false completion")
         return 0

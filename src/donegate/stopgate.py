@@ -61,6 +61,11 @@ class Settings:
     state_dir: Path = field(default_factory=default_state_dir)
     ledger_dir: Path | None = None
 
+    @property
+    def ledger_file(self) -> Path:
+        """Where ledger rows go: $DONEGATE_LEDGER_DIR/ledger.jsonl, else ledger.jsonl in the state folder."""
+        return Path(self.ledger_dir or self.state_dir) / "ledger.jsonl"
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         """Settings from the environment; a value that makes no sense raises GateError naming the variable."""
@@ -818,8 +823,8 @@ class StopGate:
                                                    "ts": _utc_now()}))
 
     def ledger_path(self) -> Path:
-        """Where ledger rows go: $DONEGATE_LEDGER_DIR/ledger.jsonl, else ledger.jsonl in the state folder."""
-        return Path(self.settings.ledger_dir or self.settings.state_dir) / "ledger.jsonl"
+        """Where ledger rows go (Settings.ledger_file)."""
+        return self.settings.ledger_file
 
     def _ledger_row(self, claim: str, command: str, failure: Mapping) -> None:
         path = self.ledger_path()
