@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from gitrepo import GitRepo
 
 from donegate.hosts import HOSTS, SETTINGS_FILES, hook_entries, merge_hooks, run_hook, tool_policy
 from donegate.stopgate import GateError, Settings, find_repo
@@ -54,25 +55,8 @@ def answer(done: subprocess.CompletedProcess) -> dict | None:
     return json.loads(done.stdout) if done.stdout.strip() else None
 
 
-class Repo:
+class Repo(GitRepo):
     """A real git repository in a temporary folder, driven through the console script."""
-
-    def __init__(self, root: Path, state: Path, marker: Path) -> None:
-        self.root, self.state, self.marker = root, state, marker
-
-    def git(self, *args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def write(self, rel: str, text: str) -> None:
-        target = self.root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-
-    def commit(self, message: str = "work") -> None:
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
 
     def run(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess:
         return donegate(*args, cwd=self.root, state=self.state, stdin=stdin, **env)
@@ -94,10 +78,6 @@ class Repo:
         said = {"prompt": "make the change", "prompt_response": CLAIM} if host == "gemini" \
             else {"last_assistant_message": CLAIM}
         return self.hook("stop", host, env, stop_hook_active=active, **said)
-
-    def runs(self) -> int:
-        """How many times the acceptance script has run."""
-        return len(self.marker.read_text().splitlines()) if self.marker.exists() else 0
 
     def count_runs(self) -> None:
         """The operator's edit to the verify.sh init wrote: count each run in the marker file."""

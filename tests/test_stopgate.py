@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from gitrepo import GitRepo
 
 from donegate.stopgate import GateError, Settings, StopGate
 
@@ -67,35 +68,8 @@ def pytest_runtest_makereport(item, call):
 """
 
 
-class Repo:
+class Repo(GitRepo):
     """A real git repository in a temporary folder, with a marker file counting its check's runs."""
-
-    def __init__(self, root: Path, marker: Path, state: Path) -> None:
-        self.root, self.marker, self.state = root, marker, state
-
-    def path(self, rel: str) -> Path:
-        return self.root / rel
-
-    def write(self, rel: str, text: str) -> None:
-        target = self.root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
-
-    def read(self, rel: str) -> str:
-        return (self.root / rel).read_text()
-
-    def git(self, *args: str) -> str:
-        done = subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def commit(self, message: str = "work") -> None:
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-
-    def runs(self) -> int:
-        """How many times the acceptance script has run so far."""
-        return len(self.marker.read_text().splitlines()) if self.marker.exists() else 0
 
     def settings(self, **overrides) -> Settings:
         return Settings(state_dir=self.state, **overrides)
@@ -119,7 +93,7 @@ def make_repo(tmp_path):
     """make_repo(name, check=..., files={...}): a committed repository whose verify.sh runs `check`."""
 
     def make(name: str = "repo", check: str = STATUS_CHECK, files: dict[str, str] | None = None) -> Repo:
-        repo = Repo(tmp_path / name, tmp_path / f"{name}.marker", tmp_path / "state")
+        repo = Repo(tmp_path / name, tmp_path / "state", tmp_path / f"{name}.marker")
         repo.root.mkdir()
         repo.git("init", "-q")
         repo.write("status.txt", "bad\n")
