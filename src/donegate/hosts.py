@@ -9,7 +9,7 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -45,6 +45,7 @@ class HookAnswer:
     exit_code: int
     stdout: str = ""
     stderr: str = ""
+    verdict: Verdict | None = field(default=None, compare=False, repr=False)  # the gate's, for a stop
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-008
 def _json(data: Mapping) -> str:
@@ -56,16 +57,16 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
     that is not a clean pass carries a loud systemMessage for the person."""
     if verdict.blocks:
         if host == "gemini":
-            return HookAnswer(0, _json({"decision": "deny", "reason": verdict.message}))
+            return HookAnswer(0, _json({"decision": "deny", "reason": verdict.message}), verdict=verdict)
         # exit 2 + stderr blocks; the JSON on stdout keeps the block from being read as a missing script
-        return HookAnswer(2, _json({"decision": "block", "reason": verdict.message}), verdict.message)
+        return HookAnswer(2, _json({"decision": "block", "reason": verdict.message}), verdict.message, verdict)
     notes = list(verdict.warnings)
     if verdict.status != "verified" and verdict.exit != "not_gated":
         notes.insert(0, f"donegate: the turn ended without passing verification (status {verdict.status}).\n"
                         + verdict.message)
     elif verdict.exit == "not_gated" and "baseline" in verdict.message:
         notes.insert(0, verdict.message)
-    return HookAnswer(0, _json({"systemMessage": "\n".join(notes)}) if notes else "")
+    return HookAnswer(0, _json({"systemMessage": "\n".join(notes)}) if notes else "", verdict=verdict)
 
 
 def tool_answer(host: str, action: str, reason: str, updated_input: Mapping | None = None) -> HookAnswer:

@@ -632,16 +632,14 @@ class StopGate:
         nothing = Verdict("allow", "completed", "not_gated",
                           f"{TAG} nothing changed in this session, so there is nothing to verify (completed).")
         if now.digest == state.get("baseline_digest"):
-            if new_stretch or state.get("last_failure"):
+            if state.get("last_failure"):
                 state["last_failure"] = None  # back at the baseline: nothing is pending any more
                 self._save(state)
-            return nothing
+            return nothing  # a new stretch that ends at once needs no record: the next stop starts its own
         command = self.command(state)
         key = command if isinstance(command, str) else " ".join(command or ())
         stamp = self._read_stamp() if command is not None else {}
         if now.digest in stamp.get("digests", ()) and stamp.get("command") == key:
-            if new_stretch:
-                self._save(state)
             return Verdict("allow", "verified", "already_verified",
                            f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
         changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
