@@ -1,0 +1,400 @@
+"""The stop hook's quick path (donegate.quickstop): a recorded answer is replayed only while everything
+the gate's answer depended on is unchanged, and only answers that wrote nothing are recorded.
+
+Most tests call `stop_hook` in this process on a real temporary repository, with the racy window set to
+0 so that files written a moment ago may be trusted (the window has its own tests). `record_stop` is
+wrapped to count the stops the gate itself decided; a replayed stop never reaches it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from gitrepo import GitRepo
+
+from donegate import quickstop
+from donegate.hosts import run_hook
+from donegate.stopgate import default_state_dir, find_repo
+
+DONEGATE = Path(sys.executable).with_name("donegate")
+
+
+@pytest.fixture(autouse=True)
+def hermetic(hermetic_gate):
+    """Every test runs in the isolated environment of conftest.hermetic_gate."""
+
+
+class Repo(GitRepo):
+    """A repository whose acceptance command counts its runs; `stop()` is one stop through stop_hook."""
+
+    session = "session-1"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        return {**os.environ, "DONEGATE_STATE_DIR": str(self.state),
+                "DONEGATE_VERIFY_COMMAND": f"echo run >> '{self.marker}'", **extra}
+
+    def payload(self, **fields) -> bytes:
+        return json.dumps({"session_id": self.session, "cwd": str(self.root), "hook_event_name": "Stop",
+                           "last_assistant_message": "Done.", **fields}).encode()
+
+    def start(self) -> None:
+        answer = run_hook("session-start", self.payload(hook_event_name="SessionStart"), "claude-code", self.env())
+        assert answer.exit_code == 0, answer
+
+    settled = 0
+
+    def settle(self) -> None:
+        """Age every file, and let git refresh its index once, as time would between two stops: git
+        rewrites its index at every status while an entry is as new as the index, and a moving index is
+        never recorded. Each call goes further back (10 s, 12 s, ...), so that an aged edit never gets
+        the very stat data git holds for the old content (which git would take for "unchanged")."""
+        Repo.settled += 1
+        old = time.time() - 8 - 2 * Repo.settled
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in (*dirs, *files):
+                os.utime(os.path.join(folder, name), (old, old), follow_symlinks=False)
+        self.git("status")
+        assert self.git("status", "--porcelain") == self.git("status", "--porcelain")
+
+    def memos(self) -> list[Path]:
+        folder = self.state / "quick"
+        return sorted(p for p in folder.iterdir() if not p.name.endswith(".tmp")) if folder.exists() else []
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Repo:
+    repo = Repo(tmp_path / "repo", tmp_path / "state", tmp_path / "runs.marker")
+    repo.root.mkdir()
+    repo.git("init", "-q")
+    repo.write("app.py", "VALUE = 1\n")
+    repo.write("tests/test_app.py", "def test_value():\n    assert True\n")
+    repo.settle()  # git keeps rewriting an index whose entries are as new as it is
+    repo.commit("start")
+    monkeypatch.chdir(repo.root)
+    return repo
+
+
+@pytest.fixture
+def stops(monkeypatch, capsys):
+    """stops(repo, active=True, **env) -> (who answered: "gate" or "replay", exit code, stdout, stderr),
+    with the racy window at 0."""
+    monkeypatch.setattr(quickstop, "RACY_NS", 0)
+    decided = []
+    original = quickstop.record_stop
+
+    def counting(*args, **kwargs):
+        decided.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(quickstop, "record_stop", counting)
+
+    def stop(repo: Repo, active: bool | None = True, host: str = "claude-code", **env: str):
+        before = len(decided)
+        code = quickstop.stop_hook(host, repo.payload(stop_hook_active=active), repo.env(**env))
+        out = capsys.readouterr()
+        return ("gate" if len(decided) > before else "replay"), code, out.out, out.err
+
+    return stop
+
+
+@pytest.fixture
+def verified(repo, stops) -> Repo:
+    """A session whose change passed its check, then one already-verified stop that the gate answered
+    and recorded: the next identical stop is a replay."""
+    repo.start()
+    repo.write("app.py", "VALUE = 2\n")
+    repo.write("notes/todo.txt", "untracked note\n")
+    assert stops(repo, active=False)[:2] == ("gate", 0)   # the check runs and passes
+    assert repo.runs() == 1
+    repo.settle()
+    assert stops(repo)[:2] == ("gate", 0)                 # already verified: recorded
+    assert len(repo.memos()) == 1
+    return repo
+
+
+# -- replay -------------------------------------------------------------------------------------
+
+def test_an_unchanged_already_verified_stop_is_replayed_with_the_gate_s_exact_answer(verified, stops):
+    gate_answer = run_hook("stop", verified.payload(stop_hook_active=True), "claude-code", verified.env())
+    assert gate_answer.verdict.exit == "already_verified"
+    who, code, out, err = stops(verified)
+    assert who == "replay"
+    assert (code, out, err) == (gate_answer.exit_code, gate_answer.stdout + ("\n" if gate_answer.stdout else ""),
+                                gate_answer.stderr + ("\n" if gate_answer.stderr else ""))
+    assert stops(verified)[0] == "replay"
+    assert verified.runs() == 1
+
+
+def test_a_stop_that_ran_the_check_or_blocked_is_never_recorded(repo, stops):
+    repo.start()
+    repo.write("app.py", "VALUE = 2\n")
+    failing = {"DONEGATE_VERIFY_COMMAND": "echo 'FAILED test_value' && exit 1"}
+    assert stops(repo, active=False, **failing)[:2] == ("gate", 2)
+    assert stops(repo, **failing)[:2] == ("gate", 0)  # no change since the failure: handed over, state written
+    assert repo.memos() == []
+    assert stops(repo, active=False)[:2] == ("gate", 0)  # passes: the stamp is written, so nothing is recorded
+    assert repo.memos() == []
+
+
+def test_a_skipped_stop_is_never_replayed_so_every_skip_is_recorded(verified, stops):
+    for _ in range(3):
+        assert stops(verified, DONEGATE_SKIP="1")[:2] == ("gate", 0)
+    assert len((verified.state / "skips.jsonl").read_text().splitlines()) == 3
+
+
+def test_a_quiet_stop_at_the_baseline_is_replayed(repo, stops):
+    repo.start()
+    assert stops(repo, active=False)[:2] == ("gate", 0)
+    assert stops(repo, active=False)[:2] == ("replay", 0)
+    assert repo.runs() == 0
+
+
+def test_a_new_stretch_at_an_already_verified_state_writes_nothing_so_it_is_replayed(verified, stops):
+    assert stops(verified, active=False)[0] == "gate"
+    assert stops(verified, active=False)[0] == "replay"
+
+
+# -- everything the answer depended on ------------------------------------------------------------
+
+def _same_size_edit(repo: Repo, rel: str) -> None:
+    text = repo.read(rel)
+    repo.write(rel, text.replace(text[-2], "9" if text[-2] != "9" else "8"))
+    assert len(repo.read(rel)) == len(text) and repo.read(rel) != text
+
+
+CHANGES = {
+    "tracked file edited (same size)": lambda r: _same_size_edit(r, "app.py"),
+    "untracked file edited (same size)": lambda r: _same_size_edit(r, "notes/todo.txt"),
+    "untracked file added": lambda r: r.write("notes/more.txt", "another\n"),
+    "untracked file deleted": lambda r: (r.root / "notes/todo.txt").unlink(),
+    "clean tracked file edited": lambda r: r.write("tests/test_app.py", "def test_value():\n    assert False\n"),
+    "change staged": lambda r: r.git("add", "app.py"),
+    "change committed": lambda r: r.commit("done"),
+    "mode changed": lambda r: (r.root / "app.py").chmod(0o755),
+    "symlink added": lambda r: os.symlink("app.py", r.root / "link"),
+    "ignore rule hides a file": lambda r: r.write(".git/info/exclude", "notes/\n"),
+    "git config changed": lambda r: r.git("config", "status.showUntrackedFiles", "no"),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_any_change_to_the_tree_goes_back_to_the_gate(verified, stops, change):
+    CHANGES[change](verified)
+    assert stops(verified)[0] == "gate"
+
+
+def test_a_retargeted_symlink_goes_back_to_the_gate(verified, stops):
+    os.symlink("app.py", verified.root / "link")
+    assert stops(verified)[0] == "gate"  # a new state: checked, passed
+    verified.settle()
+    assert stops(verified)[0] == "gate"  # already verified: recorded
+    assert stops(verified)[0] == "replay"
+    (verified.root / "link").unlink()
+    os.symlink("tests/test_app.py", verified.root / "link")
+    assert stops(verified)[0] == "gate"
+
+
+def test_an_edit_hidden_by_skip_worktree_goes_back_to_the_gate(verified, stops):
+    verified.git("update-index", "--skip-worktree", "tests/test_app.py")
+    assert stops(verified)[0] == "gate"  # the flagged file is part of the state now: checked, passed
+    verified.settle()
+    assert stops(verified)[0] == "gate"  # already verified: recorded
+    assert stops(verified)[0] == "replay"
+    verified.write("tests/test_app.py", "def test_value():\n    assert 1 == 2\n")
+    assert verified.git("status", "--porcelain") == " M app.py\n?? notes/\n"  # git status does not see it
+    assert stops(verified)[0] == "gate"
+
+
+@pytest.mark.parametrize("setting", [{"DONEGATE_PROTECT_MODE": "pristine"}, {"DONEGATE_SKIP": "1"},
+                                     {"DONEGATE_VERIFY_COMMAND": "true"}, {"GIT_DIR": ".git"}])
+def test_another_setting_goes_back_to_the_gate(verified, stops, setting):
+    assert stops(verified, **setting)[0] == "gate"
+
+
+def test_a_new_prompt_goes_back_to_the_gate(verified, stops):
+    assert run_hook("user-prompt", verified.payload(), "claude-code", verified.env()).exit_code == 0
+    assert stops(verified)[0] == "gate"
+
+
+def test_another_session_flag_or_host_goes_back_to_the_gate(verified, stops):
+    assert stops(verified, active=None)[0] == "gate"
+    assert stops(verified, host="codex")[0] == "gate"
+    verified.session = "session-2"
+    assert stops(verified)[0] == "gate"
+
+
+def test_another_session_s_pass_changes_the_stamp_and_goes_back_to_the_gate(verified, stops):
+    other = Repo(verified.root, verified.state, verified.marker)
+    other.session = "session-2"
+    other.start()
+    verified.write("app.py", "VALUE = 3\n")
+    assert stops(other, active=False)[:2] == ("gate", 0)  # session 2 passes VALUE = 3: the stamp is rewritten
+    verified.write("app.py", "VALUE = 2\n")
+    assert stops(verified)[0] == "gate"
+
+
+def test_nothing_is_recorded_when_the_tree_moves_while_the_gate_decides(verified, stops, monkeypatch):
+    """The recorded key is read before the gate runs and again after; if they differ, the answer may be
+    about another tree, so it is not kept."""
+    import donegate.hosts
+    for memo in verified.memos():
+        memo.unlink()
+    original = donegate.hosts.run_hook
+
+    def run_hook_while_a_file_changes(*args, **kwargs):
+        answer = original(*args, **kwargs)
+        verified.write("notes/todo.txt", "written during the stop\n")
+        return answer
+
+    monkeypatch.setattr(donegate.hosts, "run_hook", run_hook_while_a_file_changes)
+    assert stops(verified)[:2] == ("gate", 0)
+    assert verified.memos() == []
+
+
+def test_a_damaged_memo_is_ignored(verified, stops):
+    memo = verified.memos()[0]
+    memo.write_bytes(b"12:not a memo")
+    assert stops(verified)[0] == "gate"
+    memo.write_bytes(b"\x00\xff garbage")
+    assert stops(verified)[0] == "gate"
+    assert stops(verified)[0] == "replay"
+
+
+def test_a_forged_memo_for_another_tree_is_not_replayed(verified, stops):
+    data = verified.memos()[0].read_bytes()
+    verified.write("app.py", "VALUE = 99\n")
+    verified.memos()[0].write_bytes(data)
+    who, code, *_ = stops(verified)
+    assert (who, code) == ("gate", 0)
+    assert verified.runs() == 2  # the gate ran the check on the new content
+
+
+# -- the racy window ------------------------------------------------------------------------------
+
+def test_nothing_is_recorded_while_a_file_is_younger_than_the_racy_window(repo, stops, monkeypatch):
+    repo.start()
+    repo.write("app.py", "VALUE = 2\n")
+    stops(repo, active=False)
+    monkeypatch.setattr(quickstop, "RACY_NS", 60 * 10**9)
+    assert stops(repo)[0] == "gate"
+    assert repo.memos() == []
+    monkeypatch.setattr(quickstop, "RACY_NS", 0)
+    assert stops(repo)[0] == "gate"
+    assert stops(repo)[0] == "replay"
+
+
+def test_the_key_holds_ctime_and_inode_so_a_restored_mtime_does_not_hide_an_edit(verified):
+    path = verified.root / "notes/todo.txt"
+    before = quickstop.stat_data([os.fsencode(path)])[0]
+    st = path.stat()
+    path.write_text("untracked NOTE\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_mtime_ns == st.st_mtime_ns and path.stat().st_size == st.st_size
+    assert quickstop.stat_data([os.fsencode(path)])[0] != before
+
+
+# -- the pieces ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    '{"session_id": "s", "cwd": "/x", "stop_hook_active": true}', ' \n{"a": [1, 2.5, -3e2, null, "\\u00e9"]}\r\n',
+    '{"n": NaN, "i": -Infinity}', '{"a": {"b": [false]}}', '[]', '"text"', '12'])
+def test_parse_payload_reads_what_json_loads_reads(text):
+    ours, theirs = quickstop.parse_payload(text.encode()), json.loads(text.encode())
+    assert json.dumps(ours) == json.dumps(theirs)
+
+
+@pytest.mark.parametrize("raw", [b"", b"  ", b"{", b'{"a": 1} x', b'{"a": 1}{}', b"\xff\xfe{}", b"{'a': 1}",
+                                 b'{"a": 1,}', b"\x0b{}"])
+def test_parse_payload_refuses_what_json_loads_refuses(raw):
+    with pytest.raises(ValueError):
+        json.loads(raw)
+    with pytest.raises(ValueError):
+        quickstop.parse_payload(raw)
+
+
+@pytest.mark.parametrize("env", [{}, {"DONEGATE_STATE_DIR": "~/gate-state"}, {"XDG_STATE_HOME": "/tmp/xdg"},
+                                 {"DONEGATE_STATE_DIR": "", "XDG_STATE_HOME": ""}])
+def test_the_state_folder_is_the_gate_s(env):
+    assert quickstop.quick_state_dir(env) == str(default_state_dir(env))
+
+
+def test_the_repository_is_the_gate_s(repo, tmp_path):
+    (repo.root / "deep/er").mkdir(parents=True)
+    for start in (repo.root, repo.root / "deep/er", repo.root / "missing/folder"):
+        assert quickstop.quick_top(str(start)) == str(find_repo(start))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    assert (quickstop.quick_top(str(outside)) is None) == (find_repo(outside) is None)
+
+
+def test_pack_and_unpack_round_trip_and_refuse_damage():
+    items = [b"", b"a:b", b"\0\n12:", bytes(range(256))]
+    assert quickstop.unpack(quickstop.pack(items)) == items
+    with pytest.raises(ValueError):
+        quickstop.unpack(quickstop.pack(items)[:-1])
+    with pytest.raises(ValueError):
+        quickstop.unpack(b"x:abc")
+
+
+def test_flagged_paths_reads_skip_worktree_and_assume_unchanged_tags():
+    listing = b"H a.py\0S b.py\0h c d.py\0s e.py\0H S.py\0"
+    assert quickstop.flagged_paths(listing) == [b"b.py", b"c d.py", b"e.py"]
+    assert quickstop.flagged_paths(b"S first.py\0H x\0") == [b"first.py"]
+
+
+@pytest.mark.parametrize("args, host", [(["hook", "stop"], "claude-code"), (["hook", "stop", "--host", "codex"], "codex"),
+                                        (["hook", "stop", "--host=gemini"], "gemini"), (["hook", "stop", "-h"], None),
+                                        (["hook", "session-start"], None), (["check", "x.ipynb"], None), ([], None)])
+def test_only_a_stop_takes_the_quick_path(args, host):
+    assert quickstop.hook_host(args) == host
+
+
+def test_the_memo_is_private_and_its_name_is_safe(repo, stops):
+    repo.session = "../../../../etc/passwd\n"
+    repo.start()
+    stops(repo, active=False)
+    stops(repo, active=False)
+    [memo] = repo.memos()
+    assert memo.parent == repo.state / "quick"
+    assert (memo.stat().st_mode & 0o777, memo.parent.stat().st_mode & 0o777) == (0o600, 0o700)
+    assert stops(repo, active=False)[0] == "replay"
+
+
+# -- as installed -------------------------------------------------------------------------------------
+
+def test_the_console_script_replays_without_importing_the_gate(repo):
+    """End to end, with the real racy window: `donegate hook stop` as a host runs it. The replayed stop
+    prints what the gate printed and never imports donegate.hosts (-X importtime lists every import)."""
+    env = {**repo.env(), "PYTHONPROFILEIMPORTTIME": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+
+    def hook(active: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run([str(DONEGATE), "hook", "stop"], input=repo.payload(stop_hook_active=active),
+                              cwd=repo.root, env=env, capture_output=True, timeout=60)
+
+    repo.start()
+    repo.write("app.py", "VALUE = 2\n")
+    first = hook(False)
+    assert first.returncode == 0 and repo.runs() == 1
+    time.sleep(quickstop.RACY_NS / 1e9 + 0.1)
+    second, third = hook(), hook()
+    imports = [[line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "import time" in line]
+               for done in (second, third)]
+    assert "donegate.hosts" in imports[0] and "donegate.hosts" not in imports[1]
+    assert "json" not in imports[1] and "subprocess" not in imports[1]
+    assert (third.returncode, third.stdout) == (second.returncode, second.stdout) == (0, b"")
+    assert repo.runs() == 1
+    assert len(repo.memos()) == 1
+
+
+def test_the_console_script_still_runs_every_other_command(repo):
+    done = subprocess.run([str(DONEGATE), "hook", "stop", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "usage" in done.stdout
+    done = subprocess.run([str(DONEGATE), "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip()
