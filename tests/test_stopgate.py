@@ -185,6 +185,18 @@ def test_identical_verified_tree_is_not_rerun(repo):
     assert repo.runs() == 1
 
 
+def test_a_stop_that_needs_no_check_writes_nothing_even_when_it_starts_a_stretch(repo):
+    """An already-verified stop, or one back at the baseline, ends its stretch at once: the next stop
+    starts its own, so nothing is saved (and donegate.quickstop may replay such a stop)."""
+    gate = passed_once(repo)
+    files = (gate.state_path, gate.stamp_path)
+    before = [(p.read_bytes(), p.stat().st_mtime_ns) for p in files]
+    assert gate.on_stop(False).exit == "already_verified"
+    repo.git("checkout", "--", "status.txt")
+    assert gate.on_stop(False).exit == "not_gated"
+    assert [(p.read_bytes(), p.stat().st_mtime_ns) for p in files] == before
+
+
 def test_pass_stamp_is_invalidated_by_content(repo):
     gate = passed_once(repo, lambda: repo.write("notes.txt", "draft 1\n"))
     repo.write("notes.txt", "draft 2\n")
