@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.hosts import HOSTS, SETTINGS_FILES, hook_entries, merge_hooks, run_hook, tool_policy
+from donegate.hosts import HOSTS, SETTINGS_FILES, hook_entries, merge_hooks, missing_program, run_hook, tool_policy
 from donegate.stopgate import GateError, Settings, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
@@ -206,6 +206,45 @@ def test_second_install_changes_nothing_and_says_so(repo):
     assert done.returncode == 0
     assert "nothing changed" in done.stdout
     assert path.read_bytes() == first
+
+
+GONE = "/opt/old-env/bin/donegate"  # an environment that was moved or deleted
+
+
+def test_install_replaces_entries_whose_donegate_no_longer_exists(repo):
+    theirs = hook_entries("claude-code", GONE)
+    theirs["Stop"].append({"hooks": [{"type": "command", "command": "notify-send 'turn over'"}]})
+    repo.write(".claude/settings.json", json.dumps({"hooks": theirs}))
+    done = repo.run("install", "--host", "claude-code")
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.count("replaced") == 4 and GONE in done.stdout
+    hooks = settings_of(repo)["hooks"]
+    commands = [h["command"] for entries in hooks.values() for e in entries for h in e["hooks"]]
+    assert not any(GONE in c for c in commands)
+    assert f"{EXE} hook stop --host claude-code" in commands and "notify-send 'turn over'" in commands
+    assert "nothing changed" in repo.run("install", "--host", "claude-code").stdout
+
+
+def test_doctor_calls_hooks_broken_when_their_program_is_gone(repo):
+    repo.write(".claude/settings.json", json.dumps({"hooks": hook_entries("claude-code", GONE)}))
+    done = repo.run("doctor")
+    assert done.returncode == 1
+    line = next(l for l in done.stdout.splitlines() if "claude-code" in l)
+    assert "BROKEN" in line and GONE in line and "donegate install --host claude-code" in line
+    repo.run("install", "--host", "claude-code")
+    line = next(l for l in repo.run("doctor").stdout.splitlines() if "claude-code" in l)
+    assert line.startswith("hooks        claude-code  installed")
+
+
+def test_missing_program_finds_absolute_paths_and_names_on_path(tmp_path):
+    assert missing_program(f"{EXE} hook stop") is None
+    assert missing_program("sh -c true") is None
+    assert missing_program(f"{GONE} hook stop") == GONE
+    assert missing_program("no-such-program-here hook stop") == "no-such-program-here"
+    plain = tmp_path / "not-executable"
+    plain.write_text("#!/bin/sh\n")
+    assert missing_program(f"{plain} hook stop") == str(plain)
+    assert missing_program("'unbalanced") is None
 
 
 def test_install_keeps_unrelated_hooks_and_settings(repo):

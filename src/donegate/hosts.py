@@ -18,8 +18,8 @@ from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'PLUGIN_MANIFEST', 'STACKS',
            'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy', 'run_hook', 'hook_command', 'hook_executable',
-           'hook_entries', 'merge_hooks', 'write_plugin', 'install', 'verify_script', 'init', 'doctor',
-           'ledger_command']
+           'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin', 'install', 'verify_script', 'init',
+           'doctor', 'ledger_command']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -231,9 +231,35 @@ def hook_entries(host: str, executable: str | None = None) -> dict[str, list[dic
     return entries
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-137
+def missing_program(command: str) -> str | None:
+    """The program a hook command starts, if it is not there any more (an environment moved or deleted);
+    None if it is found. A host that cannot start a hook carries on as if it had no objection."""
+    import shlex
+    import shutil
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return None
+    if os.sep in program:
+        return None if os.path.isfile(program) and os.access(program, os.X_OK) else program
+    return None if shutil.which(program) else program
+
+
+def _ours(entry: Any, marker: str) -> bool:
+    return f"hook {marker}" in json.dumps(entry) and "donegate" in json.dumps(entry)
+
+
+def _stale(entry: Any) -> list[str]:
+    """The missing programs of the donegate commands in one settings entry."""
+    hooks = entry.get("hooks") if isinstance(entry, dict) else None
+    commands = [h.get("command", "") for h in hooks if isinstance(h, dict)] if isinstance(hooks, list) else []
+    return [p for p in (missing_program(c) for c in commands if "donegate" in c) if p]
+
+
 def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]]) -> tuple[dict, list[str]]:
-    """`settings` with our hook entries added where no donegate hook for that event is present yet;
-    other hooks are kept as they are. Returns the new settings and one line per change."""
+    """`settings` with our hook entries added where no working donegate hook for that event is present;
+    an entry whose donegate program no longer exists is replaced; other hooks are kept as they are.
+    Returns the new settings and one line per change."""
     merged = json.loads(json.dumps(settings))
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -245,10 +271,16 @@ def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]]) 
             raise GateError(f"its hooks.{name} entry is not a list; fix or remove it, then install again")
         command = ours[0]["hooks"][0]["command"]
         marker = command.split(" hook ", 1)[1].split()[0]
-        if any(f"hook {marker}" in json.dumps(e) and "donegate" in json.dumps(e) for e in present):
+        mine = [e for e in present if _ours(e, marker)]
+        stale = [e for e in mine if _stale(e) and e not in ours]  # (ours naming itself: nothing to gain)
+        if len(stale) < len(mine):  # a working donegate hook is there, or ours already
             continue
+        for entry in stale:
+            present.remove(entry)
         present.extend(json.loads(json.dumps(ours)))
-        changes.append(f"added {name}: {command}")
+        gone = sorted({p for e in stale for p in _stale(e)})
+        changes.append(f"replaced {name}: {command} (the old entry named {', '.join(gone)}, which no longer exists)"
+                       if stale else f"added {name}: {command}")
     return merged, changes
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-139
@@ -406,7 +438,20 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     for host, rel in SETTINGS_FILES.items():
         path = root / rel
         text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-        out(f"hooks        {host:<12} {'installed' if 'hook stop' in text else 'not installed'} ({rel})")
+        if "hook stop" not in text:
+            out(f"hooks        {host:<12} not installed ({rel})")
+            continue
+        try:
+            hooks = json.loads(text).get("hooks") or {}
+            gone = sorted({p for entries in hooks.values() for e in entries for p in _stale(e)})
+        except (ValueError, AttributeError, TypeError):
+            gone = []
+        if gone:
+            problems += 1
+            out(f"hooks        {host:<12} BROKEN ({rel}): {', '.join(gone)} does not exist any more, so the host "
+                f"cannot start the gate and lets every stop through; run `donegate install --host {host}` again")
+        else:
+            out(f"hooks        {host:<12} installed ({rel})")
     if sessions:
         data = json.loads(sessions[-1].read_text())
         now = snapshot(root)
