@@ -39,9 +39,10 @@ LAB06 = "lab06-edited-tests"
 LAB07 = "lab07-gate-pitfalls"
 RECALL07 = "recall07-verify-loop"
 LAB08 = "lab08-capstone"
+RECALL08 = "recall08-host-answers"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
              LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10,
-             LAB08: 20}
+             LAB08: 20, RECALL08: 10}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -66,6 +67,8 @@ LAB07_COMMIT = {"test_commit_counts_as_a_change", "test_committed_change_is_gate
 LAB08_DENY = {"test_policy_denies_force_push", "test_deny_in_the_run"}
 # The lab08 cell that hashes every stored artifact again (2 points).
 LAB08_ARTIFACTS = {"test_artifact_hashes_verify"}
+# The recall08 cells where the hook must refuse (not exit 1) on a bad payload or a failing gate (2 + 2 points).
+RECALL08_FAIL_CLOSED = {"test_bad_payload_fails_closed", "test_gate_error_fails_closed"}
 
 # (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
 EXPECTED = {
@@ -117,6 +120,10 @@ EXPECTED = {
     (LAB08, "stub"): (0, "the untouched release raises NotImplementedError, so TRAJECTORY is never set"),
     (LAB08, "no-deny"): (16, "the policy only rewrites, never denies: loses exactly the two deny cells, 1 + 3"),
     (LAB08, "tampered-artifact"): (18, "an artifact is altered after the run: loses exactly the artifact-hash cell, 2"),
+    (RECALL08, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL08, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL08, "always-equal"): (0, "every test cell checks that answer_stop returned an Answer before comparing"),
+    (RECALL08, "fail-open"): (6, "answers its own errors with exit 1, which a host ignores: loses exactly the two fail-closed cells, 2 + 2"),
 }
 
 
@@ -311,6 +318,11 @@ def test_lab08_an_artifact_altered_after_the_run_loses_exactly_the_hash_cell(sco
     assert {name for name, score in cells.items() if score == 0} == LAB08_ARTIFACTS
 
 
+def test_recall08_a_hook_that_exits_1_on_its_own_errors_loses_exactly_the_fail_closed_cells(scores):
+    cells = scores[(RECALL08, "fail-open")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == RECALL08_FAIL_CLOSED
+
+
 def test_edited_visible_tests_are_restored_before_grading(course, scores):
     solution = nbformat.read(SOLUTIONS / LAB01 / f"{LAB01}.ipynb", as_version=4)
     original = {grade_id(c): c.source for c in grade_cells(solution)}
@@ -344,9 +356,10 @@ def test_an_always_equal_result_scores_nothing_in_lab04(scores):
     assert all(score == 0 for score in scores[(LAB04, "always-equal")]["cells"].values())
 
 
-def test_an_always_equal_result_scores_nothing_in_chapter_07(scores):
-    """lab06, lab07 and recall07 check that a bool, list, dict or Verdict came back before comparing, in every test cell."""
-    for aid in (LAB06, LAB07, RECALL07):
+def test_an_always_equal_result_scores_nothing_in_chapters_07_and_08(scores):
+    """lab06, lab07, recall07 and recall08 check that a bool, list, dict, Verdict or Answer came back before
+    comparing, in every test cell."""
+    for aid in (LAB06, LAB07, RECALL07, RECALL08):
         assert all(score == 0 for score in scores[(aid, "always-equal")]["cells"].values()), aid
 
 

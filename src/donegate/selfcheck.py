@@ -533,7 +533,7 @@ CURRICULUM: tuple[Step, ...] = (
     Step("05", ("lab04-averaged-scores",), "recall05-release-gate"),
     Step("06", ("lab05-hallucinated-findings",), "recall06-review"),
     Step("07", ("lab06-edited-tests", "lab07-gate-pitfalls"), "recall07-verify-loop"),
-    Step("08", ("lab08-capstone",)),
+    Step("08", ("lab08-capstone",), "recall08-host-answers"),
 )
 RECALL_DELAY = timedelta(hours=24)
 
