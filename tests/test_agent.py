@@ -197,6 +197,36 @@ def test_api_key_variables_are_removed_from_the_childs_environment(tmp_path, mon
         assert name not in output and value not in output
 
 
+def test_an_edit_keeps_the_files_own_line_endings(tmp_path):
+    ws = Workspace(tmp_path)
+    (tmp_path / "win.txt").write_bytes(b"a\r\nb\r\nc\r\n")
+    ws.run("edit", {"file_path": "win.txt", "old_string": "b\nc", "new_string": "B\nc"})
+    assert (tmp_path / "win.txt").read_bytes() == b"a\r\nB\r\nc\r\n"
+
+
+def test_a_file_tool_that_fails_on_the_file_system_is_a_tool_error_and_the_run_goes_on(tmp_path):
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "notes.txt").write_text("a file, not a folder\n")
+    (tmp_path / "project" / "latin1.txt").write_bytes(b"caf\xe9\n")
+    run = Run(tmp_path, [
+        {"text": "clumsy", "tool_calls": [write(".", "x"), write("notes.txt/inner.txt", "x"),
+                                          {"tool": "edit", "input": {"file_path": "latin1.txt", "old_string": "caf",
+                                                                     "new_string": "tea"}}]},
+        stop(),
+    ])
+    result = run.agent.run("write things")
+    assert result.status == "completed"
+    assert [e.payload["call_id"] for e in run.events("tool_failed")] == ["call_1_1", "call_1_2", "call_1_3"]
+    assert validate(run.writer.path).ok
+
+
+def test_a_failing_commands_exit_code_survives_the_clipping_of_its_output(tmp_path):
+    run = Run(tmp_path, [{"text": "loud failure", "tool_calls": [bash("seq 1 20000; exit 3")]}, stop()])
+    run.agent.run("count and fail")
+    message = next(m["content"] for m in run.agent.messages if m["role"] == "tool")
+    assert len(message) < 7000 and message.endswith("20000\n\n[exit 3]")
+
+
 def test_long_bash_output_is_stored_whole_as_an_artifact_and_clipped_for_the_model(tmp_path):
     run = Run(tmp_path, [{"text": "noisy", "tool_calls": [bash("seq 1 20000")]}, stop()])
     run.agent.run("count")

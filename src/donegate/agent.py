@@ -224,7 +224,10 @@ class Workspace:
         """Run one tool call; ToolError says what went wrong."""
         if tool not in TOOLS:
             raise ToolError(f"unknown tool {tool!r}; the tools are {', '.join(TOOLS)}")
-        return getattr(self, f"_{tool}")(args)
+        try:
+            return getattr(self, f"_{tool}")(args)
+        except (OSError, UnicodeError) as exc:  # a folder as a file, a file as a folder, bytes that are not UTF-8
+            raise ToolError(f"{tool} failed on {args.get('file_path') or args.get('path') or 'its input'}: {exc}") from None
 
     def _read(self, args: Mapping) -> ToolResult:
         path = self.path(args.get("file_path"))
@@ -247,12 +250,14 @@ class Workspace:
             raise ToolError("edit needs 'old_string' (non-empty text to find) and 'new_string'")
         if not path.is_file():
             raise ToolError(f"{args.get('file_path')} does not exist or is not a file")
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes().decode("utf-8")
+        ending = "\r\n" if "\r\n" in raw else "\n"  # keep the file's own line endings
+        text = raw.replace("\r\n", "\n")
         found = text.count(old)
         if found != 1:
             raise ToolError(f"old_string occurs {found} times in {args['file_path']}; it must occur exactly once "
                             "(quote more of the surrounding text)")
-        path.write_text(text.replace(old, new), encoding="utf-8")
+        path.write_text(text.replace(old, new), encoding="utf-8", newline=ending)
         return ToolResult(f"edited {args['file_path']}")
 
     def _list(self, args: Mapping) -> ToolResult:
@@ -431,6 +436,7 @@ class Agent:
                 tool_name=call.tool, tool_input=args,
                 tool_response={"output": _clip(result.output), "exit_code": result.exit_code}))
             note = f"\n[hook {after.hook}: {after.reason}]" if after.action != "allow" else ""
+            # the exit code goes last: a long output is cut from the front, and the failure must survive the cut
             self._tool_message(call, (result.output if result.exit_code == 0 else
-                                      f"[exit {result.exit_code}]\n{result.output}") + note)
+                                      f"{result.output}\n[exit {result.exit_code}]") + note)
         return None
