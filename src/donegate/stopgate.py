@@ -569,7 +569,8 @@ class StopGate:
     def _keep_protected_blobs(self, tree: TreeState) -> None:
         globs = (*DEFAULT_PROTECT, *self.settings.protect)
         for path, ident in tree.entries.items():
-            if ident and is_protected(path, globs) and not (self.blob_dir / ident[1]).exists():
+            # a nested repository ("160000") is opaque to the snapshot: there is no blob to keep
+            if ident and ident[0] != "160000" and is_protected(path, globs) and not (self.blob_dir / ident[1]).exists():
                 full = self.root / path
                 data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
                 write_private(self.blob_dir / ident[1], data)
@@ -750,8 +751,8 @@ class StopGate:
         import shutil
         restored = []
         for path, (before, _) in changes.items():
-            if not is_protected(path, self.settings.protect):
-                continue
+            if not is_protected(path, self.settings.protect) or (before and before[0] == "160000"):
+                continue  # (a nested repository cannot be restored from a blob; the copy keeps it as it is)
             target = copy / path
             if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target)
