@@ -726,6 +726,19 @@ def test_the_agent_may_not_edit_the_file_that_installs_the_hooks(repo, host, set
     assert verdict[0] == "deny" and settings_file in verdict[1]
 
 
+@pytest.mark.parametrize("mode", ["pristine", "off"])
+def test_the_protect_mode_frees_tests_only_never_the_check_or_the_hook_settings(repo, mode):
+    settings = Settings(state_dir=repo.state, protect_mode=mode)
+
+    def decide(name):
+        return tool_policy({"tool_name": "Write", "cwd": str(repo.root),
+                            "tool_input": {"file_path": name, "content": "x\n"}}, settings)[0]
+
+    assert decide("tests/test_x.py") == "allow"
+    assert decide("verify.sh") == "deny"
+    assert decide(".claude/settings.json") == "deny"
+
+
 @pytest.mark.parametrize("tool", ["Read", "Grep", "read", "list"])
 def test_reading_a_protected_file_is_not_refused(repo, tool):
     verdict = tool_policy({"tool_name": tool, "cwd": str(repo.root),

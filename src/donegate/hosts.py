@@ -104,15 +104,18 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings) -> tuple[str, st
     if tool == "apply_patch" and isinstance(command, str):  # Codex: the files are named inside the patch
         targets = [a or b for a, b in _PATCH_FILE.findall(command)]
     for target in targets:
-        if not (isinstance(target, str) and root is not None and settings.protect_mode == "block"):
+        if not isinstance(target, str) or root is None or tool in READ_ONLY_TOOLS:
             continue
         full = os.path.abspath(os.path.join(payload.get("cwd") or root, target))
         # the folder resolved like the root (a cwd reached through a symlink), the file name kept as it is
         rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)), root)
-        if tool in READ_ONLY_TOOLS or rel.startswith(".."):
+        if rel.startswith(".."):
             continue
         new_test = not os.path.lexists(full) and os.path.basename(rel) != "conftest.py"  # adding tests is work
-        if (is_protected(rel, settings.protect) and not new_test) or rel == SCRIPT_NAME:
+        # the protect mode is about tests only (pristine mode restores them in its copy); the check and the
+        # hook settings are refused in every mode
+        tests_guarded = settings.protect_mode == "block" and is_protected(rel, settings.protect) and not new_test
+        if tests_guarded or rel == SCRIPT_NAME:
             return ("deny", f"{rel} is protected (tests and the acceptance check belong to the operator); "
                             "change the code, not the check", None)
         if rel in SETTINGS_FILES.values():
