@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.hosts import HOSTS, SETTINGS_FILES, hook_entries, merge_hooks, missing_program, run_hook, tool_policy
-from donegate.stopgate import GateError, Settings, find_repo
+from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, merge_hooks, missing_program, run_hook,
+                            stop_answer, tool_policy)
+from donegate.stopgate import GateError, Settings, Verdict, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
 EXE = shlex.quote(str(DONEGATE))
@@ -341,6 +342,18 @@ def test_a_stop_with_no_edit_since_the_failed_one_hands_over_without_running_the
     assert "the turn ended without passing verification" in message
     assert "NOT verified" in message and "nothing changed since the last failed check" in message
     assert repo.runs() == 1
+
+
+def test_a_stop_with_no_session_start_says_the_baseline_was_missing(repo):
+    repo.write("app.py", broken())
+    done = repo.stop(active=False)
+    assert done.returncode == 0 and repo.runs() == 0
+    assert answer(done)["systemMessage"].startswith("[donegate] no baseline existed for this session")
+
+
+def test_the_answer_follows_the_verdict_s_exit_not_the_words_of_its_message():
+    quiet = Verdict("allow", "completed", "not_gated", "[donegate] nothing changed since the baseline")
+    assert stop_answer("claude-code", quiet) == HookAnswer(0)
 
 
 def test_a_read_only_turn_stops_silently(gated):

@@ -61,10 +61,10 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
         # exit 2 + stderr blocks; the JSON on stdout keeps the block from being read as a missing script
         return HookAnswer(2, _json({"decision": "block", "reason": verdict.message}), verdict.message, verdict)
     notes = list(verdict.warnings)
-    if verdict.status != "verified" and verdict.exit != "not_gated":
+    if verdict.status != "verified" and verdict.exit not in ("not_gated", "no_baseline"):
         notes.insert(0, f"donegate: the turn ended without passing verification (status {verdict.status}).\n"
                         + verdict.message)
-    elif verdict.exit == "not_gated" and "baseline" in verdict.message:
+    elif verdict.exit == "no_baseline":  # the session start was missed: say so, the gate saw nothing yet
         notes.insert(0, verdict.message)
     return HookAnswer(0, _json({"systemMessage": "\n".join(notes)}) if notes else "", verdict=verdict)
 

@@ -413,7 +413,7 @@ class Verdict:
 
     `action` is "allow" (the agent may stop) or "block" (it must go on; `message` goes back to it).
     `status` is the run's terminal status if it ends here (verified, yielded_unverified, blocked,
-    completed). `exit` names the rule that decided: passed, already_verified, not_gated, no_change,
+    completed). `exit` names the rule that decided: passed, already_verified, not_gated, no_baseline, no_change,
     budget, report_only, skipped, no_check (allow) or check_failed, syntax_error, protected, disarmed (block).
     """
 
@@ -623,7 +623,7 @@ class StopGate:
         state = self._load()
         if state is None:
             self.start(source="stop")
-            return Verdict("allow", "completed", "not_gated",
+            return Verdict("allow", "completed", "no_baseline",
                            f"{TAG} no baseline existed for this session, so one was taken now and nothing can "
                            "count as changed yet. Start the gate when the session starts (SessionStart hook).")
         new_stretch = stop_hook_active is False
