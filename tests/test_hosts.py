@@ -707,6 +707,32 @@ def test_doctor_after_setup_says_a_stop_would_run_the_check_on_the_changed_path(
     assert "run the check on 1 changed path(s): app.py" in done.stdout
 
 
+def test_doctor_does_not_call_a_symlinked_verify_sh_a_check_because_the_gate_does_not(repo):
+    repo.write("checks/verify.sh", "#!/bin/sh\nexit 0\n")
+    repo.path("checks/verify.sh").chmod(0o755)
+    os.symlink("checks/verify.sh", repo.root / "verify.sh")
+    done = repo.run("doctor")
+    assert done.returncode == 1 and "check        MISSING" in done.stdout
+
+
+def test_doctor_says_a_passed_state_runs_again_under_another_check_command(gated):
+    repo = gated()
+    repo.write("app.py", FIXED)
+    assert repo.stop(active=False).returncode == 0
+    assert "already passed ./verify.sh" in repo.run("doctor").stdout
+    done = repo.run("doctor", DONEGATE_VERIFY_COMMAND="false")
+    assert "a stop now   run the check on 1 changed path(s): app.py" in done.stdout
+
+
+def test_doctor_reports_a_damaged_state_file_instead_of_crashing(gated):
+    repo = gated()
+    [state_file] = (repo.state / "sessions").glob("*.json")
+    state_file.write_text('{"session": "session-1", "baseline"')
+    done = repo.run("doctor")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"PROBLEM: the state file {state_file} cannot be used" in done.stdout
+
+
 def test_doctor_outside_a_repository_exits_1(outside, tmp_path):
     done = donegate("doctor", cwd=outside, state=tmp_path / "state")
     assert done.returncode == 1

@@ -408,7 +408,7 @@ def init(repo: str | os.PathLike = ".", out=print) -> int:
 def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     """`donegate doctor`: the repository, the check, the settings, the state, the ledger, the installed
     hooks and what a stop would do now. Exit 0 if the gate can work here, 1 if something is missing."""
-    from donegate.stopgate import TreeState, changed_paths, repo_key, snapshot
+    from donegate.stopgate import repo_key, script_armed
     problems = 0
     root = find_repo(repo)
     if root is None:
@@ -420,10 +420,9 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     except GateError as exc:
         out(f"settings     PROBLEM: {exc}")
         return 1
-    script = root / SCRIPT_NAME
     if settings.verify_command:
         out(f"check        DONEGATE_VERIFY_COMMAND={settings.verify_command}")
-    elif script.is_file() and os.access(script, os.X_OK):
+    elif script_armed(root):  # what the gate arms on: a regular file with its run bit, not a symlink
         out(f"check        ./{SCRIPT_NAME} (executable)")
     else:
         problems += 1
@@ -455,21 +454,14 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
                 f"cannot start the gate and lets every stop through; run `donegate install --host {host}` again")
         else:
             out(f"hooks        {host:<12} installed ({rel})")
-    if sessions:
-        data = json.loads(sessions[-1].read_text())
-        now = snapshot(root)
-        changes = changed_paths(root, TreeState.from_json(data["baseline"]), now)
-        stamp_file = state / "stamps" / f"{key}.json"
-        stamp = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
-        if not changes:
-            what = "allow: nothing changed since the newest session's baseline (not gated)"
-        elif now.digest in stamp.get("digests", ()):
-            what = "allow: this tree state already passed the check (verified, not re-run)"
-        else:
-            what = f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
-        out(f"a stop now   {what}")
-    else:
-        out("a stop now   no session has started here yet: the first SessionStart takes the baseline")
+    what = "no session has started here yet: the first SessionStart takes the baseline"
+    if sessions:  # the newest session's gate says what its next stop would do, by the stop's own rules
+        try:
+            what = StopGate(root, json.loads(sessions[-1].read_text())["session"], settings).preview()
+        except (ValueError, KeyError, GateError) as exc:
+            problems += 1
+            what = f"PROBLEM: the state file {sessions[-1]} cannot be used ({exc}); delete it to take a new baseline"
+    out(f"a stop now   {what}")
     return 1 if problems else 0
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-181

@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'FAILURE_LINE', 'FAILED_TEST',
-           'OUTCOME_WORDS', 'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected', 'blob_id',
-           'TreeState', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'HashCache', 'snapshot',
-           'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'Verdict',
-           'failure_summary', 'syntax_errors', 'CheckRun', 'run_check', 'StopGate', 'Scenario', 'demo_folder',
-           'scenario_names', 'load_scenario', 'DemoRun', 'closing_line', 'play', 'demo_command']
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'NOTHING_CHANGED', 'FAILURE_LINE',
+           'FAILED_TEST', 'OUTCOME_WORDS', 'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected',
+           'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'HashCache', 'snapshot',
+           'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files',
+           'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'run_check', 'StopGate',
+           'Scenario', 'demo_folder', 'scenario_names', 'load_scenario', 'DemoRun', 'closing_line', 'play',
+           'demo_command']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -403,6 +404,22 @@ def repo_key(root: Path) -> str:
     resolved = str(Path(root).resolve())
     return f"{Path(resolved).name[:24]}-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}"
 
+
+def session_files(state_dir: Path, root: Path, session_id: str) -> tuple[Path, Path]:
+    """Where the gate keeps one session's state in one repository, and that repository's pass stamp."""
+    key = repo_key(root)
+    return (Path(state_dir) / "sessions" / f"{safe_key(session_id)}--{key}.json",
+            Path(state_dir) / "stamps" / f"{key}.json")
+
+
+def script_armed(root: Path) -> bool:
+    """Is the acceptance script at `root` a regular file (not a symlink) with its run bit set?"""
+    try:
+        st = os.lstat(Path(root) / SCRIPT_NAME)
+    except FileNotFoundError:
+        return False
+    return stat.S_ISREG(st.st_mode) and bool(st.st_mode & stat.S_IXUSR)
+
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-020
 TAG = "[donegate]"
 
@@ -432,6 +449,8 @@ class Verdict:
         return self.action == "block"
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-022
+NOTHING_CHANGED = Verdict("allow", "completed", "not_gated",
+                          f"{TAG} nothing changed in this session, so there is nothing to verify (completed).")
 FAILURE_LINE = re.compile(r"FAIL|ERROR|Error\b|Exception|assert|failed|error:|not ok", re.I)
 FAILED_TEST = re.compile(r"(FAILED|FAIL:|ERROR:|not ok)\s")  # pytest, unittest and TAP name the test
 
@@ -538,8 +557,7 @@ class StopGate:
         self.last_verdict: Verdict | None = None
         state_dir = private_dir(Path(self.settings.state_dir))
         self.repo_key = repo_key(top)
-        self.state_path = state_dir / "sessions" / f"{safe_key(self.session_id)}--{self.repo_key}.json"
-        self.stamp_path = state_dir / "stamps" / f"{self.repo_key}.json"
+        self.state_path, self.stamp_path = session_files(state_dir, top, self.session_id)
         self.blob_dir = state_dir / "blobs"
         self.cache = HashCache(state_dir / "cache" / f"{self.repo_key}.json")
 
@@ -560,11 +578,7 @@ class StopGate:
         return self.root / SCRIPT_NAME
 
     def _script_armed(self) -> bool:
-        try:
-            st = os.lstat(self._script())
-        except FileNotFoundError:
-            return False
-        return stat.S_ISREG(st.st_mode) and bool(st.st_mode & stat.S_IXUSR)
+        return script_armed(self.root)
 
     def _keep_protected_blobs(self, tree: TreeState) -> None:
         globs = (*DEFAULT_PROTECT, *self.settings.protect)
@@ -630,24 +644,19 @@ class StopGate:
         if new_stretch:
             state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
         now = snapshot(self.root, self.cache)
-        nothing = Verdict("allow", "completed", "not_gated",
-                          f"{TAG} nothing changed in this session, so there is nothing to verify (completed).")
-        if now.digest == state.get("baseline_digest"):
-            if state.get("last_failure"):
+        settled = self._settled(state, now)
+        if settled is not None:
+            if settled.exit == "not_gated" and state.get("last_failure"):
                 state["last_failure"] = None  # back at the baseline: nothing is pending any more
                 self._save(state)
-            return nothing  # a new stretch that ends at once needs no record: the next stop starts its own
+            return settled  # a new stretch that ends at once needs no record: the next stop starts its own
         command = self.command(state)
         key = command if isinstance(command, str) else " ".join(command or ())
-        stamp = self._read_stamp() if command is not None else {}
-        if now.digest in stamp.get("digests", ()) and stamp.get("command") == key:
-            return Verdict("allow", "verified", "already_verified",
-                           f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
         changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
         if not changes:
             state["last_failure"] = None
             self._save(state)
-            return nothing
+            return NOTHING_CHANGED
         changed = tuple(changes)
         if command is None:
             self._save(state)
@@ -695,6 +704,37 @@ class StopGate:
         detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
         return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key,
                           run=run, after=after)
+
+    def _settled(self, state: Mapping, now: TreeState) -> Verdict | None:
+        """The answer when no check is needed: the tree is back at the baseline, or this exact tree
+        state already passed the current acceptance command. None when it takes more."""
+        if now.digest == state.get("baseline_digest"):
+            return NOTHING_CHANGED
+        command = self.command(state)
+        if command is None:
+            return None
+        key = command if isinstance(command, str) else " ".join(command)
+        stamp = self._read_stamp()
+        if now.digest in stamp.get("digests", ()) and stamp.get("command") == key:
+            return Verdict("allow", "verified", "already_verified",
+                           f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
+        return None
+
+    def preview(self) -> str:
+        """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
+        state = self._load()
+        if state is None:
+            return "no session has started here yet: the first SessionStart takes the baseline"
+        now = snapshot(self.root, self.cache)
+        settled, changes = self._settled(state, now), {}
+        if settled is None:
+            changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
+            settled = None if changes else NOTHING_CHANGED
+        if settled is not None:
+            return f"allow: {settled.message.removeprefix(TAG).strip()}"
+        if self.command(state) is None:
+            return "allow UNVERIFIED: files changed but no acceptance check is configured"
+        return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
 
     # -- rules ------------------------------------------------------------------------------------
     def _ignored_protected(self) -> list[str]:
