@@ -322,9 +322,8 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None) -> int:
     files, before = [], None
     if call is not None:
         try:
-            from donegate.stopgate import Settings, StopGate
-            gate = StopGate(call.root, call.session, Settings.from_env(env))
-            files = [os.fsencode(gate.state_path), os.fsencode(gate.stamp_path)]
+            from donegate.stopgate import Settings, session_files
+            files = [os.fsencode(p) for p in session_files(Settings.from_env(env).state_dir, call.root, call.session)]
             taken = time.time_ns()
             before = record_state(call, env)
         except Exception:
