@@ -26,7 +26,7 @@ from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, mer
 from donegate.stopgate import GateError, Settings, Verdict, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
-EXE = shlex.quote(str(DONEGATE))
+EXE = "donegate"  # installed settings call it by name, so they can be committed and shared
 CLAIM = "Done: the change is complete and all checks pass."
 ORIGINAL = 'STATUS = "ok"\n'
 FIXED = 'STATUS = "ok"\nx = 1\n'
@@ -187,13 +187,12 @@ def test_init_offers_the_detected_stack_s_checks_commented_out(make_repo, marker
 
 # -- install -----------------------------------------------------------------------------------
 
-def test_install_writes_the_four_hooks_calling_this_donegate_by_absolute_path(repo):
+def test_install_writes_the_hooks_calling_donegate_by_name(repo):
     done = repo.run("install", "--host", "claude-code")
     assert done.returncode == 0, done.stdout
     hooks = settings_of(repo)["hooks"]
-    assert DONEGATE.is_absolute()
     for name, event in (("SessionStart", "session-start"), ("UserPromptSubmit", "user-prompt"),
-                        ("Stop", "stop"), ("PreToolUse", "pre-tool-use")):
+                        ("Stop", "stop"), ("PreToolUse", "pre-tool-use"), ("StopFailure", "stop-failure")):
         commands = [h["command"] for entry in hooks[name] for h in entry["hooks"]]
         assert commands == [f"{EXE} hook {event} --host claude-code"], (name, commands)
     assert "Write" in hooks["PreToolUse"][0]["matcher"] and "Bash" in hooks["PreToolUse"][0]["matcher"]
@@ -218,7 +217,7 @@ def test_install_replaces_entries_whose_donegate_no_longer_exists(repo):
     repo.write(".claude/settings.json", json.dumps({"hooks": theirs}))
     done = repo.run("install", "--host", "claude-code")
     assert done.returncode == 0, done.stdout
-    assert done.stdout.count("replaced") == 4 and GONE in done.stdout
+    assert done.stdout.count("replaced") == 5 and GONE in done.stdout
     hooks = settings_of(repo)["hooks"]
     commands = [h["command"] for entries in hooks.values() for e in entries for h in e["hooks"]]
     assert not any(GONE in c for c in commands)
@@ -466,7 +465,7 @@ def test_commands_that_disarm_the_check_or_hide_edits_are_denied(repo, command):
 def test_commit_no_verify_is_rewritten_to_run_the_commit_hooks(repo):
     out = tool_call(repo, "Bash", command="git commit --no-verify -m x", description="commit")
     spec = out["hookSpecificOutput"]
-    assert spec["permissionDecision"] == "allow"
+    assert "permissionDecision" not in spec  # an "allow" would skip the person's own permission prompt
     assert spec["updatedInput"] == {"command": "git commit -m x", "description": "commit"}
     assert "--no-verify" not in spec["updatedInput"]["command"]
 
@@ -574,10 +573,10 @@ def test_a_bad_setting_denies_the_tool_call_and_names_it(repo):
 def test_an_internal_error_blocks_the_stop(repo, monkeypatch):
     import donegate.hosts as hosts
 
-    def broken_gate(payload, settings):
+    def broken_gate(*args, **kwargs):
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr(hosts, "_gate", broken_gate)
+    monkeypatch.setattr(hosts, "_gates", broken_gate)
     got = run_hook("stop", json.dumps(repo.payload("stop", stop_hook_active=False)),
                    env={"DONEGATE_STATE_DIR": str(repo.state)})
     assert got.exit_code == 2
@@ -625,9 +624,9 @@ def test_run_hook_refuses_an_unknown_event_or_host(repo, event, host, bad):
 
 def test_merge_hooks_adds_one_entry_per_event_and_reports_each():
     merged, changes = merge_hooks({}, hook_entries("claude-code", "donegate"))
-    assert sorted(merged["hooks"]) == ["PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]
+    assert sorted(merged["hooks"]) == ["PreToolUse", "SessionStart", "Stop", "StopFailure", "UserPromptSubmit"]
     assert all(len(entries) == 1 for entries in merged["hooks"].values())
-    assert len(changes) == 4 and all(line.startswith("added ") for line in changes)
+    assert len(changes) == 5 and all(line.startswith("added ") for line in changes)
 
 
 def test_merge_hooks_twice_changes_nothing():

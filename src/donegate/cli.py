@@ -96,7 +96,7 @@ COMMANDS: dict[str, Command] = {
     "hook": Command(
         "donegate.hosts:hook_command",
         "answer one hook call from a coding agent (JSON on stdin), e.g. a Stop",
-        (arg("event", choices=["session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use"],
+        (arg("event", choices=["session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use", "stop-failure"],
              help="the hook event: session-start takes the baseline, user-prompt starts a new stretch of "
                   "work, stop runs the gate, pre-tool-use applies the tool policy"),
          arg("--host", default="claude-code", choices=["claude-code", "codex", "gemini"],
@@ -111,7 +111,10 @@ COMMANDS: dict[str, Command] = {
         "add the gate's hooks to a coding agent's project settings",
         (arg("--host", required=True, choices=["claude-code", "codex", "gemini"], help="the coding agent"),
          arg("--repo", default=".", help="the repository (default: the current folder)"),
-         arg("--plugin", metavar="DIR", help="instead, write a Claude Code plugin (manifest and hooks) to DIR")),
+         arg("--plugin", metavar="DIR", help="instead, write a Claude Code plugin (manifest and hooks) to DIR"),
+         arg("--trust", action="store_true",
+             help="also record that you trust these hooks, where the host asks for it (Codex: "
+                  "~/.codex/config.toml; Gemini: ~/.gemini/trustedFolders.json)")),
         description="Merge the hook entries into .claude/settings.json, .codex/hooks.json or "
         ".gemini/settings.json: existing hooks are kept, running it twice changes nothing, every change is "
         "printed, and a settings file that is not valid JSON is left untouched (exit 2).",
@@ -136,6 +139,14 @@ COMMANDS: dict[str, Command] = {
         "summarise the false completions the gate caught (DONEGATE_LEDGER=1)",
         description="Count the ledger's rows per repository and show the latest ones: what the agent "
         "claimed, what the gate demanded and what actually happened.",
+    ),
+    "status": Command(
+        "donegate.hosts:status_command",
+        "did the last agent turn in this repository end verified? (for scripts, after claude -p or codex exec)",
+        (arg("--repo", default=".", help="the repository (default: the current folder)"),),
+        description="Print one line and exit 0 when the last gated turn here ended verified or changed "
+        "nothing, 1 when it ended unverified (handed over, refused, or ended without a stop decision: an "
+        "API error, a turn limit), 2 when the gate has never seen a session here.",
     ),
 }
 

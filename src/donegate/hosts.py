@@ -5,33 +5,38 @@
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-004
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected
+from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected,
+                               remember_session, remember_worktree, same_repository, session_repository,
+                               worktree_baseline)
 
 # %% auto #0
-__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'PLUGIN_MANIFEST', 'STACKS',
-           'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy', 'run_hook', 'hook_command', 'hook_executable',
-           'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin', 'install', 'verify_script', 'init',
-           'doctor', 'ledger_command']
+__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'PLUGIN_MANIFEST',
+           'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy',
+           'session_roots', 'run_hook', 'count_stop', 'stops_seen', 'status_command', 'hook_command', 'hook_executable',
+           'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin', 'codex_hook_hash', 'codex_hook_keys',
+           'not_active', 'grant_trust', 'install', 'verify_script', 'init', 'doctor', 'ledger_command']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
     # our event -> the host's event name
     "claude-code": {"session-start": "SessionStart", "user-prompt": "UserPromptSubmit", "stop": "Stop",
-                    "pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse"},
+                    "pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse", "stop-failure": "StopFailure"},
     "codex": {"session-start": "SessionStart", "user-prompt": "UserPromptSubmit", "stop": "Stop",
               "pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse"},
     "gemini": {"session-start": "SessionStart", "user-prompt": "BeforeAgent", "stop": "AfterAgent",
                "pre-tool-use": "BeforeTool", "post-tool-use": "AfterTool"},
 }
-HOOK_EVENTS: tuple[str, ...] = ("session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use")
+HOOK_EVENTS: tuple[str, ...] = ("session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use",
+                                "stop-failure")
 SETTINGS_FILES: dict[str, str] = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json",
                                   "gemini": ".gemini/settings.json"}
 TOOL_MATCHERS: dict[str, str] = {"claude-code": "Bash|Edit|Write|MultiEdit|NotebookEdit",
@@ -70,19 +75,22 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
 
 
 def tool_answer(host: str, action: str, reason: str, updated_input: Mapping | None = None) -> HookAnswer:
-    """The host's answer before a tool call: deny or ask with the reason, or allow with a rewritten input.
-    An allow with nothing to rewrite says nothing (exit 0, no output): the host's own permission rules
-    then decide, because an explicit allow would skip the prompt the person would otherwise see."""
+    """The host's answer before a tool call: deny or ask with the reason, or an allow that rewrites the
+    input. An allow never carries a permission decision: an explicit "allow" skips the prompt the person
+    would otherwise see, so a rewrite is sent alone and the host's own permission rules still decide."""
     if action == "allow" and updated_input is None:
         return HookAnswer(0)
     if host == "gemini":
-        out = {"decision": "deny" if action == "deny" else "allow", "reason": reason}
+        out: dict = {} if action == "allow" else {"decision": "deny" if action == "deny" else "allow",
+                                                  "reason": reason}
         if action == "ask":
             out["systemMessage"] = f"donegate asks for a look: {reason}"
         if updated_input is not None:
             out["hookSpecificOutput"] = {"tool_input": dict(updated_input)}  # merged over the model's arguments
         return HookAnswer(0, _json(out))
-    spec = {"hookEventName": "PreToolUse", "permissionDecision": action, "permissionDecisionReason": reason}
+    spec = {"hookEventName": "PreToolUse"}
+    if action != "allow":
+        spec.update(permissionDecision=action, permissionDecisionReason=reason)
     if updated_input is not None:
         spec["updatedInput"] = dict(updated_input)
     return HookAnswer(0, _json({"hookSpecificOutput": spec}))
@@ -93,12 +101,26 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Mov
 _REARM = re.compile(rf"\s*chmod\s+[ugoa]*\+x\s+(\./)?{re.escape(SCRIPT_NAME)}\s*")  # what the gate tells an agent to run
 
 
-def tool_policy(payload: Mapping[str, Any], settings: Settings) -> tuple[str, str, dict | None]:
-    """(action, reason, updated input) for a tool call: writes to protected files and moves that
-    disarm the gate are denied; `git commit --no-verify` (or `-n`) is rewritten to run the commit hooks."""
+def _owner(full: str, roots: Sequence[Path]) -> Path | None:
+    """The working tree among `roots` (or a checkout of the same repository) that holds the path `full`."""
+    top = find_repo(os.path.dirname(full))
+    if top is None:
+        return None
+    return top if top in roots or any(same_repository(top, r) for r in roots[:1]) else None
+
+
+def tool_policy(payload: Mapping[str, Any], settings: Settings,
+                roots: Sequence[Path] | None = None) -> tuple[str, str, dict | None]:
+    """(action, reason, updated input) for a tool call: writes to protected files of the session's
+    repository (`roots`: it and its worktrees; by default the one holding `cwd`) and moves that disarm
+    the gate are denied; `git commit --no-verify` (or `-n`) is rewritten to run the commit hooks."""
     tool = str(payload.get("tool_name") or "")
     data = payload.get("tool_input") if isinstance(payload.get("tool_input"), Mapping) else {}
-    root = find_repo(payload.get("cwd") or os.getcwd())
+    here = payload.get("cwd") or os.getcwd()
+    if roots is None:
+        found = find_repo(here)
+        roots = [found] if found else []
+    root = roots[0] if roots else None
     command = data.get("command")
     targets = [data.get("file_path") or data.get("path") or data.get("notebook_path")]
     if tool == "apply_patch" and isinstance(command, str):  # Codex: the files are named inside the patch
@@ -106,11 +128,13 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings) -> tuple[str, st
     for target in targets:
         if not isinstance(target, str) or root is None or tool in READ_ONLY_TOOLS:
             continue
-        full = os.path.abspath(os.path.join(payload.get("cwd") or root, target))
+        full = os.path.abspath(os.path.join(here, target))
         # the folder resolved like the root (a cwd reached through a symlink), the file name kept as it is
-        rel = os.path.relpath(os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full)), root)
-        if rel.startswith(".."):
+        full = os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+        owner = _owner(full, roots)
+        if owner is None:  # outside the session's repository and its worktrees
             continue
+        rel = os.path.relpath(full, owner)
         new_test = not os.path.lexists(full) and os.path.basename(rel) != "conftest.py"  # adding tests is work
         # the protect mode is about tests only (pristine mode restores them in its copy); the check and the
         # hook settings are refused in every mode
@@ -140,11 +164,51 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings) -> tuple[str, st
     return ("allow", "", None)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
-def _gate(payload: Mapping[str, Any], settings: Settings) -> StopGate | None:
-    root = find_repo(payload.get("cwd") or os.getcwd())
-    if root is None:
-        return None
-    return StopGate(root, str(payload.get("session_id") or "unknown-session"), settings)
+def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None,
+                  starting: bool = False) -> list[Path]:
+    """The session's repository first, then the linked worktrees of it the session has gone into.
+    The repository is fixed when the session starts (the payload's cwd follows the agent's shell);
+    where that start was missed, Claude Code's CLAUDE_PROJECT_DIR, then the cwd. [] outside any repository."""
+    env = os.environ if env is None else env
+    session = str(payload.get("session_id") or "unknown-session")
+    here = find_repo(payload.get("cwd") or os.getcwd())
+    record = session_repository(settings.state_dir, session)
+    if record is not None and find_repo(record["root"]) == Path(record["root"]):
+        root = Path(record["root"])
+    else:
+        project = env.get("CLAUDE_PROJECT_DIR")
+        root = (find_repo(project) if project else None) or here
+        if root is None:
+            return []
+        if starting and here is not None and here != root and same_repository(here, root):
+            root = here  # a session started inside a worktree belongs to that worktree
+        if starting:
+            record = remember_session(settings.state_dir, session, root)
+    worktrees = [Path(w) for w in (record or {}).get("worktrees", []) if find_repo(w) == Path(w)]
+    if here is not None and here != root and here not in worktrees and same_repository(here, root):
+        remember_worktree(settings.state_dir, session, here)
+        worktrees.append(here)
+    return [root, *worktrees]
+
+
+def _gates(roots: Sequence[Path], session: str, settings: Settings) -> list[StopGate]:
+    """A gate per working tree; a worktree seen for the first time gets its baseline from the
+    repository's (clean at the commit the session started from)."""
+    gates = [StopGate(root, session, settings) for root in roots]
+    if len(gates) > 1:
+        main = gates[0].start()
+        for gate in gates[1:]:
+            if not gate.state_path.exists():
+                gate.start("worktree", base=worktree_baseline(gate.root, main["baseline"]["head"]))
+    return gates
+
+
+_WEIGHT = {"blocked": 3, "yielded_unverified": 2, "completed": 1, "verified": 0}
+
+
+def _worst(verdicts: Sequence[Verdict]) -> Verdict:
+    """One answer for several working trees: any refusal first, then the least verified allow."""
+    return max(verdicts, key=lambda v: (v.blocks, _WEIGHT.get(v.status, 2)))
 
 
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
@@ -153,8 +217,8 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
     as "allow" where it matters: a stop is blocked, a tool call is denied. Bytes must be UTF-8 JSON."""
     if host not in HOSTS:
         return HookAnswer(2, "", f"donegate hook: unknown host {host!r}; use one of {', '.join(HOSTS)}")
-    if event not in HOOK_EVENTS:
-        return HookAnswer(2, "", f"donegate hook: unknown event {event!r}; use one of {', '.join(HOOK_EVENTS)}")
+    if event not in HOSTS[host]:
+        return HookAnswer(2, "", f"donegate hook: unknown event {event!r} for {host}; use one of {', '.join(HOSTS[host])}")
 
     def refuse(why: str) -> HookAnswer:
         message = f"donegate could not decide this {HOSTS[host][event]} ({why}), so it refuses rather than allow."
@@ -172,28 +236,83 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         return refuse("no hook input on stdin: the host sends one JSON object per call")
     try:
         settings = Settings.from_env(env)
+        session = str(payload.get("session_id") or "unknown-session")
+        roots = session_roots(payload, settings, env, starting=event == "session-start")
         if event == "pre-tool-use":
-            return tool_answer(host, *tool_policy(payload, settings))
+            return tool_answer(host, *tool_policy(payload, settings, roots))
         if event == "post-tool-use":
             return HookAnswer(0)
-        gate = _gate(payload, settings)
-        if gate is None:
+        if not roots:
             note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
             return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
+        gates = _gates(roots, session, settings)
         if event == "session-start":
-            gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
-            return HookAnswer(0)
+            gate = gates[0]
+            state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
+            if not gate.inherited_now:
+                return HookAnswer(0)
+            came = state["inherited"]
+            note = (f"[donegate] The last session here ({came['session']}) left changes that are NOT verified: "
+                    f"{came['why']}. This session carries them on: its stops run the check on them.")
+            return HookAnswer(0, _json({"systemMessage": note}))
         if event == "user-prompt":
-            gate.new_prompt()
+            for gate in gates:
+                gate.new_prompt(str(payload.get("prompt") or ""))
+            return HookAnswer(0)
+        if event == "stop-failure":
+            error = payload.get("error") or payload.get("error_details") or payload.get("reason") or "an error"
+            for gate in gates:
+                gate.record_end("stop_failure", f"the turn ended with an error before any stop ({str(error)[:200]})")
             return HookAnswer(0)
         active = payload.get("stop_hook_active")
         claim = payload.get("last_assistant_message") or payload.get("prompt_response") or ""
-        verdict = gate.on_stop(active if isinstance(active, bool) else None, str(claim))
-        return stop_answer(host, verdict)
+        verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
+        worst = _worst(verdicts)
+        count_stop(settings.state_dir, host, gates[0].root, worst.exit)
+        return stop_answer(host, worst)
     except GateError as exc:
         return refuse(str(exc))
     except Exception as exc:
         return refuse(f"{type(exc).__name__}: {exc}")
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-stops
+def count_stop(state_dir: Path, host: str, root: Path, exit: str) -> None:
+    """Add one line to the state folder's stops.log: when, which host, which repository, which exit."""
+    from donegate.stopgate import append_private, _utc_now
+    append_private(Path(state_dir) / "stops.log", f"{_utc_now()}\t{host}\t{root}\t{exit}")
+
+
+def stops_seen(state_dir: Path, root: Path) -> list[tuple[str, str, str]]:
+    """(time, host, exit) of every stop the gate answered in `root`, oldest first."""
+    try:
+        lines = (Path(state_dir) / "stops.log").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    rows = [line.split("\t") for line in lines]
+    return [(r[0], r[1], r[3]) for r in rows if len(r) == 4 and r[2] == str(root)]
+
+
+def status_command(repo: str | os.PathLike = ".") -> int:
+    """`donegate status`: did the last turn in this repository end verified? Exit 0 verified or nothing
+    changed, 1 unverified (with why), 2 when the gate never saw a session here."""
+    from donegate.stopgate import repo_key
+    root = find_repo(repo)
+    if root is None:
+        print(f"donegate status: {Path(repo).resolve()} is not in a git repository", file=sys.stderr)
+        return 2
+    try:
+        settings = Settings.from_env()
+        sessions = sorted((Path(settings.state_dir) / "sessions").glob(f"*--{repo_key(root)}.json"),
+                          key=lambda p: p.stat().st_mtime)
+        if not sessions:
+            print(f"no gated session in {root}: the gate has not run here (`donegate doctor` says why)")
+            return 2
+        code, line = StopGate(root, json.loads(sessions[-1].read_text())["session"], settings).status()
+    except (GateError, ValueError, KeyError) as exc:
+        print(f"donegate status: {exc}", file=sys.stderr)
+        return 2
+    print(line)
+    return code
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-134
 def hook_command(event: str, host: str = "claude-code") -> int:
@@ -207,14 +326,13 @@ def hook_command(event: str, host: str = "claude-code") -> int:
     return answer.exit_code
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-014
+HOOK_PROGRAM = "donegate"
+
+
 def hook_executable() -> str:
-    """How settings files should call us: the absolute path of this installation's `donegate`
-    script when there is one (agents do not always share your PATH), else plain `donegate`."""
-    import shlex
-    import shutil
-    beside = Path(sys.executable).with_name("donegate")
-    found = str(beside) if beside.exists() else shutil.which("donegate")
-    return shlex.quote(found) if found else "donegate"
+    """How settings files call us: by name, so a settings file does not depend on where this checkout
+    lives and can be committed and shared (put `donegate` on PATH: `uv tool install`)."""
+    return HOOK_PROGRAM
 
 
 def hook_entries(host: str, executable: str | None = None) -> dict[str, list[dict]]:
@@ -305,11 +423,161 @@ def write_plugin(folder: str | os.PathLike, executable: str | None = None) -> li
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return list(files)
 
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-trust
+def _home(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or os.path.expanduser("~"))
+
+
+# Codex CLI: the hooks.json event names it knows -> (snake_case label, default timeout s, longest timeout s)
+CODEX_EVENTS: dict[str, tuple[str, int, int | None]] = {
+    "PreToolUse": ("pre_tool_use", 600, None), "PostToolUse": ("post_tool_use", 600, None),
+    "PermissionRequest": ("permission_request", 600, None), "SessionStart": ("session_start", 600, None),
+    "SessionEnd": ("session_end", 1, 3), "UserPromptSubmit": ("user_prompt_submit", 600, None),
+    "Stop": ("stop", 600, None), "SubagentStart": ("subagent_start", 600, None),
+    "SubagentStop": ("subagent_stop", 600, None), "PreCompact": ("pre_compact", 600, None),
+    "PostCompact": ("post_compact", 600, None), "PreModelRequest": ("pre_model_request", 600, None),
+    "PostModelRequest": ("post_model_request", 600, None), "Interrupt": ("interrupt", 1, 3),
+}
+CODEX_NO_MATCHER = frozenset({"UserPromptSubmit", "Stop", "PreModelRequest", "PostModelRequest", "Interrupt"})
+
+
+def codex_hook_hash(event: str, matcher: Any, handler: Mapping[str, Any]) -> str:
+    """The `trusted_hash` Codex CLI keeps for one command hook: sha256 of the compact, key-sorted JSON of
+    the hook's identity (event label, matcher where the event takes one, the handler with its effective
+    timeout and async flag). A changed command, matcher or timeout gives another hash: trust is lost."""
+    label, default, longest = CODEX_EVENTS[event]
+    timeout = handler.get("timeout")
+    seconds = max(timeout if isinstance(timeout, int) and not isinstance(timeout, bool) else default, 1)
+    hook = {"type": "command", "command": handler["command"], "async": bool(handler.get("async", False)),
+            "timeout": min(seconds, longest) if longest else seconds}
+    hook.update({k: handler[k] for k in ("statusMessage", "additionalContextLimit") if handler.get(k) is not None})
+    identity: dict[str, Any] = {"event_name": label, "hooks": [hook]}
+    if event not in CODEX_NO_MATCHER and isinstance(matcher, str):
+        identity["matcher"] = matcher
+    data = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
+
+
+def codex_hook_keys(root: Path, hooks: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(key in [hooks.state], trusted hash) for every command hook of a project's .codex/hooks.json."""
+    keys = []
+    for event, groups in (hooks.get("hooks") or {}).items():
+        if event not in CODEX_EVENTS or not isinstance(groups, list):
+            continue  # an event Codex does not know is ignored by it, so it needs no trust
+        for g, group in enumerate(groups):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
+                if isinstance(handler, dict) and handler.get("type") == "command" and str(handler.get("command") or "").strip():
+                    keys.append((f"{root}/.codex/hooks.json:{CODEX_EVENTS[event][0]}:{g}:{h}",
+                                 codex_hook_hash(event, group.get("matcher"), handler)))
+    return keys
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-trust2
+def _codex_config(env: Mapping[str, str]) -> Path:
+    return Path(env.get("CODEX_HOME") or _home(env) / ".codex") / "config.toml"
+
+
+def _gemini_trust_file(env: Mapping[str, str]) -> Path:
+    return Path(env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or _home(env) / ".gemini" / "trustedFolders.json")
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """Why the host would not run the installed hooks in `root`, each with the step that fixes it ([] if
+    nothing stops it). Codex and Gemini run project hooks only once the person has trusted them."""
+    import tomllib
+    env = os.environ if env is None else env
+    problems = []
+    if host == "codex":
+        path = _codex_config(env)
+        try:
+            config = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except (tomllib.TOMLDecodeError, OSError) as exc:
+            return [f"{path} cannot be read ({exc}); fix it, then `donegate install --host codex --trust`"]
+        if (config.get("projects", {}).get(str(root)) or {}).get("trust_level") != "trusted":
+            problems.append(f"Codex does not trust the project {root}, so it loads no project hook")
+        hooks = json.loads((root / SETTINGS_FILES["codex"]).read_text(encoding="utf-8"))
+        state = config.get("hooks", {}).get("state", {})
+        stale = [k for k, d in codex_hook_keys(root, hooks) if (state.get(k) or {}).get("trusted_hash") != d]
+        if stale:
+            problems.append(f"{len(stale)} hook(s) are not trusted as written now ({', '.join(k.rsplit(':', 3)[1] for k in stale)}); "
+                            "Codex skips them without a word")
+        if problems:
+            problems.append("run `donegate install --host codex --trust` (or trust them in Codex's /hooks)")
+    elif host == "gemini":
+        path = _gemini_trust_file(env)
+        try:
+            rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except (ValueError, OSError):
+            rules = {}
+        best, level = -1, None
+        for rule, trust in (rules.items() if isinstance(rules, dict) else ()):
+            folder = Path(rule).parent if trust == "TRUST_PARENT" else Path(rule)
+            if (root == folder or folder in root.parents) and len(rule) > best:
+                best, level = len(rule), trust
+        if level not in ("TRUST_FOLDER", "TRUST_PARENT") and env.get("GEMINI_CLI_TRUST_WORKSPACE") != "true":
+            problems.append(f"Gemini does not trust the folder {root} ({path}), so it loads no project hook "
+                            "(and --skip-trust runs the agent without them); run `donegate install --host gemini --trust`")
+    return problems
+
+
+def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """Write the person's trust records for the gate's hooks in `root` (Codex: the project and each hook's
+    hash in config.toml; Gemini: the folder in trustedFolders.json). One line per change."""
+    import tomllib
+    env = os.environ if env is None else env
+    if host == "gemini":
+        path = _gemini_trust_file(env)
+        rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        if not isinstance(rules, dict):
+            raise GateError(f"{path} is not a JSON object; fix it, then install again")
+        if rules.get(str(root)) == "TRUST_FOLDER":
+            return []
+        rules[str(root)] = "TRUST_FOLDER"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(rules, indent=2) + "\n", encoding="utf-8")
+        return [f"{path}: trusted the folder {root}"]
+    if host != "codex":
+        return []
+    path = _codex_config(env)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GateError(f"{path} is not valid TOML ({exc}); fix it, then install again") from None
+    hooks = json.loads((root / SETTINGS_FILES["codex"]).read_text(encoding="utf-8"))
+    state = config.get("hooks", {}).get("state", {})
+    lines, changes = [], []
+    project = config.get("projects", {}).get(str(root))
+    if project is None:
+        lines += [f"[projects.{_toml_string(str(root))}]", 'trust_level = "trusted"', ""]
+        changes.append(f"{path}: trusted the project {root}")
+    elif project.get("trust_level") != "trusted":
+        raise GateError(f"{path} sets the project {root} to trust_level {project.get('trust_level')!r}; "
+                        "change it to \"trusted\" yourself, then install again")
+    for key, digest in codex_hook_keys(root, hooks):
+        if key in state and state[key].get("trusted_hash") != digest:
+            raise GateError(f"{path} trusts an older version of the hook {key}; remove its [hooks.state] table "
+                            "or trust the new one in Codex's /hooks, then install again")
+        if key not in state:
+            lines += [f"[hooks.state.{_toml_string(key)}]", f"trusted_hash = {_toml_string(digest)}", ""]
+            changes.append(f"{path}: trusted the {key.rsplit(':', 3)[1]} hook")
+    if lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lines),
+                        encoding="utf-8")
+    return changes
+
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-140
 def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike | None = None,
-            out=print) -> int:
+            trust: bool = False, out=print) -> int:
     """`donegate install`: merge the gate's hooks into the host's project settings (or write a Claude
-    Code plugin). Idempotent; refuses to touch a settings file it cannot read. Exit 0, or 2 on a problem."""
+    Code plugin), then make sure the host will run them: with `trust`, write the person's trust records
+    (Codex, Gemini); without, say exactly what is missing. Idempotent; refuses to touch a settings file
+    it cannot read. Exit 0, or 2 on a problem."""
     if host not in HOSTS:
         out(f"donegate install: unknown host {host!r}; use one of {', '.join(HOSTS)}")
         return 2
@@ -336,14 +604,37 @@ def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike 
         return 2
     if not changes:
         out(f"{path}: the donegate hooks are already installed; nothing changed")
-        return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
-    for line in changes:
-        out(f"{path}: {line}")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+        for line in changes:
+            out(f"{path}: {line}")
+    if missing_program(hook_executable()):
+        out(f"NOTE: the hooks call `{hook_executable()}` by name and it is not on PATH here, so the host cannot "
+            "start the gate: from the donegate checkout run `uv tool install --editable .`")
+    if trust:
+        try:
+            for line in grant_trust(host, root):
+                out(line)
+        except GateError as exc:
+            out(f"donegate install: could not record trust ({exc})")
+            return 2
+    for problem in not_active(host, root):
+        out(f"NOT active yet: {problem}")
+    if host == "claude-code" and _uncommitted(root, SETTINGS_FILES[host]):
+        out(f"NOTE: commit {SETTINGS_FILES[host]} (git add {SETTINGS_FILES[host]} && git commit): worktree sessions "
+            "(claude -w, EnterWorktree) read the committed settings, and without them no hook runs there")
     if not (root / SCRIPT_NAME).exists():
         out(f"next: `donegate init` writes {SCRIPT_NAME}, the check the gate runs")
     return 0
+
+
+def _uncommitted(root: Path, rel: str) -> bool:
+    """Is the file at `rel` missing from HEAD or different there?"""
+    import subprocess
+    done = subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", rel], capture_output=True)
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--error-unmatch", rel], capture_output=True)
+    return done.returncode != 0 or tracked.returncode != 0
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-016
 STACKS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -448,12 +739,23 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
             gone = sorted({p for entries in hooks.values() for e in entries for p in _stale(e)})
         except (ValueError, AttributeError, TypeError):
             gone = []
+        inactive = [] if gone else not_active(host, root)
         if gone:
             problems += 1
-            out(f"hooks        {host:<12} BROKEN ({rel}): {', '.join(gone)} does not exist any more, so the host "
-                f"cannot start the gate and lets every stop through; run `donegate install --host {host}` again")
+            where = [f"{p} does not exist any more" if os.sep in p else f"`{p}` is not on PATH" for p in gone]
+            out(f"hooks        {host:<12} BROKEN ({rel}): {', '.join(where)}, so the host cannot start the gate "
+                f"and lets every stop through; put it back (`uv tool install --editable .` in the donegate "
+                f"checkout) or run `donegate install --host {host}` again")
+        elif inactive:
+            problems += 1
+            out(f"hooks        {host:<12} installed but NOT active ({rel}): " + "; ".join(inactive))
         else:
-            out(f"hooks        {host:<12} installed ({rel})")
+            note = (f"; NOT active in worktree sessions (claude -w) until {rel} is committed"
+                    if host == "claude-code" and _uncommitted(root, rel) else "")
+            out(f"hooks        {host:<12} installed and active ({rel}){note}")
+    seen = stops_seen(settings.state_dir, root)
+    out(f"stops seen   {len(seen)}" + (f", the last at {seen[-1][0]} ({seen[-1][1]})" if seen else
+                                     ": none yet (after an agent session here, none means the hooks did not run)"))
     what = "no session has started here yet: the first SessionStart takes the baseline"
     if sessions:  # the newest session's gate says what its next stop would do, by the stop's own rules
         try:

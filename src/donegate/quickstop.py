@@ -19,8 +19,8 @@ FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-un
 # %% auto #0
 __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'GitRun', 'stat_data', 'flagged_paths',
            'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'pack', 'unpack',
-           'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'replay', 'stop_hook', 'record_state', 'record_stop',
-           'hook_host', 'leave', 'main']
+           'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'stop_hook', 'record_state',
+           'record_stop', 'hook_host', 'leave', 'main']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -243,6 +243,16 @@ class Call:
         self.memo = memo_path(env, host, self.session, self.active, self.root)
         self.index = os.path.join(self.root, ".git", "index")
 
+
+def seen(env, host: str, root: str) -> None:
+    """Add the replayed stop to stops.log, in the line format of donegate.hosts.count_stop."""
+    try:
+        fd = os.open(os.path.join(quick_state_dir(env), "stops.log"), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.write(fd, f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\t{host}\t{root}\treplayed\n".encode())
+        os.close(fd)
+    except OSError:  # the answer is given; a line not written only costs doctor's count
+        pass
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-040
 def replay(call: Call, run: GitRun) -> tuple[int, str, str] | None:
     """The recorded answer, if the memo's key equals this stop's: the same index file (so the same
@@ -289,6 +299,7 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
         answer = replay(call, run)
         if answer is not None:
             code = emit(*answer)
+            seen(env, host, call.root)
             if replayed is not None:
                 replayed(code)
             return code
@@ -322,8 +333,13 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None) -> int:
     files, before = [], None
     if call is not None:
         try:
-            from donegate.stopgate import Settings, session_files
-            files = [os.fsencode(p) for p in session_files(Settings.from_env(env).state_dir, call.root, call.session)]
+            from donegate.stopgate import Settings, session_files, session_record, session_repository
+            state_dir = Settings.from_env(env).state_dir
+            record = session_repository(state_dir, call.session)
+            if record is not None and (record["root"] != call.root or record.get("worktrees")):
+                raise ValueError("the session's repository is another, or it has worktrees: no memo")
+            files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
+                                              session_record(state_dir, call.session))]
             taken = time.time_ns()
             before = record_state(call, env)
         except Exception:

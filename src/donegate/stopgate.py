@@ -21,12 +21,13 @@ from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'NOTHING_CHANGED', 'FAILURE_LINE',
-           'FAILED_TEST', 'OUTCOME_WORDS', 'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected',
-           'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'HashCache', 'snapshot',
-           'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files',
-           'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'run_check', 'StopGate',
-           'Scenario', 'demo_folder', 'scenario_names', 'load_scenario', 'DemoRun', 'closing_line', 'play',
-           'demo_command']
+           'FAILED_TEST', 'MODEL_KEY', 'OUTCOME_WORDS', 'GateError', 'default_state_dir', 'Settings', 'glob_regex',
+           'is_protected', 'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir',
+           'HashCache', 'snapshot', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key',
+           'repo_key', 'session_files', 'script_armed', 'session_record', 'remember_session', 'session_repository',
+           'remember_worktree', 'same_repository', 'worktree_baseline', 'Verdict', 'failure_summary', 'syntax_errors',
+           'CheckRun', 'check_environment', 'run_check', 'StopGate', 'Scenario', 'demo_folder', 'scenario_names',
+           'load_scenario', 'DemoRun', 'closing_line', 'play', 'demo_command']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -420,6 +421,58 @@ def script_armed(root: Path) -> bool:
         return False
     return stat.S_ISREG(st.st_mode) and bool(st.st_mode & stat.S_IXUSR)
 
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018c
+def session_record(state_dir: Path, session_id: str) -> Path:
+    """Where the record of a session's repository is kept (one file per session id)."""
+    return Path(state_dir) / "roots" / f"{safe_key(session_id)}.json"
+
+
+def remember_session(state_dir: Path, session_id: str, root: Path) -> dict:
+    """Fix the session's repository the first time the session starts (a resume keeps the first one);
+    returns the record: {"root": ..., "worktrees": [...]}."""
+    found = session_repository(state_dir, session_id)
+    if found is not None:
+        return found
+    record = {"root": str(Path(root).resolve()), "worktrees": [], "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    write_private(session_record(state_dir, session_id), json.dumps(record))
+    return record
+
+
+def session_repository(state_dir: Path, session_id: str) -> dict | None:
+    """The record `remember_session` wrote for this session, or None (the session start was missed)."""
+    try:
+        record = json.loads(session_record(state_dir, session_id).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("root"), str) else None
+
+
+def remember_worktree(state_dir: Path, session_id: str, worktree: Path) -> None:
+    """Add a linked worktree the session went into to its record, so later stops gate it too."""
+    record = session_repository(state_dir, session_id)
+    if record is not None and str(worktree) not in record.setdefault("worktrees", []):
+        record["worktrees"].append(str(worktree))
+        write_private(session_record(state_dir, session_id), json.dumps(record))
+
+
+def same_repository(a: Path, b: Path) -> bool:
+    """Are the working trees `a` and `b` checkouts of one repository (the main one and a linked worktree)?"""
+    try:
+        return git_dir(Path(a)).resolve() == git_dir(Path(b)).resolve()
+    except OSError:
+        return False
+
+
+def worktree_baseline(worktree: Path, head: str) -> TreeState:
+    """The baseline of a linked worktree first seen in the middle of a session: clean at `head` (the
+    session's starting commit, when the worktree's HEAD descends from it), so whatever the session did
+    there counts as a change."""
+    now = snapshot(worktree)
+    ancestor = subprocess.run(["git", "-C", str(worktree), "merge-base", "--is-ancestor", head, "HEAD"],
+                              capture_output=True).returncode == 0 if head else False
+    shared = {p: i for p, i in now.entries.items() if p.startswith(".git/")}
+    return TreeState(head if ancestor else now.head, shared)
+
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-020
 TAG = "[donegate]"
 
@@ -501,15 +554,29 @@ class CheckRun:
         return self.exit_code == 0
 
 
+# Model API keys and the agents' own credentials: the check is the operator's, and needs none of them
+MODEL_KEY = re.compile(r"(API_KEY|AUTH_TOKEN|OAUTH_TOKEN|ACCESS_TOKEN)$|^(ANTHROPIC|OPENAI|GEMINI|GOOGLE_GENAI|"
+                       r"AZURE_OPENAI|CLAUDE_CODE|CODEX|MISTRAL|GROQ|DEEPSEEK|OPENROUTER|XAI)_\w*(KEY|TOKEN|SECRET)",
+                       re.I)
+
+
+def check_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment the acceptance check runs in: ours without model API keys, and with
+    PYTHONDONTWRITEBYTECODE=1 (two same-size edits within one second would otherwise reuse a stale .pyc)."""
+    env = os.environ if env is None else env
+    return {**{k: v for k, v in env.items() if not MODEL_KEY.search(k)}, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckRun:
-    """Run the acceptance command in `cwd` with a time budget; a timeout kills the whole process group
-    and is a failure."""
+    """Run the acceptance command in `cwd` with a time budget and `check_environment()`; a timeout kills
+    the whole process group and is a failure."""
     import signal
     shown = command if isinstance(command, str) else " ".join(command)
     start = time.monotonic()
     try:
         proc = subprocess.Popen(command, cwd=cwd, shell=isinstance(command, str), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                env=check_environment())
     except OSError as exc:
         return CheckRun(shown, 126, f"could not start {shown}: {exc}", 0.0)
     try:
@@ -555,6 +622,7 @@ class StopGate:
         self.settings = settings or Settings.from_env()
         self.writer = writer
         self.last_verdict: Verdict | None = None
+        self.inherited_now = False  # set by a start() that carried an earlier session's unverified work on
         state_dir = private_dir(Path(self.settings.state_dir))
         self.repo_key = repo_key(top)
         self.state_path, self.stamp_path = session_files(state_dir, top, self.session_id)
@@ -589,26 +657,108 @@ class StopGate:
                 data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
                 write_private(self.blob_dir / ident[1], data)
 
-    def start(self, source: str = "startup") -> dict:
+    def start(self, source: str = "startup", base: TreeState | None = None) -> dict:
         """Take the baseline for this session unless it already has one (a resume or a compaction
-        keeps the first one). Returns the session's state."""
+        keeps the first one). `base` is a baseline given instead (a worktree the session made).
+        A session that starts where an earlier one left unverified changes carries them on
+        (`state["inherited"]` says whose): a fork or a cleared session cannot start clean on them.
+        Returns the session's state."""
         state = self._load()
         if state is not None:
             return state
-        baseline = snapshot(self.root, self.cache)
-        self._keep_protected_blobs(baseline)
+        now = snapshot(self.root, self.cache)
+        baseline = base or now
+        self._keep_protected_blobs(now)
         hidden = self._ignored_protected()
         state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": _utc_now(),
-                 "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest, "hidden_protected": hidden, "armed": self._script_armed(),
-                 "stretch": 1, "blocks": 0, "last_failure": None, "ledger_written": False}
+                 "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest,
+                 "hidden_protected": hidden, "armed": self._script_armed(), "stretch": 1, "blocks": 0,
+                 "last_failure": None, "ledger_written": False, "prompts": False, "open": None, "end": None,
+                 "last_refusal": None, "inherited": None}
+        earlier = self._unverified_earlier(now) if base is None else None
+        self.inherited_now = earlier is not None
+        if earlier is not None:
+            other, why = earlier
+            state.update(baseline=other["baseline"], baseline_digest=other["baseline_digest"],
+                         hidden_protected=other.get("hidden_protected"), armed=other["armed"],
+                         last_failure=other.get("last_failure"), end=other.get("end"),
+                         inherited={"session": other["session"], "why": why})
         self._save(state)
         return state
 
-    def new_prompt(self) -> None:
-        """A new user prompt: a new stretch of work (the retry count starts again)."""
+    def new_prompt(self, prompt: str | None = None) -> None:
+        """A new user prompt: a new stretch of work (the retry count starts again). A prompt that is
+        the gate's own refusal sent back (Gemini CLI does that) is not a new prompt."""
         state = self.start()
-        state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
+        text = (prompt or "").strip()
+        refusal = state.get("last_refusal") or ""
+        if text and (text.startswith(TAG) or (refusal and (refusal in text or text in refusal))):
+            return
+        state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
+                     open={"ts": _utc_now()})
         self._save(state)
+
+    def record_end(self, how: str, why: str) -> None:
+        """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
+        session's changes are not verified, so `status` and the next session start can say so."""
+        state = self._load()
+        if state is None:
+            return
+        now = snapshot(self.root, self.cache)
+        if self._debt(state, now, open_counts=True) is None:
+            return
+        state.update(open=None, end={"status": "yielded_unverified", "exit": how, "why": why,
+                                     "tree": now.digest, "ts": _utc_now()})
+        self._save(state)
+
+    # -- unverified work left behind ---------------------------------------------------------------
+    def _debt(self, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
+        """Why this session's changes, as the tree is now, are not verified; None if they are (or there
+        are none, or the tree changed only after the session ended cleanly)."""
+        if now.digest == state.get("baseline_digest") or self._settled(state, now) is not None:
+            return None
+        end = state.get("end")
+        if end:
+            return end["why"]
+        failure = state.get("last_failure")
+        if failure:
+            return f"the last check failed ({failure['exit']}): {_first_line(failure['detail'])}"
+        if open_counts and state.get("open"):
+            return ("files changed and the turn ended without a stop decision (a turn limit, an API error or "
+                    "an interrupted run), so no check ran")
+        return None
+
+    def _unverified_earlier(self, now: TreeState) -> tuple[dict, str] | None:
+        """The newest other session of this repository whose changes are unverified in the tree as it
+        is now, with the reason."""
+        folder = self.state_path.parent
+        others = sorted((p for p in folder.glob(f"*--{self.repo_key}.json") if p != self.state_path),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
+        for path in others[:1]:
+            try:
+                other = json.loads(path.read_text())
+                why = self._debt(other, now)
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if why:
+                return other, why
+        return None
+
+    def status(self) -> tuple[int, str]:
+        """(exit code, one line) for `donegate status`: 0 verified or nothing changed, 1 unverified."""
+        state = self._load()
+        if state is None:
+            return 2, f"no gated session here: the gate has not seen this session in {self.root}"
+        now = snapshot(self.root, self.cache)
+        why = self._debt(state, now)
+        if why:
+            return 1, f"unverified: {why}"
+        if now.digest == state.get("baseline_digest"):
+            return 0, "nothing changed: the last session here changed no file, so there was nothing to verify"
+        settled = self._settled(state, now)
+        if settled is not None:
+            return 0, f"verified: {settled.message.split('verified: ', 1)[-1]}"
+        return 0, "the session ended cleanly; files changed after it, outside a gated turn (run the check yourself)"
 
     # -- the decision -----------------------------------------------------------------------------
     def command(self, state: Mapping) -> str | list[str] | None:
@@ -640,39 +790,46 @@ class StopGate:
             return Verdict("allow", "completed", "no_baseline",
                            f"{TAG} no baseline existed for this session, so one was taken now and nothing can "
                            "count as changed yet. Start the gate when the session starts (SessionStart hook).")
-        new_stretch = stop_hook_active is False
+        # the flag starts a new stretch only where the host sends no prompt hook: prompts mark stretches
+        # better (Gemini sends False after every tool call, and its continuation as a new prompt)
+        new_stretch = stop_hook_active is False and not state.get("prompts")
         if new_stretch:
             state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
         now = snapshot(self.root, self.cache)
         settled = self._settled(state, now)
         if settled is not None:
-            if settled.exit == "not_gated" and state.get("last_failure"):
-                state["last_failure"] = None  # back at the baseline: nothing is pending any more
+            if (settled.exit == "not_gated" and state.get("last_failure")) or state.get("open") or state.get("end"):
+                # back at the baseline, or verified: nothing is pending any more, and the turn has ended
+                state.update(open=None, end=None, last_failure=None if settled.exit == "not_gated"
+                             else state.get("last_failure"))
                 self._save(state)
             return settled  # a new stretch that ends at once needs no record: the next stop starts its own
         command = self.command(state)
         key = command if isinstance(command, str) else " ".join(command or ())
         changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
         if not changes:
-            state["last_failure"] = None
+            state.update(last_failure=None, open=None, end=None)
             self._save(state)
             return NOTHING_CHANGED
         changed = tuple(changes)
         if command is None:
-            self._save(state)
             note = (f" {SCRIPT_NAME} appeared during this session; a check the agent wrote is not the operator's."
                     if self._script().exists() else "")
-            return Verdict("allow", "yielded_unverified", "no_check",
-                           f"{TAG} UNVERIFIED: files changed ({_names(changed)}) but no acceptance check is "
-                           f"configured: add an executable {SCRIPT_NAME} at the repository root or set "
-                           f"DONEGATE_VERIFY_COMMAND.{note}", changed=changed)
+            verdict = Verdict("allow", "yielded_unverified", "no_check",
+                              f"{TAG} UNVERIFIED: files changed ({_names(changed)}) but no acceptance check is "
+                              f"configured: add an executable {SCRIPT_NAME} at the repository root or set "
+                              f"DONEGATE_VERIFY_COMMAND.{note}", changed=changed)
+            self._ended(state, now, verdict, "no acceptance check is configured")
+            return verdict
         failure = state.get("last_failure")
         if failure and any(not changed_paths(self.root, TreeState.from_json(t), now)
                            for t in (failure["tree"], failure.get("after")) if t):
-            self._save(state)
-            return self._hand_over(failure["status"], "no_change", failure,
-                                   "nothing changed since the last failed check, so it was not run again",
-                                   changed)
+            verdict = self._hand_over(failure["status"], "no_change", failure,
+                                      "nothing changed since the last failed check, so it was not run again",
+                                      changed)
+            self._ended(state, now, verdict, f"handed over with no change since the last failed check: "
+                                             f"{_first_line(failure['detail'])}")
+            return verdict
         if state.get("hidden_protected") is not None:
             for path in sorted(set(self._ignored_protected()) - set(state["hidden_protected"])):
                 changes[path] = (None, ("100644", "hidden from git by an ignore rule"))
@@ -691,7 +848,7 @@ class StopGate:
                                             run.output)
         if run.passed:
             self._write_stamp([now.digest, after.digest], key)
-            state.update(blocks=0, last_failure=None)
+            state.update(blocks=0, last_failure=None, open=None, end=None)
             self._save(state)
             warnings = ()
             if SCRIPT_NAME in changes and changes[SCRIPT_NAME][1] and not self.settings.verify_command:
@@ -823,23 +980,31 @@ class StopGate:
         if self.settings.ledger and not state["ledger_written"]:
             self._ledger_row(claim, key, failure)
             state["ledger_written"] = True
-        self._save(state)
         output = run.output if run else ""
-        if self.settings.max_blocks == 0:
-            return self._hand_over(status, "report_only", failure,
-                                   "report-only mode (DONEGATE_MAX_BLOCKS=0): the gate reports and never blocks",
-                                   changed, output)
-        if state["blocks"] > self.settings.max_blocks:
-            return self._hand_over(status, "budget", failure,
-                                   f"the retry budget is spent ({self.settings.max_blocks} blocks in this "
-                                   "stretch of work, DONEGATE_MAX_BLOCKS)", changed, output)
+        if self.settings.max_blocks == 0 or state["blocks"] > self.settings.max_blocks:
+            why = ("report-only mode (DONEGATE_MAX_BLOCKS=0): the gate reports and never blocks"
+                   if self.settings.max_blocks == 0 else
+                   f"the retry budget is spent ({self.settings.max_blocks} blocks in this stretch of work, "
+                   "DONEGATE_MAX_BLOCKS)")
+            verdict = self._hand_over(status, "report_only" if self.settings.max_blocks == 0 else "budget",
+                                      failure, why, changed, output)
+            self._ended(state, now, verdict, f"{why}; the last check: {_first_line(detail)}")
+            return verdict
         attempt = state["blocks"]
         message = (f"{TAG} Message from the acceptance check, not from the user. Stop refused "
                    f"(attempt {attempt} of {self.settings.max_blocks}).\n{detail}\n"
                    "Fix the work so the check passes; do not weaken the tests or the check. Stopping again "
                    "re-runs it; stopping with no new change hands the work over unverified.")
+        state["last_refusal"] = message
+        self._save(state)
         return Verdict("block", "blocked" if status == "blocked" else "yielded_unverified", exit, message,
                        exit_code=failure["exit_code"], output=output, changed=changed, attempt=attempt)
+
+    def _ended(self, state: dict, now: TreeState, verdict: Verdict, why: str) -> None:
+        """Save the state of a turn that ends unverified, with the reason `status` will give."""
+        state.update(open=None, end={"status": verdict.status, "exit": verdict.exit, "why": why,
+                                     "tree": now.digest, "ts": _utc_now()})
+        self._save(state)
 
     def _hand_over(self, status: str, exit: str, failure: Mapping, why: str, changed: tuple[str, ...],
                    output: str = "") -> Verdict:
