@@ -1,0 +1,308 @@
+"""The hook calls the real hosts made, replayed on the gate (DESIGN 2.8).
+
+Each file in demo/hosts/<host>/ is the sequence of hook calls one real CLI made in one scenario of the
+real-host suite (tests/hosts/), captured by a logging stand-in for `donegate` (tests/hosts/capture_*.py
+writes them again): the arguments, the host's session variables and the JSON payload, with the
+temporary folders replaced by neutral ones. Here each sequence is fed to `run_hook` in a real temporary
+git repository, with the edits the model made in between done again, so every fact the real hosts
+showed is pinned without starting a CLI.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from donegate.hosts import run_hook
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "demo" / "hosts"
+EVENTS = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "PreToolUse", "BeforeTool", "Stop", "AfterAgent",
+          "StopFailure"}
+WRONG = ["def add(a, b):\n    return a - b + %d\n" % n for n in range(1, 9)]
+RIGHT = "def add(a, b):\n    return a + b\n"
+
+
+@pytest.fixture(autouse=True)
+def hermetic(hermetic_gate):
+    """Every test runs in the isolated environment of conftest.hermetic_gate."""
+
+
+def load(name: str) -> list[dict]:
+    """The hook calls of one fixture, in order (only the events the gate is installed for)."""
+    calls = [json.loads(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    return [c for c in calls if isinstance(c["payload"], dict) and c["payload"].get("hook_event_name") in EVENTS]
+
+
+class Replay:
+    """A committed project (calc.add wrong, its test, verify.sh counting its runs) standing where the real
+    session's repository stood; `call(i)` sends the fixture's i-th hook call with its paths moved here."""
+
+    def __init__(self, tmp: Path, name: str) -> None:
+        self.calls = load(name)
+        start = next(c for c in self.calls if c["payload"]["hook_event_name"] == "SessionStart")
+        self.neutral = Path(start["payload"]["cwd"])  # the repository, as the fixture names it
+        self.base = tmp / "w"
+        self.repo = self.base / self.neutral.name
+        self.state = tmp / "state"
+        self.marker = tmp / "runs"
+        self.repo.mkdir(parents=True)
+        self.write("calc.py", "def add(a, b):\n    return a - b\n")
+        self.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+        self.write("verify.sh", f"#!/bin/sh\ncd \"$(dirname \"$0\")\"\necho run >> '{self.marker}'\n"
+                                f"exec '{sys.executable}' -m pytest -q -p no:cacheprovider tests\n")
+        (self.repo / "verify.sh").chmod(0o755)
+        (self.base / "notes").mkdir()
+        self.git("init", "-q")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "start")
+        self.answers: list = []
+
+    def write(self, rel: str, text: str, where: Path | None = None) -> None:
+        path = (where or self.repo) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+    def git(self, *args: str, cwd: Path | None = None) -> str:
+        done = subprocess.run(["git", *args], cwd=cwd or self.repo, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def here(self, value):
+        """A value of the fixture with its paths moved into this temporary folder."""
+        if isinstance(value, str):
+            return value.replace(str(self.neutral.parent), str(self.base))
+        if isinstance(value, dict):
+            return {k: self.here(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.here(v) for v in value]
+        return value
+
+    def runs(self) -> int:
+        return len(self.marker.read_text().splitlines()) if self.marker.exists() else 0
+
+    def play(self, before: dict[int, Callable[[], None]] | None = None) -> list:
+        """Send every call in order, doing `before[i]()` first where given; returns (event, answer) pairs."""
+        for i, call in enumerate(self.calls):
+            if before and i in before:
+                before[i]()
+            argv = call["argv"]
+            event, host = argv[1], argv[argv.index("--host") + 1]
+            env = {**self.here(call.get("env") or {}), "DONEGATE_STATE_DIR": str(self.state)}
+            answer = run_hook(event, json.dumps(self.here(call["payload"])), host, env=env)
+            self.answers.append((call["payload"]["hook_event_name"], answer))
+        return self.answers
+
+    def indexes(self, event: str) -> list[int]:
+        return [i for i, c in enumerate(self.calls) if c["payload"]["hook_event_name"] == event]
+
+    def status(self, capsys) -> tuple[int, str]:
+        from donegate.hosts import status_command
+        os.environ["DONEGATE_STATE_DIR"] = str(self.state)  # hermetic_gate's monkeypatch restores it
+        code = status_command(str(self.repo))
+        return code, capsys.readouterr().out
+
+
+def stop_verdicts(answers) -> list:
+    return [a.verdict for event, a in answers if event in ("Stop", "AfterAgent")]
+
+
+# -- fact 2: Gemini's continuations are one stretch ----------------------------------------------
+
+def test_gemini_refusals_are_counted_across_its_continuations(tmp_path):
+    """Real sequence: BeforeAgent (user prompt), then per refusal AfterAgent with stop_hook_active false and a
+    BeforeAgent whose prompt is the gate's own refusal. Five new wrong fixes: 3 refusals, then a hand-over."""
+    replay = Replay(tmp_path, "gemini/budget")
+    stops = replay.indexes("AfterAgent")
+    assert len(stops) >= 5
+    edits = {i: (lambda n=n: replay.write("calc.py", WRONG[n])) for n, i in enumerate(stops[:-1])}
+    verdicts = stop_verdicts(replay.play(edits))
+    assert [v.attempt for v in verdicts[:3]] == [1, 2, 3]
+    assert [v.action for v in verdicts] == ["block"] * 3 + ["allow"] * (len(verdicts) - 3)
+    assert verdicts[3].exit == "budget" and verdicts[3].status == "yielded_unverified"
+    assert "HANDED OVER UNVERIFIED" in json.loads(replay.answers[-1][1].stdout)["systemMessage"]
+
+
+def test_a_new_user_prompt_on_gemini_still_starts_a_new_stretch(tmp_path):
+    replay = Replay(tmp_path, "gemini/budget")
+    stops = replay.indexes("AfterAgent")
+    edits = {i: (lambda n=n: replay.write("calc.py", WRONG[n])) for n, i in enumerate(stops[:-1])}
+    replay.play(edits)
+    call = replay.calls[replay.indexes("BeforeAgent")[0]]
+    payload = {**replay.here(call["payload"]), "prompt": "Now make add() handle floats too."}
+    env = {"DONEGATE_STATE_DIR": str(replay.state)}
+    assert run_hook("user-prompt", json.dumps(payload), "gemini", env=env).exit_code == 0
+    replay.write("calc.py", WRONG[7])
+    stop = replay.here(replay.calls[stops[0]]["payload"])
+    verdict = run_hook("stop", json.dumps(stop), "gemini", env=env).verdict
+    assert (verdict.action, verdict.attempt) == ("block", 1)
+
+
+# -- fact 1: the repository is the session's, not the shell's -------------------------------------
+
+def test_after_cd_into_an_added_folder_the_test_edit_is_denied_and_the_stop_gated(tmp_path):
+    """Claude Code sent cwd = the --add-dir folder after the agent's `cd`."""
+    replay = Replay(tmp_path, "claude-code/add-dir-cd")
+    stops = replay.indexes("Stop")
+    answers = replay.play({stops[0]: lambda: replay.write("calc.py", WRONG[0])})
+    tool_answers = [a for e, a in answers if e == "PreToolUse"]
+    edits = [i for i in replay.indexes("PreToolUse") if replay.calls[i]["payload"]["tool_name"] == "Edit"]
+    assert edits and all(replay.calls[i]["payload"]["cwd"].endswith("/notes") for i in edits)
+    denied = [json.loads(a.stdout)["hookSpecificOutput"]["permissionDecision"] for a in tool_answers[1:] if a.stdout]
+    assert "deny" in denied
+    first = stop_verdicts(answers)[0]
+    assert (first.action, first.exit) == ("block", "check_failed")
+    assert replay.runs() == 1
+
+
+def test_work_in_a_worktree_the_session_went_into_is_gated(tmp_path):
+    """Claude Code's worktree: the session's cwd becomes .claude/worktrees/NAME, a linked worktree."""
+    replay = Replay(tmp_path, "claude-code/worktree")
+    tool = replay.indexes("PreToolUse")[0]
+    worktree = Path(replay.here(replay.calls[tool]["payload"]["cwd"]))
+
+    def enter() -> None:
+        replay.git("worktree", "add", "-q", "-b", "fix-add", str(worktree))
+
+    def wrong_fix() -> None:
+        replay.write("calc.py", "def add(a, b):\n    return a * b\n", where=worktree)
+
+    answers = replay.play({tool: enter, replay.indexes("Stop")[0]: wrong_fix})
+    first = stop_verdicts(answers)[0]
+    assert (first.action, first.exit) == ("block", "check_failed")
+    assert "test_add" in first.message
+
+
+def test_a_session_whose_start_was_missed_uses_the_project_dir(tmp_path):
+    replay = Replay(tmp_path, "claude-code/add-dir-cd")
+    replay.calls = [c for c in replay.calls if c["payload"]["hook_event_name"] != "SessionStart"]
+    stops = replay.indexes("Stop")
+    first = stop_verdicts(replay.play({stops[0]: lambda: replay.write("calc.py", WRONG[0])}))[0]
+    assert (first.action, first.exit) == ("block", "check_failed")  # from notes/, by CLAUDE_PROJECT_DIR
+
+
+# -- fact 6: a fork does not start clean on its parent's refused change ---------------------------
+
+def test_a_forked_session_carries_its_parents_unverified_change(tmp_path, capsys):
+    replay = Replay(tmp_path, "claude-code/fork")
+    first_stop = replay.indexes("Stop")[0]
+    answers = replay.play({first_stop: lambda: replay.write("calc.py", WRONG[0])})
+    starts = [a for e, a in answers if e == "SessionStart"]
+    assert json.loads(starts[1].stdout)["systemMessage"].startswith("[donegate] The last session here")
+    last = stop_verdicts(answers)[-1]
+    assert last.status == "yielded_unverified" and last.exit == "no_change"
+    assert "HANDED OVER UNVERIFIED" in json.loads(answers[-1][1].stdout)["systemMessage"]
+    code, out = replay.status(capsys)
+    assert code == 1 and out.startswith("unverified")
+
+
+# -- fact 7: an end without a stop is recorded -----------------------------------------------------
+
+def test_a_stop_failure_is_recorded_and_status_says_unverified(tmp_path, capsys):
+    replay = Replay(tmp_path, "claude-code/stop-failure")
+    failure = replay.indexes("StopFailure")[0]
+    replay.play({failure: lambda: replay.write("calc.py", WRONG[0])})
+    code, out = replay.status(capsys)
+    assert code == 1
+    assert "unverified" in out and "error" in out and "server_error" in out
+
+
+def test_a_turn_that_ends_without_any_stop_is_unverified(tmp_path, capsys):
+    """--max-turns: no Stop and no StopFailure; the edit is there, the turn was opened by a prompt."""
+    replay = Replay(tmp_path, "claude-code/stop-failure")
+    replay.calls = [c for c in replay.calls if c["payload"]["hook_event_name"] != "StopFailure"]
+    replay.play()
+    replay.write("calc.py", WRONG[0])
+    code, out = replay.status(capsys)
+    assert code == 1 and "without a stop decision" in out
+
+
+def test_status_after_a_verified_turn_exits_0(tmp_path, capsys):
+    replay = Replay(tmp_path, "claude-code/fix-after-refusal")
+    stops = replay.indexes("Stop")
+    answers = replay.play({stops[0]: lambda: replay.write("calc.py", WRONG[0]),
+                           stops[-1]: lambda: replay.write("calc.py", RIGHT)})
+    assert stop_verdicts(answers)[-1].exit == "passed"
+    code, out = replay.status(capsys)
+    assert code == 0 and out.startswith("verified")
+
+
+def test_status_after_a_chat_only_turn_exits_0(tmp_path, capsys):
+    replay = Replay(tmp_path, "claude-code/chat-only")
+    replay.play()
+    assert replay.runs() == 0
+    assert replay.status(capsys)[0] == 0
+
+
+def test_status_where_no_session_ran_exits_2(tmp_path, capsys):
+    replay = Replay(tmp_path, "claude-code/chat-only")
+    code, out = replay.status(capsys)
+    assert code == 2 and "no gated session" in out
+
+
+# -- the other hosts' sequences, as captured --------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["codex/fix-after-refusal", "gemini/fix-after-refusal",
+                                  "claude-code/fix-after-refusal"])
+def test_a_wrong_fix_is_refused_and_the_right_one_passes(tmp_path, name):
+    replay = Replay(tmp_path, name)
+    stop_event = "AfterAgent" if name.startswith("gemini") else "Stop"
+    stops = replay.indexes(stop_event)
+    verdicts = stop_verdicts(replay.play({stops[0]: lambda: replay.write("calc.py", WRONG[0]),
+                                          stops[-1]: lambda: replay.write("calc.py", RIGHT)}))
+    assert verdicts[0].exit == "check_failed" and verdicts[-1].exit == "passed"
+    assert replay.runs() == 2
+
+
+@pytest.mark.parametrize("name", ["codex/test-edit-denied", "gemini/test-edit-denied",
+                                  "claude-code/protected-test"])
+def test_the_hosts_own_file_tool_on_a_test_is_denied(tmp_path, name):
+    replay = Replay(tmp_path, name)
+    answers = replay.play()
+    tools = [(c["payload"], a) for c, (e, a) in zip(replay.calls, answers) if e in ("PreToolUse", "BeforeTool")]
+    on_test = [a for p, a in tools if "test_calc.py" in json.dumps(p.get("tool_input"))
+               and p.get("tool_name") not in ("Bash", "run_shell_command", "exec_command", "shell")]
+    assert on_test, "the fixture holds a file-tool call on the test"
+    for answer in on_test:
+        out = json.loads(answer.stdout)
+        assert "deny" in (out.get("decision"), out.get("hookSpecificOutput", {}).get("permissionDecision"))
+
+
+# -- facts 8 and 9: the check's environment --------------------------------------------------------
+
+def test_the_check_runs_without_model_keys_and_without_writing_bytecode(tmp_path, monkeypatch):
+    from donegate.stopgate import run_check
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.setenv(name, "sk-secret")
+    seen = run_check("env", tmp_path, 10).output
+    assert "sk-secret" not in seen and "PYTHONDONTWRITEBYTECODE=1" in seen
+
+
+def test_two_same_size_edits_within_a_second_are_both_checked_afresh(tmp_path, monkeypatch):
+    """A stale .pyc (same size, same second) made a correct fix fail; the check writes no bytecode."""
+    from donegate.stopgate import run_check
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    (tmp_path / "m.py").write_text("X = 1\n")
+    check = f"'{sys.executable}' -c 'import m; assert m.X == 2, m.X'"
+    first = run_check(check, tmp_path, 30)
+    stamp = os.stat(tmp_path / "m.py")
+    (tmp_path / "m.py").write_text("X = 2\n")
+    os.utime(tmp_path / "m.py", ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # same size, same time
+    assert not first.passed and run_check(check, tmp_path, 30).passed
+
+
+# -- deliver 4: the gate that hosts run stays light ----------------------------------------------
+
+def test_the_gate_depends_on_no_agent_and_no_book_setup():
+    import donegate.stopgate as stopgate
+    source = Path(stopgate.__file__).read_text()
+    assert "donegate.agent" not in source and "donegate.setup" not in source and not hasattr(stopgate, "play")
+    code = ("import sys, donegate.hosts; "
+            "print(sorted(m for m in sys.modules if m.startswith('donegate')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.stopgate"]
