@@ -342,7 +342,10 @@ def hook_entries(host: str, executable: str | None = None) -> dict[str, list[dic
     for event, name in HOSTS[host].items():
         if event == "post-tool-use":
             continue
-        hook = {"type": "command", "command": f"{exe} hook {event} --host {host}"}
+        command = f"{exe} hook {event} --host {host}"
+        if event == "stop-failure":  # Claude Code ends `claude -p` with a SIGTERM to this hook as it starts
+            command = f"trap '' TERM; {command}"
+        hook = {"type": "command", "command": command}
         if event == "stop":  # outlast the check's own budget (DONEGATE_VERIFY_TIMEOUT, 180 s by default)
             hook["timeout"] = 600_000 if host == "gemini" else 600  # Gemini counts milliseconds
         entry = {"hooks": [hook]}
@@ -358,7 +361,7 @@ def missing_program(command: str) -> str | None:
     import shlex
     import shutil
     try:
-        program = shlex.split(command)[0]
+        program = shlex.split(command.rsplit(";", 1)[-1])[0]  # after a `trap '' TERM;` prefix
     except (ValueError, IndexError):
         return None
     if os.sep in program:

@@ -1,0 +1,368 @@
+"""The gate inside the real Claude Code (`claude -p`, stream-json output) against a scripted Messages API.
+
+Each scenario function runs the CLI and returns what happened (the test functions assert on it); the
+capture script tests/hosts/capture_claude_code.py runs the same functions to record the hook payloads.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pytest
+
+from claude_server import ApiError, ClaudeServer, Request, ScriptItem, bash, edit, newest_user_text, text, \
+    tool_results, tool_use
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, run_cli
+
+pytestmark = pytest.mark.hosts
+
+PROMPT = "add(2, 3) should be 5. Fix calc.py."
+WRONG, RIGHT = "a - b", "a + b"
+SETTINGS = Path(".claude") / "settings.json"
+# A StopFailure hook is sent SIGTERM as soon as `claude -p` shuts down: a command that does not ignore
+# it dies before Python has started. The shell's ignored TERM is inherited by donegate.
+STOP_FAILURE = "trap '' TERM; donegate hook stop-failure --host claude-code"
+
+
+@dataclass
+class Run:
+    """One `claude -p --output-format stream-json` run: the process, its events, its hook calls and its
+    agent-loop model requests."""
+    done: subprocess.CompletedProcess
+    events: list[dict]
+    calls: list[dict]
+    requests: list[Request] = field(default_factory=list)  # the agent-loop requests of this run
+
+    @property
+    def session_id(self) -> str:
+        return next(e["session_id"] for e in self.events if e.get("type") == "system" and e.get("subtype") == "init")
+
+    def hooks(self, event: str) -> list[dict]:
+        return [c for c in self.calls if c["argv"][:2] == ["hook", event]]
+
+    def stop_exits(self) -> list[int]:
+        return [c["exit"] for c in self.hooks("stop")]
+
+    def notices(self) -> str:
+        """What the person sees from the hooks: the text of the system events other than the init."""
+        return "\n".join(str(e.get("content") or e.get("text") or "") for e in self.events
+                         if e.get("type") == "system" and e.get("subtype") not in ("init", "hook_started"))
+
+    def after_refusal(self) -> list[str]:
+        """The model requests that carried a stop hook's refusal."""
+        return [newest_user_text(r) for r in self.requests if "Stop hook feedback" in newest_user_text(r)]
+
+
+def set_stop_failure_hook(world: HostWorld, command: str | None = None) -> None:
+    """Replace the StopFailure entry `donegate install` wrote with `command` (if given)."""
+    settings = world.repo / SETTINGS
+    data = json.loads(settings.read_text())
+    if command is not None:
+        data["hooks"]["StopFailure"] = [{"hooks": [{"type": "command", "command": command or STOP_FAILURE}]}]
+        settings.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def gated(world: HostWorld, *, commit: bool = True, stop_failure: str | None = None) -> Path:
+    """The project with the gate installed for Claude Code (committed unless told otherwise); returns the
+    hook-call log. `stop_failure` replaces the installed StopFailure command."""
+    world.project()
+    world.install("claude-code")
+    set_stop_failure_hook(world, stop_failure)
+    if commit:
+        world.commit("install the gate")
+    return capture_hooks(world)
+
+
+def claude_env(world: HostWorld, server: ClaudeServer, mode: str) -> dict[str, str]:
+    tmp = world.tmp / "claude-tmp"
+    tmp.mkdir(mode=0o700, exist_ok=True)
+    env = {"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-ant-scripted",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "CLAUDE_CODE_MAX_RETRIES": "0",
+           "CLAUDE_CODE_TMPDIR": str(tmp)}
+    if mode == "bypassPermissions":
+        env["IS_SANDBOX"] = "1"  # root may bypass permissions only in a sandbox
+    return env
+
+
+def claude(world: HostWorld, server: ClaudeServer, log: Path, *flags: str, prompt: str = PROMPT,
+           mode: str = "bypassPermissions", cwd: Path | None = None) -> Run:
+    """Run `claude -p PROMPT` in the world against `server` (its script already loaded)."""
+    first, before = len(server.agent_requests), len(hook_calls(log))
+    argv = [str(cli_path("claude-code")), "-p", prompt, "--output-format", "stream-json", "--verbose",
+            "--permission-mode", mode, *flags]
+    done = run_cli(argv, world, cwd=cwd, env=claude_env(world, server, mode), timeout=120)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return Run(done, events, hook_calls(log)[before:], server.agent_requests[first:])
+
+
+def play(world: HostWorld, log: Path, script: Iterable[ScriptItem], *flags: str, **options: Any) -> Run:
+    with ClaudeServer(script) as server:
+        return claude(world, server, log, *flags, **options)
+
+
+def status(world: HostWorld) -> subprocess.CompletedProcess:
+    return world.donegate("status", check=False)
+
+
+def calc(world: HostWorld) -> str:
+    return str(world.repo / "calc.py")
+
+
+# -- the scenarios ---------------------------------------------------------------------------------
+def fix_after_refusal(world: HostWorld) -> Run:
+    log = gated(world)
+    return play(world, log, [[text("Fixing add."), edit(calc(world), WRONG, "a * b")], [text("Done, add is fixed.")],
+                             [edit(calc(world), "a * b", RIGHT)], [text("Fixed for real.")]])
+
+
+def budget(world: HostWorld) -> Run:
+    log = gated(world)
+    wrong = [WRONG, "a * b", "a ** b", "a // b", "a % b"]
+    script: list[ScriptItem] = []
+    for old, new in zip(wrong, wrong[1:]):
+        script += [[edit(calc(world), old, new)], [text("Done.")]]
+    return play(world, log, script)
+
+
+def no_change(world: HostWorld) -> Run:
+    log = gated(world)
+    return play(world, log, [[edit(calc(world), WRONG, "a * b")], [text("Done.")], [text("Done, as I said.")]])
+
+
+def protected_test(world: HostWorld, seen: dict[str, str]) -> Run:
+    """An Edit of the test through the Edit tool, then the same change made with `sed -i`."""
+    log = gated(world)
+
+    def after_edit(request: Request) -> list:
+        seen["test after Edit"] = world.read("tests/test_calc.py")
+        seen["Edit result"] = json.dumps(tool_results(request))
+        return [bash("sed -i 's/== 5/== -1/' tests/test_calc.py")]
+
+    return play(world, log, [[edit(str(world.repo / "tests/test_calc.py"), "== 5", "== -1")], after_edit,
+                             [text("Done.")], [text("Done.")]])
+
+
+def chat_only(world: HostWorld) -> Run:
+    log = gated(world)
+    return play(world, log, [[text("add() subtracts; shall I change it to a + b?")]],
+                prompt="What does add() in calc.py do?")
+
+
+def committed_fix(world: HostWorld) -> Run:
+    log = gated(world)
+    return play(world, log, [[bash("sed -i 's/a - b/a * b/' calc.py && git commit -q -am 'fix add'")],
+                             [text("Done, committed.")], [text("Done.")]])
+
+
+def add_dir_cd(world: HostWorld, seen: dict[str, str]) -> Run:
+    """`cd` into a folder outside the repository (given with --add-dir), then work in the repository."""
+    log = gated(world)
+    notes = world.tmp / "work" / "notes"
+    notes.mkdir()
+    test = str(world.repo / "tests" / "test_calc.py")
+
+    def after_test_edit(request: Request) -> list:
+        seen["test after Edit"] = world.read("tests/test_calc.py")
+        seen["Edit result"] = json.dumps(tool_results(request))
+        return [edit(calc(world), WRONG, "a * b")]
+
+    return play(world, log, [[bash(f"cd {notes}")], [edit(test, "== 5", "== -1")], after_test_edit,
+                             [text("Done.")], [text("Done.")]], "--add-dir", str(notes))
+
+
+WORKTREE = "fix-add"
+
+
+def worktree_tool(world: HostWorld) -> Run:
+    """EnterWorktree (a deferred tool: ToolSearch loads it first), then a wrong fix inside the worktree."""
+    log = gated(world)
+    return play(world, log, [[tool_use("ToolSearch", query="select:EnterWorktree")],
+                             [tool_use("EnterWorktree", name=WORKTREE)],
+                             [bash("sed -i 's/a - b/a * b/' calc.py")], [text("Done.")], [text("Done.")]])
+
+
+def worktree_session(world: HostWorld, commit: bool) -> Run:
+    """`claude -w NAME`: the session runs in a new worktree made from HEAD."""
+    log = gated(world, commit=commit)
+    return play(world, log, [[bash("sed -i 's/a - b/a * b/' calc.py")], [text("Done.")], [text("Done.")]],
+                "-w", WORKTREE)
+
+
+def resumed(world: HostWorld) -> tuple[Run, Run]:
+    """A run cut short by the turn limit right after a wrong fix (no Stop fires), then `--resume`."""
+    log = gated(world)
+    with ClaudeServer([[edit(calc(world), WRONG, "a * b")]]) as server:
+        first = claude(world, server, log, "--max-turns", "1")
+        server.then([text("All done.")], [text("All done, really.")])
+        second = claude(world, server, log, "--resume", first.session_id, prompt="Are you done?")
+    return first, second
+
+
+def forked(world: HostWorld) -> tuple[Run, Run]:
+    """A refused and handed-over wrong fix, then `--resume ID --fork-session` where the model only talks."""
+    log = gated(world)
+    with ClaudeServer([[edit(calc(world), WRONG, "a * b")], [text("Done.")], [text("Done.")]]) as server:
+        first = claude(world, server, log)
+        server.then([text("All done.")], [text("All done, really.")])
+        second = claude(world, server, log, "--resume", first.session_id, "--fork-session", prompt="Are you done?")
+    return first, second
+
+
+def no_verify_commit(world: HostWorld) -> Run:
+    """acceptEdits mode (Bash needs the person's approval; in -p nobody can give it)."""
+    log = gated(world)
+    return play(world, log, [[edit(calc(world), WRONG, "a * b")], [bash("git commit --no-verify -am x")],
+                             [text("Done.")], [text("Done.")]], mode="acceptEdits")
+
+
+def stop_failure(world: HostWorld, command: str | None = None) -> Run:
+    """An edit, then the API fails for every request (no retries): the turn ends in StopFailure."""
+    log = gated(world, stop_failure=command)
+    return play(world, log, [[edit(calc(world), WRONG, "a * b")], ApiError(500, "api_error", "scripted outage")])
+
+
+# -- the tests ---------------------------------------------------------------------------------------
+def test_a_wrong_fix_is_refused_and_the_model_gets_the_failing_lines(world):
+    run = fix_after_refusal(world)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.stop_exits() == [2, 0]
+    refusals = run.after_refusal()
+    assert len(refusals) == 1 and "test_add" in refusals[0] and "attempt 1 of 3" in refusals[0]
+    assert world.check_runs() == 2
+    assert run.hooks("stop")[-1]["stdout"].strip() == "", "the right fix ends verified, without a notice"
+    assert world.read("calc.py").endswith(f"return {RIGHT}\n")
+
+
+def test_three_refusals_then_the_work_is_handed_over_unverified(world):
+    run = budget(world)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.stop_exits() == [2, 2, 2, 0]
+    assert [("attempt %d of 3" % n) in t for n, t in enumerate(run.after_refusal(), 1)] == [True] * 3
+    assert world.check_runs() == 4
+    shown = [e for e in run.events if e.get("type") == "system" and e.get("subtype") == "informational"]
+    assert shown and "HANDED OVER UNVERIFIED" in shown[-1]["content"] and "retry budget" in shown[-1]["content"]
+    after = status(world)
+    assert after.returncode == 1 and "unverified" in after.stdout, after.stdout + after.stderr
+
+
+def test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once(world):
+    run = no_change(world)
+    assert run.stop_exits() == [2, 0]
+    assert world.check_runs() == 1, "nothing changed after the failed check, so it must not run again"
+    assert "nothing changed since the last failed check" in run.notices()
+
+
+def test_a_test_file_edit_is_denied_and_a_shell_edit_of_it_is_refused_at_the_stop(world):
+    seen: dict[str, str] = {}
+    run = protected_test(world, seen)
+    assert "== 5" in seen["test after Edit"], "the Edit of the protected test must not happen"
+    assert "tests/test_calc.py is protected" in seen["Edit result"]
+    assert run.stop_exits()[0] == 2
+    assert "tests/test_calc.py" in run.after_refusal()[0]
+    assert world.check_runs() == 0, "a changed protected test is refused before the check runs"
+
+
+def test_a_chat_only_turn_is_not_checked(world):
+    run = chat_only(world)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.stop_exits() == [0] and run.hooks("stop")[0]["stdout"].strip() == ""
+    assert world.check_runs() == 0
+    assert len(run.requests) == 1
+
+
+def test_a_committed_wrong_fix_is_refused(world):
+    run = committed_fix(world)
+    assert world.git("log", "-1", "--format=%s").strip() == "fix add"
+    assert world.git("status", "--porcelain").strip() == ""
+    assert run.stop_exits()[0] == 2
+    assert "test_add" in run.after_refusal()[0]
+
+
+def test_cd_into_an_added_folder_keeps_the_repository_gated(world):
+    seen: dict[str, str] = {}
+    run = add_dir_cd(world, seen)
+    notes = str(world.tmp / "work" / "notes")
+    assert run.hooks("stop") and run.hooks("stop")[0]["payload"]["cwd"] == notes, "the session was in the folder"
+    assert "== 5" in seen["test after Edit"], "an Edit of the repository's test by absolute path must be denied"
+    assert "is protected" in seen["Edit result"]
+    assert run.stop_exits()[0] == 2, f"the wrong fix must be refused, not: {run.hooks('stop')[0]['stdout']}"
+    assert "test_add" in run.after_refusal()[0]
+
+
+def test_a_wrong_fix_in_a_worktree_entered_mid_session_is_refused(world):
+    run = worktree_tool(world)
+    tree = world.repo / ".claude" / "worktrees" / WORKTREE
+    assert (tree / "calc.py").read_text().endswith("return a * b\n"), "the fix was made inside the worktree"
+    assert run.hooks("stop")[0]["payload"]["cwd"] == str(tree)
+    assert run.stop_exits()[0] == 2, f"the wrong fix must be refused, not: {run.hooks('stop')[0]['stdout']}"
+    assert "test_add" in run.after_refusal()[0]
+
+
+def test_a_worktree_session_with_committed_settings_is_gated(world):
+    run = worktree_session(world, commit=True)
+    tree = world.repo / ".claude" / "worktrees" / WORKTREE
+    assert run.hooks("session-start")[0]["payload"]["cwd"] == str(tree)
+    assert run.stop_exits() == [2, 0]
+    assert "test_add" in run.after_refusal()[0]
+
+
+def test_a_worktree_session_without_committed_settings_runs_no_hook_and_doctor_says_so(world):
+    run = worktree_session(world, commit=False)
+    tree = world.repo / ".claude" / "worktrees" / WORKTREE
+    assert (tree / "calc.py").read_text().endswith("return a * b\n")
+    assert not (tree / SETTINGS).exists()
+    assert run.calls == [], "the worktree has no .claude/settings.json, so no hook runs"
+    assert world.check_runs() == 0
+    doctor = world.donegate("doctor", check=False)
+    assert "NOT active" in doctor.stdout, doctor.stdout
+
+
+def test_a_resumed_session_keeps_its_baseline(world):
+    first, second = resumed(world)
+    assert first.hooks("stop") == [], "a run ended by the turn limit fires no Stop"
+    starts = second.hooks("session-start")
+    assert [c["payload"]["source"] for c in starts] == ["resume"]
+    assert starts[0]["payload"]["session_id"] == first.session_id
+    assert second.stop_exits() == [2, 0], "the wrong fix from the first run is refused in the resumed run"
+    assert "test_add" in second.after_refusal()[0]
+    assert world.check_runs() == 1
+
+
+def test_a_forked_session_does_not_end_the_parents_refused_change_silently(world):
+    first, second = forked(world)
+    assert first.stop_exits() == [2, 0]
+    fork_start = second.hooks("session-start")[0]["payload"]
+    assert fork_start["source"] == "fork" and fork_start["session_id"] != first.session_id
+    fork_stops = [c for c in second.hooks("stop") if c["payload"]["session_id"] == fork_start["session_id"]]
+    loud = [c for c in fork_stops if c["exit"] == 2 or "NOT verified" in c["stdout"] or "UNVERIFIED" in c["stdout"]]
+    assert loud, f"'All done.' with the parent's failing change passed silently: {[c['stdout'] for c in fork_stops]}"
+    after = status(world)
+    assert after.returncode == 1 and "unverified" in after.stdout, after.stdout + after.stderr
+
+
+def test_a_no_verify_commit_in_accept_edits_mode_does_not_run_without_approval(world):
+    run = no_verify_commit(world)
+    rewrite = run.hooks("pre-tool-use")[-1]
+    assert rewrite["payload"]["tool_input"]["command"] == "git commit --no-verify -am x"
+    spec = json.loads(rewrite["stdout"])["hookSpecificOutput"]
+    assert spec["updatedInput"]["command"] == "git commit -am x"
+    assert world.git("log", "-1", "--format=%s").strip() != "x", \
+        "the rewritten commit ran without the person's approval (the hook's allow skipped the prompt)"
+    denied = [e for e in run.events if e.get("type") == "system" and e.get("subtype") == "permission_denied"]
+    assert denied and denied[0]["tool_name"] == "Bash"
+
+
+def test_an_api_error_after_an_edit_is_recorded_as_an_unverified_end(world):
+    run = stop_failure(world)
+    assert run.done.returncode == 1
+    assert run.hooks("stop") == [], "an API error ends the turn without a Stop"
+    failures = run.hooks("stop-failure")
+    assert failures, ("no StopFailure hook call was logged: Claude Code sends SIGTERM to it as `claude -p` exits, "
+                      f"so the command must ignore TERM (e.g. {STOP_FAILURE!r})")
+    assert failures[0]["payload"]["hook_event_name"] == "StopFailure"
+    assert failures[0]["payload"]["error"] == "server_error"
+    after = status(world)
+    assert after.returncode == 1 and "unverified" in after.stdout, after.stdout + after.stderr

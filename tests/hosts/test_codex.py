@@ -1,0 +1,293 @@
+"""The real Codex CLI (`codex exec`) drives the gate as `donegate install --host codex` writes it, against a
+scripted Responses API on 127.0.0.1. Each test is one scenario in a fresh world: the project, the installed
+hooks and the trust records Codex needs before it runs them (`donegate install --host codex --trust`), then
+one `codex exec`."""
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import pytest
+
+from codex_server import CodexServer, Item, Request, Turn, apply_patch, codex_home, exec_command, message, \
+    update_file
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, run_cli
+
+from donegate.hosts import codex_hook_keys
+
+pytestmark = pytest.mark.hosts
+
+WRONG = "    return a - b"
+PROMPT = "add(2, 3) should be 5. Fix calc.py."
+
+
+@dataclass
+class Run:
+    """One `codex exec --json` run: the process, the model requests it made and the hook calls it made."""
+    done: subprocess.CompletedProcess
+    requests: list[Request]
+    calls: list[dict]
+    events: list[dict] = field(default_factory=list)
+
+    def stops(self) -> list[dict]:
+        return [c for c in self.calls if c["argv"][:2] == ["hook", "stop"]]
+
+    def texts(self) -> list[str]:
+        return [r.text() for r in self.requests]
+
+
+def project_trust(root: Path) -> str:
+    """The config.toml table that trusts a project (and none of its hooks)."""
+    return f'\n[projects.{json.dumps(str(root))}]\ntrust_level = "trusted"\n'
+
+
+def gated(world: HostWorld, trust: str = "hooks") -> Path:
+    """The project with the gate installed for Codex and committed, trusted as `trust` says; returns the
+    hook-call log. "hooks": `donegate install --host codex --trust` (the project and every hook);
+    "project": the project only; "stale": trusted, then the hook commands changed; "none": no trust."""
+    world.project()
+    world.install("codex", *(["--trust"] if trust in ("hooks", "stale") else []))
+    hooks = world.repo / ".codex" / "hooks.json"
+    if trust == "stale":  # the same gate started another way: another command, another hash
+        hooks.write_text(hooks.read_text().replace('"donegate hook', '"env donegate hook'))
+    if trust == "project":
+        config = world.home / ".codex" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(project_trust(world.repo))
+    world.commit("install the gate")
+    return capture_hooks(world)
+
+
+def codex_exec(world: HostWorld, turns: Iterable[Turn], log: Path, *, prompt: str = PROMPT) -> Run:
+    """Run `codex exec --json PROMPT` in the world against a server that plays `turns`."""
+    with CodexServer(turns) as server:
+        codex_home(world, server)
+        done = run_cli([str(cli_path("codex")), "exec", "--json", prompt], world, timeout=120)
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return Run(done, server.responses, hook_calls(log), events)
+
+
+def listed_hooks(world: HostWorld) -> list[dict]:
+    """The project's hooks as Codex itself lists them (`codex app-server`, JSON-RPC `hooks/list`): key,
+    currentHash, trustStatus ... for each."""
+    server = subprocess.Popen([str(cli_path("codex")), "app-server"], cwd=world.repo, env=world.env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in server.stdout], daemon=True).start()
+
+    def ask(ident: int, method: str, params: dict) -> dict:
+        server.stdin.write(json.dumps({"id": ident, "method": method, "params": params}) + "\n")
+        server.stdin.flush()
+        while True:
+            answer = json.loads(lines.get(timeout=30))
+            if answer.get("id") == ident:
+                return answer["result"]
+
+    try:
+        ask(1, "initialize", {"clientInfo": {"name": "donegate-tests", "version": "1"}})
+        server.stdin.write(json.dumps({"method": "initialized"}) + "\n")
+        return ask(2, "hooks/list", {"cwds": [str(world.repo)]})["data"][0]["hooks"]
+    finally:
+        server.stdin.close()
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def patch_add(old: str, new: str) -> Item:
+    return apply_patch(update_file("calc.py", old, new))
+
+
+def hooks_line(world: HostWorld) -> str:
+    """What `donegate doctor` says about the Codex hooks."""
+    doctor = world.donegate("doctor", check=False)
+    return next(line for line in doctor.stdout.splitlines() if line.startswith("hooks") and " codex " in line)
+
+
+def agent_messages(run: Run) -> list[str]:
+    return [e["item"]["text"] for e in run.events
+            if e.get("type") == "item.completed" and e["item"].get("type") == "agent_message"]
+
+
+# -- the scenarios (capture_codex.py plays them too) ---------------------------------------------------
+def fix_after_refusal(world: HostWorld) -> Run:
+    """A wrong fix, a refused stop, the right fix, a stop that passes."""
+    log = gated(world)
+    return codex_exec(world, [[patch_add(WRONG, "    return a * b")], [message("Fixed: add() works now.")],
+                              [patch_add("    return a * b", "    return a + b")], [message("Fixed for real.")]],
+                      log)
+
+
+WRONG_FIXES = ("    return a * b", "    return a - b + 1", "    return b - a", "    return a ** b")
+
+
+def budget(world: HostWorld) -> Run:
+    """Four wrong fixes, each followed by a stop: three refusals, then the gate hands the work over."""
+    log = gated(world)
+    turns: list[Turn] = []
+    for old, new in zip((WRONG, *WRONG_FIXES), WRONG_FIXES):
+        turns += [[patch_add(old, new)], [message("Fixed.")]]
+    return codex_exec(world, turns, log)
+
+
+def protected_test_edit(world: HostWorld, seen: list[str] | None = None) -> Run:
+    """apply_patch on the test is denied; a sed -i on it goes through and is refused at the stop; the model
+    restores the test and fixes the code."""
+    log = gated(world)
+    test = "tests/test_calc.py"
+
+    def after_the_denial(request: Request) -> list[Item]:
+        if seen is not None:
+            seen.append(world.read(test))
+        return [exec_command(f"sed -i 's/== 5/== -1/' {test}")]
+
+    turns: list[Turn] = [[apply_patch(update_file(test, "    assert add(2, 3) == 5", "    assert add(2, 3) == -1"))],
+                         after_the_denial, [message("The test passes now.")],
+                         [exec_command(f"git checkout -- {test}")],
+                         [patch_add(WRONG, "    return a + b")], [message("Restored the test and fixed add().")]]
+    return codex_exec(world, turns, log)
+
+
+def chat_only(world: HostWorld) -> Run:
+    """A question answered without touching a file."""
+    log = gated(world)
+    return codex_exec(world, [[message("calc.add subtracts; the test expects a sum.")]], log,
+                      prompt="What does calc.add do? Do not change anything.")
+
+
+# -- the tests ---------------------------------------------------------------------------------------
+def test_a_wrong_fix_is_refused_and_the_model_gets_the_failing_lines(world):
+    run = fix_after_refusal(world)
+
+    assert run.done.returncode == 0, run.done.stderr
+    assert [c["exit"] for c in run.stops()] == [2, 0]
+    assert [c["payload"]["stop_hook_active"] for c in run.stops()] == [False, True]
+    texts = run.texts()
+    assert len(texts) == 4
+    assert "test_add" not in texts[1] and "test_add" in texts[2]  # the request after the refused stop
+    assert "attempt 1 of 3" in texts[2]
+    assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
+    assert world.check_runs() == 2
+    assert agent_messages(run) == ["Fixed: add() works now.", "Fixed for real."]
+    assert world.donegate("status", check=False).returncode == 0
+    assert "installed" in hooks_line(world) and "NOT active" not in hooks_line(world)
+
+
+def test_three_refusals_then_the_work_is_handed_over_unverified(world):
+    run = budget(world)
+
+    stops = run.stops()
+    assert [c["exit"] for c in stops] == [2, 2, 2, 0]
+    assert [c["payload"]["stop_hook_active"] for c in stops] == [False, True, True, True]
+    for attempt, text in zip((1, 2, 3), run.texts()[2::2]):
+        assert f"attempt {attempt} of 3" in text and "test_add" in text
+    handover = json.loads(stops[-1]["stdout"])["systemMessage"]
+    assert "HANDED OVER UNVERIFIED" in handover and "retry budget is spent" in handover
+    assert world.check_runs() == 4
+    assert len(run.requests) == 8  # the hand-over ends the run: no further model request
+    # what the person sees: exit 0, the last agent message, and no word of the hand-over
+    assert run.done.returncode == 0
+    assert agent_messages(run) == ["Fixed."] * 4
+    assert run.events[-1]["type"] == "turn.completed"
+    assert "HANDED OVER" not in run.done.stdout + run.done.stderr
+    # so a script asks the gate
+    status = world.donegate("status", check=False)
+    assert status.returncode == 1, status.stdout + status.stderr
+    assert "unverified" in status.stdout
+
+
+def test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once(world):
+    log = gated(world)
+    run = codex_exec(world, [[patch_add(WRONG, "    return a * b")], [message("Fixed.")],
+                             [message("I am sure it is fixed.")]], log)
+
+    stops = run.stops()
+    assert [c["exit"] for c in stops] == [2, 0]
+    handover = json.loads(stops[-1]["stdout"])["systemMessage"]
+    assert "HANDED OVER UNVERIFIED" in handover and "nothing changed since the last failed check" in handover
+    assert world.check_runs() == 1
+    assert len(run.requests) == 3
+    assert run.done.returncode == 0
+    status = world.donegate("status", check=False)
+    assert status.returncode == 1 and "unverified" in status.stdout, status.stdout + status.stderr
+
+
+def test_a_test_file_edit_is_denied_and_a_shell_edit_of_it_is_refused_at_the_stop(world):
+    seen: list[str] = []
+    run = protected_test_edit(world, seen)
+    original = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+
+    pre = [c for c in run.calls if c["argv"][:2] == ["hook", "pre-tool-use"]]
+    assert pre[0]["payload"]["tool_name"] == "apply_patch"
+    assert json.loads(pre[0]["stdout"])["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert seen == [original]  # the denied patch did not touch the file
+    texts = run.texts()
+    assert "tests/test_calc.py is protected" in texts[1]  # the reason reached the model
+    stops = run.stops()
+    assert stops[0]["exit"] == 2
+    assert "Protected files changed" in texts[3] and "tests/test_calc.py (edited)" in texts[3]
+    assert [c["exit"] for c in stops] == [2, 0]
+    assert world.read("tests/test_calc.py") == original
+    assert world.check_runs() == 1  # the refusal for the edited test runs no check
+
+
+def test_a_chat_only_turn_is_not_checked(world):
+    run = chat_only(world)
+
+    assert run.done.returncode == 0
+    assert [c["exit"] for c in run.stops()] == [0]
+    assert world.check_runs() == 0
+    assert len(run.requests) == 1
+    assert world.donegate("status", check=False).returncode == 0
+
+
+def test_a_committed_wrong_fix_is_refused(world):
+    log = gated(world)
+    run = codex_exec(world, [[exec_command("sed -i 's/a - b/a * b/' calc.py && git commit -qam 'fix add'")],
+                             [message("Fixed and committed.")],
+                             [patch_add("    return a * b", "    return a + b")], [message("Fixed for real.")]],
+                     log)
+
+    assert "fix add" in world.git("log", "--format=%s", "-3")
+    stops = run.stops()
+    assert [c["exit"] for c in stops] == [2, 0]
+    assert "test_add" in run.texts()[2]
+    assert world.check_runs() == 2
+
+
+def test_the_trust_hashes_are_the_ones_codex_computes(world):
+    world.project()
+    world.install("codex")
+    with CodexServer() as server:
+        config = codex_home(world, server)
+        assert listed_hooks(world) == []  # an untrusted project's hooks are not even listed
+        config.write_text(config.read_text() + project_trust(world.repo))
+        listed = {h["key"]: h for h in listed_hooks(world)}
+        hooks = json.loads((world.repo / ".codex" / "hooks.json").read_text())
+        assert dict(codex_hook_keys(world.repo, hooks)) == {k: h["currentHash"] for k, h in listed.items()}
+        assert {h["trustStatus"] for h in listed.values()} == {"untrusted"}
+        world.install("codex", "--trust")
+        assert {h["key"]: h["trustStatus"] for h in listed_hooks(world)} == {k: "trusted" for k in listed}
+    assert sorted(k.rsplit(":", 3)[1] for k in listed) == ["pre_tool_use", "session_start", "stop",
+                                                           "user_prompt_submit"]
+
+
+@pytest.mark.parametrize("trust", ["none", "project", "stale"])
+def test_hooks_codex_does_not_trust_do_not_run(world, trust):
+    """Installed but not active: without the project's trust Codex loads no project configuration (and says
+    so on stderr); with the project trusted but no hook record, or a record for another command, it skips
+    the hooks without a word. A wrong fix then ends unchecked."""
+    log = gated(world, trust)
+    run = codex_exec(world, [[patch_add(WRONG, "    return a * b")], [message("Fixed.")]], log)
+
+    assert run.done.returncode == 0
+    assert run.calls == []
+    assert world.check_runs() == 0
+    assert "return a * b" in world.read("calc.py")
+    warned = "Untrusted project-local configuration is disabled" in run.done.stderr
+    assert warned == (trust == "none")
+    assert "installed but NOT active" in hooks_line(world)
