@@ -18,7 +18,7 @@ from typing import Callable
 
 import pytest
 
-from donegate.hosts import run_hook
+from donegate.hosts import captured_calls, run_hook
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "demo" / "hosts"
@@ -33,22 +33,14 @@ def hermetic(hermetic_gate):
     """Every test runs in the isolated environment of conftest.hermetic_gate."""
 
 
-def load(name: str) -> list[dict]:
-    """The hook calls of one fixture, in order (only the events the gate is installed for)."""
-    calls = [json.loads(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines() if line.strip()]
-    return [c for c in calls if isinstance(c["payload"], dict) and c["payload"].get("hook_event_name") in EVENTS]
-
-
 class Replay:
     """A committed project (calc.add wrong, its test, verify.sh counting its runs) standing where the real
-    session's repository stood; `call(i)` sends the fixture's i-th hook call with its paths moved here."""
+    session's repository stood; `play` sends the fixture's hook calls, with their paths moved here, in order."""
 
     def __init__(self, tmp: Path, name: str) -> None:
-        self.calls = load(name)
-        start = next(c for c in self.calls if c["payload"]["hook_event_name"] == "SessionStart")
-        self.neutral = Path(start["payload"]["cwd"])  # the repository, as the fixture names it
         self.base = tmp / "w"
-        self.repo = self.base / self.neutral.name
+        self.calls = [c for c in captured_calls(FIXTURES / f"{name}.jsonl", self.base) if c["name"] in EVENTS]
+        self.repo = Path(next(c for c in self.calls if c["name"] == "SessionStart")["payload"]["cwd"])
         self.state = tmp / "state"
         self.marker = tmp / "runs"
         self.repo.mkdir(parents=True)
@@ -73,16 +65,6 @@ class Replay:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    def here(self, value):
-        """A value of the fixture with its paths moved into this temporary folder."""
-        if isinstance(value, str):
-            return value.replace(str(self.neutral.parent), str(self.base))
-        if isinstance(value, dict):
-            return {k: self.here(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.here(v) for v in value]
-        return value
-
     def runs(self) -> int:
         return len(self.marker.read_text().splitlines()) if self.marker.exists() else 0
 
@@ -91,11 +73,9 @@ class Replay:
         for i, call in enumerate(self.calls):
             if before and i in before:
                 before[i]()
-            argv = call["argv"]
-            event, host = argv[1], argv[argv.index("--host") + 1]
-            env = {**self.here(call.get("env") or {}), "DONEGATE_STATE_DIR": str(self.state)}
-            answer = run_hook(event, json.dumps(self.here(call["payload"])), host, env=env)
-            self.answers.append((call["payload"]["hook_event_name"], answer))
+            env = {**call["env"], "DONEGATE_STATE_DIR": str(self.state)}
+            answer = run_hook(call["event"], json.dumps(call["payload"]), call["host"], env=env)
+            self.answers.append((call["name"], answer))
         return self.answers
 
     def indexes(self, event: str) -> list[int]:
@@ -134,11 +114,11 @@ def test_a_new_user_prompt_on_gemini_still_starts_a_new_stretch(tmp_path):
     edits = {i: (lambda n=n: replay.write("calc.py", WRONG[n])) for n, i in enumerate(stops[:-1])}
     replay.play(edits)
     call = replay.calls[replay.indexes("BeforeAgent")[0]]
-    payload = {**replay.here(call["payload"]), "prompt": "Now make add() handle floats too."}
+    payload = {**call["payload"], "prompt": "Now make add() handle floats too."}
     env = {"DONEGATE_STATE_DIR": str(replay.state)}
     assert run_hook("user-prompt", json.dumps(payload), "gemini", env=env).exit_code == 0
     replay.write("calc.py", WRONG[7])
-    stop = replay.here(replay.calls[stops[0]]["payload"])
+    stop = replay.calls[stops[0]]["payload"]
     verdict = run_hook("stop", json.dumps(stop), "gemini", env=env).verdict
     assert (verdict.action, verdict.attempt) == ("block", 1)
 
@@ -164,7 +144,7 @@ def test_work_in_a_worktree_the_session_went_into_is_gated(tmp_path):
     """Claude Code's worktree: the session's cwd becomes .claude/worktrees/NAME, a linked worktree."""
     replay = Replay(tmp_path, "claude-code/worktree")
     tool = replay.indexes("PreToolUse")[0]
-    worktree = Path(replay.here(replay.calls[tool]["payload"]["cwd"]))
+    worktree = Path(replay.calls[tool]["payload"]["cwd"])
 
     def enter() -> None:
         replay.git("worktree", "add", "-q", "-b", "fix-add", str(worktree))

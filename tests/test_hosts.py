@@ -10,6 +10,7 @@ that appends to a marker file outside the repository, so a test can count the ch
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -21,8 +22,8 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, merge_hooks, missing_program, run_hook,
-                            stop_answer, tool_policy)
+from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, codex_hook_hash, codex_hook_keys, hook_entries,
+                            merge_hooks, missing_program, run_hook, stop_answer, tool_policy)
 from donegate.stopgate import GateError, Settings, Verdict, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
@@ -795,3 +796,97 @@ def test_a_new_test_file_may_be_written_but_not_a_new_conftest(repo):
     assert decide("tests/test_new.py") == "allow"        # adding tests is work, as for the stop gate
     assert decide("tests/test_x.py") == "deny"           # an existing test is the operator's
     assert decide("tests/conftest.py") == "deny"         # a conftest changes how every test runs
+
+
+# -- installed is not running: trust, committed settings, PATH, stops seen ------------------------
+
+def codex_config(home: Path) -> dict:
+    import tomllib
+    return tomllib.loads((home / ".codex" / "config.toml").read_text())
+
+
+def test_install_for_codex_without_trust_says_the_hooks_will_not_run(repo, tmp_path):
+    done = repo.run("install", "--host", "codex", HOME=str(tmp_path / "home"))
+    assert done.returncode == 0
+    assert "NOT active yet: Codex does not trust the project" in done.stdout and "--trust" in done.stdout
+    doctor = repo.run("doctor", HOME=str(tmp_path / "home"))
+    assert doctor.returncode == 1 and "codex        installed but NOT active" in doctor.stdout
+
+
+def test_install_trust_records_the_codex_project_and_every_hook_hash(repo, tmp_path):
+    home = tmp_path / "home"
+    done = repo.run("install", "--host", "codex", "--trust", HOME=str(home))
+    assert done.returncode == 0 and "NOT active" not in done.stdout, done.stdout
+    config = codex_config(home)
+    assert config["projects"][str(repo.root)]["trust_level"] == "trusted"
+    hooks = json.loads(repo.read(".codex/hooks.json"))
+    state = config["hooks"]["state"]
+    assert {k: v["trusted_hash"] for k, v in state.items()} == dict(codex_hook_keys(repo.root, hooks))
+    assert sorted(k.rsplit(":", 3)[1] for k in state) == ["pre_tool_use", "session_start", "stop", "user_prompt_submit"]
+    assert "codex        installed and active" in repo.run("doctor", HOME=str(home)).stdout
+    assert repo.run("install", "--host", "codex", "--trust", HOME=str(home)).stdout.count("trusted") == 0
+
+
+def test_a_changed_codex_hook_loses_its_trust_and_doctor_says_so(repo, tmp_path):
+    home = tmp_path / "home"
+    repo.run("install", "--host", "codex", "--trust", HOME=str(home))
+    path = repo.root / ".codex" / "hooks.json"
+    path.write_text(path.read_text().replace('"donegate hook stop', '"env donegate hook stop'))
+    doctor = repo.run("doctor", HOME=str(home))
+    assert "installed but NOT active" in doctor.stdout and "1 hook(s) are not trusted as written now (stop)" in doctor.stdout
+
+
+def test_codex_hook_hash_is_the_one_codex_computes():
+    """The value the real Codex CLI 0.169.0 lists as currentHash for this hook (tests/hosts/test_codex.py checks
+    the function against the live CLI for every installed hook)."""
+    hook = {"type": "command", "command": "donegate hook stop --host codex", "timeout": 600}
+    assert codex_hook_hash("Stop", None, hook) == codex_hook_hash("Stop", "ignored for Stop", hook)
+    assert codex_hook_hash("PreToolUse", "Bash", hook) != codex_hook_hash("PreToolUse", "Bash|apply_patch", hook)
+    assert codex_hook_hash("Stop", None, {**hook, "timeout": 601}) != codex_hook_hash("Stop", None, hook)
+    identity = ('{"event_name":"stop","hooks":[{"async":false,"command":"donegate hook stop --host codex",'
+                '"timeout":600,"type":"command"}]}')
+    assert codex_hook_hash("Stop", None, hook) == "sha256:" + hashlib.sha256(identity.encode()).hexdigest()
+
+
+def test_install_trust_refuses_a_project_the_person_set_untrusted(repo, tmp_path):
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    text = f'[projects."{repo.root}"]\ntrust_level = "untrusted"\n'
+    (home / ".codex" / "config.toml").write_text(text)
+    done = repo.run("install", "--host", "codex", "--trust", HOME=str(home))
+    assert done.returncode == 2 and "untrusted" in done.stdout
+    assert (home / ".codex" / "config.toml").read_text() == text
+
+
+def test_install_trust_records_the_gemini_folder(repo, tmp_path):
+    home = tmp_path / "home"
+    assert "NOT active yet: Gemini does not trust" in repo.run("install", "--host", "gemini", HOME=str(home)).stdout
+    repo.run("install", "--host", "gemini", "--trust", HOME=str(home))
+    rules = json.loads((home / ".gemini" / "trustedFolders.json").read_text())
+    assert rules == {str(repo.root): "TRUST_FOLDER"}
+    assert "gemini       installed and active" in repo.run("doctor", HOME=str(home)).stdout
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({**rules, str(repo.root): "DO_NOT_TRUST"}))
+    assert "gemini       installed but NOT active" in repo.run("doctor", HOME=str(home)).stdout
+
+
+def test_doctor_says_worktree_sessions_need_the_settings_committed(repo):
+    repo.run("install", "--host", "claude-code")
+    assert "NOT active in worktree sessions (claude -w)" in repo.run("doctor").stdout
+    repo.commit("install the gate")
+    doctor = repo.run("doctor").stdout
+    assert "claude-code  installed and active (.claude/settings.json)\n" in doctor and "worktree sessions" not in doctor
+
+
+def test_doctor_says_broken_when_donegate_is_not_on_path(repo):
+    repo.run("install", "--host", "claude-code")
+    bare = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "donegate").exists())
+    doctor = repo.run("doctor", PATH=bare)
+    assert doctor.returncode == 1 and "BROKEN" in doctor.stdout and "`donegate` is not on PATH" in doctor.stdout
+
+
+def test_doctor_counts_the_stops_the_gate_answered_here(gated):
+    repo = gated()
+    assert "stops seen   0" in repo.run("doctor").stdout
+    repo.stop()
+    repo.stop(active=True)
+    assert "stops seen   2" in repo.run("doctor").stdout

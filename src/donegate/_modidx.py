@@ -136,6 +136,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.hosts._toml_string': ('into_a_real_agent.html#_toml_string', 'donegate/hosts.py'),
                                 'donegate.hosts._uncommitted': ('into_a_real_agent.html#_uncommitted', 'donegate/hosts.py'),
                                 'donegate.hosts._worst': ('into_a_real_agent.html#_worst', 'donegate/hosts.py'),
+                                'donegate.hosts.captured_calls': ('into_a_real_agent.html#captured_calls', 'donegate/hosts.py'),
                                 'donegate.hosts.codex_hook_hash': ('into_a_real_agent.html#codex_hook_hash', 'donegate/hosts.py'),
                                 'donegate.hosts.codex_hook_keys': ('into_a_real_agent.html#codex_hook_keys', 'donegate/hosts.py'),
                                 'donegate.hosts.count_stop': ('into_a_real_agent.html#count_stop', 'donegate/hosts.py'),

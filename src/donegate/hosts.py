@@ -23,7 +23,8 @@ __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY
            'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy',
            'session_roots', 'run_hook', 'count_stop', 'stops_seen', 'status_command', 'hook_command', 'hook_executable',
            'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin', 'codex_hook_hash', 'codex_hook_keys',
-           'not_active', 'grant_trust', 'install', 'verify_script', 'init', 'doctor', 'ledger_command']
+           'not_active', 'grant_trust', 'install', 'verify_script', 'init', 'doctor', 'ledger_command',
+           'captured_calls']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -797,3 +798,26 @@ def ledger_command() -> int:
         print(f"  {row.get('ts')}  claimed {str(row.get('claim'))[:50]!r} · demanded {row.get('evidence_demanded')} "
               f"· actual: {str(row.get('actual'))[:70]}")
     return 0
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-301
+def captured_calls(path: str | os.PathLike, base: str | os.PathLike) -> list[dict]:
+    """The hook calls of a captured session (JSON lines of argv, env and payload, as demo/hosts holds them),
+    each as {"event", "host", "name", "payload", "env"}, with the folder that held the session's repository
+    (the SessionStart's cwd, one level up) moved to `base`."""
+    calls = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    calls = [c for c in calls if isinstance(c.get("payload"), dict) and len(c.get("argv", ())) >= 4]
+    start = next((c for c in calls if c["argv"][1] == "session-start"), calls[0] if calls else None)
+    if start is None:
+        return []
+    neutral = os.path.dirname(start["payload"]["cwd"])
+
+    def move(value):
+        if isinstance(value, str):
+            return str(base) + value[len(neutral):] if value.startswith(neutral) else value
+        if isinstance(value, dict):
+            return {k: move(v) for k, v in value.items()}
+        return [move(v) for v in value] if isinstance(value, list) else value
+
+    return [{"event": c["argv"][1], "host": c["argv"][c["argv"].index("--host") + 1],
+             "name": c["payload"].get("hook_event_name"), "payload": move(c["payload"]),
+             "env": move(c.get("env") or {})} for c in calls]
