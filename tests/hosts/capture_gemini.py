@@ -5,25 +5,22 @@ against the scripted server, the way tests/hosts/test_gemini.py does, with a log
     uv run python tests/hosts/capture_gemini.py budget     # one of them
 
 Each fixture is one hook call a line: {"argv": [...], "env": {...}, "payload": {...}}, with the world's
-HOME replaced by /home/user and its temporary folder by /work (so the repository is /work/work/repo);
-session ids and timestamps are kept. The budget scenario runs with DONEGATE_MAX_BLOCKS=5 so the gate
+paths made neutral (capture.py); session ids and timestamps are kept. The budget scenario runs with DONEGATE_MAX_BLOCKS=5 so the gate
 refuses all five wrong fixes whatever its counting does: the sequence then holds five refusals and the
 continuations Gemini makes after each (BeforeAgent with the refusal as its prompt, AfterAgent with
 stop_hook_active false after the tool call), ending in a hand-over.
 """
 from __future__ import annotations
 
-import json
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from conftest import ROOT, HostWorld
+from capture import main
+from conftest import HostWorld
 from test_gemini import (
     CHAT_PROMPT,
     PROMPT,
@@ -35,7 +32,6 @@ from test_gemini import (
     protected_edits,
 )
 
-OUT = ROOT / "demo" / "hosts" / "gemini"
 # name -> (script, prompt, extra environment for the run)
 SCENARIOS: dict[str, tuple[Callable, str, dict[str, str]]] = {
     "fix-after-refusal": (fix_after_refusal, PROMPT, {}),
@@ -45,45 +41,16 @@ SCENARIOS: dict[str, tuple[Callable, str, dict[str, str]]] = {
 }
 
 
-def neutral(world: HostWorld, data: object) -> object:
-    """`data` with the world's paths made neutral: HOME -> /home/user, the temporary folder -> /work."""
-    text = json.dumps(data, ensure_ascii=False)
-    for real, shown in ((world.home, "/home/user"), (world.tmp, "/work")):
-        for form in {str(real), str(real.resolve())}:
-            text = text.replace(form, shown)
-    return json.loads(text)
-
-
-def capture(name: str) -> Path:
-    """Play one scenario in a fresh world and write its hook calls to demo/hosts/gemini/NAME.jsonl."""
+def scenario(name: str) -> Callable[[HostWorld], object]:
     script, prompt, env = SCENARIOS[name]
-    tmp = Path(tempfile.mkdtemp(prefix=f"gemini-capture-{name}-"))
-    try:
-        world = HostWorld(tmp)
-        log = gated(world)
-        run = gemini(world, script(world), log, prompt=prompt, env=env)
+
+    def play(world: HostWorld) -> object:
+        run = gemini(world, script(world), gated(world), prompt=prompt, env=env)
         if run.done.returncode != 0:
             raise SystemExit(f"{name}: gemini exited {run.done.returncode}\n{run.done.stderr}")
-        lines = [json.dumps(neutral(world, {"argv": c["argv"], "env": c["env"], "payload": c["payload"]}),
-                            ensure_ascii=False) for c in run.calls]
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / f"{name}.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
-
-
-def main(names: list[str]) -> int:
-    unknown = [n for n in names if n not in SCENARIOS]
-    if unknown:
-        print(f"unknown scenario(s) {', '.join(unknown)}; the scenarios are: {', '.join(SCENARIOS)}", file=sys.stderr)
-        return 2
-    for name in names or list(SCENARIOS):
-        path = capture(name)
-        print(f"wrote {path} ({len(path.read_text().splitlines())} hook calls)")
-    return 0
+        return run
+    return play
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main("gemini", {name: scenario(name) for name in SCENARIOS}, sys.argv[1:]))

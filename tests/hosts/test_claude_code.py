@@ -366,3 +366,20 @@ def test_an_api_error_after_an_edit_is_recorded_as_an_unverified_end(world):
     assert failures[0]["payload"]["error"] == "server_error"
     after = status(world)
     assert after.returncode == 1 and "unverified" in after.stdout, after.stdout + after.stderr
+
+
+def test_the_check_runs_without_the_model_key_and_writes_no_bytecode(world):
+    """Claude Code passes its own environment (ANTHROPIC_API_KEY included) to its hooks; the check the gate
+    runs must see neither the key nor a chance to reuse stale bytecode."""
+    log = gated(world)
+    seen = world.tmp / "check-env"
+    script = world.repo / "verify.sh"
+    script.write_text(script.read_text().replace("exec ", f"env > '{seen}'\nexec ", 1))
+    world.commit("the check records its environment")
+    run = play(world, log, [[edit(calc(world), WRONG, "a * b")], [text("Done.")],
+                            [edit(calc(world), "a * b", RIGHT)], [text("Fixed.")]])
+    assert run.stop_exits() == [2, 0]
+    env = seen.read_text()
+    assert "sk-ant-scripted" not in env and "ANTHROPIC_API_KEY" not in env
+    assert "PYTHONDONTWRITEBYTECODE=1" in env
+    assert not list(world.repo.rglob("*.pyc")), "the check wrote bytecode into the repository"

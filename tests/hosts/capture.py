@@ -1,0 +1,58 @@
+"""Shared part of the capture scripts (capture_<host>.py): play a scenario of the real-host suite in a fresh
+world, then write the hook calls the real CLI made to demo/hosts/<host>/<scenario>.jsonl, one call a line
+({"argv": [...], "env": {...}, "payload": {...}}), with the world's paths made neutral: the folder holding
+the repository becomes /work, HOME /home/user, this checkout /src/donegate, any other temporary path
+/tmp/host-test. Session ids and timestamps are kept."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from conftest import ROOT, HostWorld, hook_calls
+
+
+def neutral(value: Any, world: HostWorld) -> Any:
+    """`value` with the world's paths replaced by fixed ones, in every string it holds."""
+    text = json.dumps(value, ensure_ascii=False)
+    work = world.tmp / "work"
+    # Claude Code names a project folder after its path (~/.claude/projects/-tmp-x-work-repo)
+    pairs = [(re.sub(r"[^A-Za-z0-9]", "-", str(work)), "-work")]
+    for path, fixed in ((work, "/work"), (world.home, "/home/user"), (ROOT, "/src/donegate"),
+                        (world.tmp, "/tmp/host-test")):
+        pairs += [(form, fixed) for form in sorted({str(path), str(path.resolve())}, key=len, reverse=True)]
+    for old, new in pairs:
+        text = text.replace(old, new)
+    return json.loads(text)
+
+
+def capture(host: str, name: str, play: Callable[[HostWorld], Any]) -> Path:
+    """Play `play` in a fresh world and write the hook calls it made to demo/hosts/HOST/NAME.jsonl."""
+    with tempfile.TemporaryDirectory(prefix=f"capture-{host}-") as tmp:
+        world = HostWorld(Path(tmp))
+        play(world)
+        calls = hook_calls(world.tmp / "hook-calls.jsonl")
+        if not calls:
+            raise SystemExit(f"{host} {name}: the CLI made no hook call (is the gate installed and trusted?)")
+        lines = [json.dumps(neutral({"argv": c["argv"], "env": c["env"], "payload": c["payload"]}, world),
+                            ensure_ascii=False) for c in calls]
+    out = ROOT / "demo" / "hosts" / host
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def main(host: str, scenarios: Mapping[str, Callable[[HostWorld], Any]], names: list[str]) -> int:
+    """Capture the named scenarios (all of them by default); exit 2 naming an unknown one."""
+    unknown = [n for n in names if n not in scenarios]
+    if unknown:
+        print(f"unknown scenario(s): {', '.join(unknown)}; choose from {', '.join(scenarios)}", file=sys.stderr)
+        return 2
+    for name in names or list(scenarios):
+        path = capture(host, name, scenarios[name])
+        print(f"{path.relative_to(ROOT)}: {len(path.read_text().splitlines())} hook call(s)")
+    return 0
