@@ -286,3 +286,27 @@ def test_the_gate_depends_on_no_agent_and_no_book_setup():
             "print(sorted(m for m in sys.modules if m.startswith('donegate')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.stopgate"]
+
+
+@pytest.mark.parametrize("echo", ["{refusal}", "<hook_prompt id=\"stop:1\">{escaped}</hook_prompt>",
+                                  "The stop hook said:\n{refusal}"])
+def test_the_gates_own_refusal_sent_back_as_a_prompt_does_not_reset_the_count(tmp_path, echo):
+    """However a host wraps the refusal it feeds back (as is, escaped inside a tag, quoted), it is no new prompt;
+    a short real prompt that happens to occur in the refusal text still is."""
+    import html
+    replay = Replay(tmp_path, "claude-code/fix-after-refusal")
+    replay.calls = replay.calls[:2]  # SessionStart, UserPromptSubmit
+    replay.play()
+    env = {"DONEGATE_STATE_DIR": str(replay.state)}
+    stop = {**replay.calls[1]["payload"], "hook_event_name": "Stop", "stop_hook_active": False}
+    attempts = []
+    for n in range(3):
+        replay.write("calc.py", WRONG[n])
+        verdict = run_hook("stop", json.dumps(stop), "claude-code", env=env).verdict
+        attempts.append(verdict.attempt)
+        prompt = echo.format(refusal=verdict.message, escaped=html.escape(verdict.message))
+        run_hook("user-prompt", json.dumps({**replay.calls[1]["payload"], "prompt": prompt}), "claude-code", env=env)
+    assert attempts == [1, 2, 3]
+    run_hook("user-prompt", json.dumps({**replay.calls[1]["payload"], "prompt": "Fix"}), "claude-code", env=env)
+    replay.write("calc.py", WRONG[4])
+    assert run_hook("stop", json.dumps(stop), "claude-code", env=env).verdict.attempt == 1

@@ -688,10 +688,12 @@ class StopGate:
     def new_prompt(self, prompt: str | None = None) -> None:
         """A new user prompt: a new stretch of work (the retry count starts again). A prompt that is
         the gate's own refusal sent back (Gemini CLI does that) is not a new prompt."""
+        import html
         state = self.start()
-        text = (prompt or "").strip()
+        text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
         refusal = state.get("last_refusal") or ""
-        if text and (text.startswith(TAG) or (refusal and (refusal in text or text in refusal))):
+        ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
+        if text and (ours or (refusal and (refusal in text or (len(text) >= 40 and text in refusal)))):
             return
         state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
                      open={"ts": _utc_now()})
