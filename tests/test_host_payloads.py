@@ -310,3 +310,17 @@ def test_the_gates_own_refusal_sent_back_as_a_prompt_does_not_reset_the_count(tm
     run_hook("user-prompt", json.dumps({**replay.calls[1]["payload"], "prompt": "Fix"}), "claude-code", env=env)
     replay.write("calc.py", WRONG[4])
     assert run_hook("stop", json.dumps(stop), "claude-code", env=env).verdict.attempt == 1
+
+
+# -- fact 5: a rewrite carries no permission decision -----------------------------------------------
+
+def test_the_no_verify_rewrite_leaves_the_permission_to_the_host(tmp_path):
+    """The real Claude Code call, in acceptEdits mode: `git commit --no-verify -am x` through Bash."""
+    replay = Replay(tmp_path, "claude-code/no-verify")
+    answers = replay.play()
+    commits = [(c["payload"], a) for c, (e, a) in zip(replay.calls, answers)
+               if e == "PreToolUse" and "--no-verify" in str(c["payload"]["tool_input"].get("command"))]
+    assert commits and commits[0][0]["permission_mode"] == "acceptEdits"
+    spec = json.loads(commits[0][1].stdout)["hookSpecificOutput"]
+    assert spec["updatedInput"]["command"] == "git commit -am x"
+    assert "permissionDecision" not in spec
