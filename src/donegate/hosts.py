@@ -164,7 +164,7 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings,
                         {**data, "command": rewritten})
     return ("allow", "", None)
 
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
 def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None,
                   starting: bool = False) -> list[Path]:
     """The session's repository first, then the linked worktrees of it the session has gone into.
@@ -211,7 +211,7 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
     """One answer for several working trees: any refusal first, then the least verified allow."""
     return max(verdicts, key=lambda v: (v.blocks, _WEIGHT.get(v.status, 2)))
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
              env: Mapping[str, str] | None = None) -> HookAnswer:
     """Answer one hook call the way `host` expects. Unreadable input or an internal error never reads
@@ -527,7 +527,7 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
                             "(and --skip-trust runs the agent without them); run `donegate install --host gemini --trust`")
     return problems
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-trust3
 def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """Write the person's trust records for the gate's hooks in `root` (Codex: the project and each hook's
     hash in config.toml; Gemini: the folder in trustedFolders.json). One line per change."""
