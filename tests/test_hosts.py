@@ -890,3 +890,12 @@ def test_doctor_counts_the_stops_the_gate_answered_here(gated):
     repo.stop()
     repo.stop(active=True)
     assert "stops seen   2" in repo.run("doctor").stdout
+
+
+def test_doctor_says_a_stop_after_a_failure_with_no_new_change_hands_over_at_once(gated):
+    repo = gated()
+    repo.write("app.py", broken(1))
+    assert repo.stop().returncode == 2
+    assert "hand over at once, nothing changed since the last failed check" in repo.run("doctor").stdout
+    repo.write("app.py", broken(2))
+    assert "run the check on 1 changed path(s)" in repo.run("doctor").stdout

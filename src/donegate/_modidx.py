@@ -496,6 +496,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                  'donegate/stopgate.py'),
                                    'donegate.stopgate.StopGate._settled': ( 'stop_hook_verify_loop.html#stopgate._settled',
                                                                             'donegate/stopgate.py'),
+                                   'donegate.stopgate.StopGate._unchanged_since_failure': ( 'stop_hook_verify_loop.html#stopgate._unchanged_since_failure',
+                                                                                            'donegate/stopgate.py'),
                                    'donegate.stopgate.StopGate._unverified_earlier': ( 'stop_hook_verify_loop.html#stopgate._unverified_earlier',
                                                                                        'donegate/stopgate.py'),
                                    'donegate.stopgate.StopGate._write_stamp': ( 'stop_hook_verify_loop.html#stopgate._write_stamp',

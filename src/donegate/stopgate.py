@@ -823,8 +823,7 @@ class StopGate:
             self._ended(state, now, verdict, "no acceptance check is configured")
             return verdict
         failure = state.get("last_failure")
-        if failure and any(not changed_paths(self.root, TreeState.from_json(t), now)
-                           for t in (failure["tree"], failure.get("after")) if t):
+        if self._unchanged_since_failure(state, now):
             verdict = self._hand_over(failure["status"], "no_change", failure,
                                       "nothing changed since the last failed check, so it was not run again",
                                       changed)
@@ -892,7 +891,15 @@ class StopGate:
             return f"allow: {settled.message.removeprefix(TAG).strip()}"
         if self.command(state) is None:
             return "allow UNVERIFIED: files changed but no acceptance check is configured"
+        if self._unchanged_since_failure(state, now):
+            return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
         return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
+
+    def _unchanged_since_failure(self, state: Mapping, now: TreeState) -> bool:
+        """Is the tree as it was when the last check failed (before the check ran, or after it)?"""
+        failure = state.get("last_failure")
+        return bool(failure) and any(not changed_paths(self.root, TreeState.from_json(t), now)
+                                     for t in (failure["tree"], failure.get("after")) if t)
 
     # -- rules ------------------------------------------------------------------------------------
     def _ignored_protected(self) -> list[str]:
