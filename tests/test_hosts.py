@@ -899,3 +899,33 @@ def test_doctor_says_a_stop_after_a_failure_with_no_new_change_hands_over_at_onc
     assert "hand over at once, nothing changed since the last failed check" in repo.run("doctor").stdout
     repo.write("app.py", broken(2))
     assert "run the check on 1 changed path(s)" in repo.run("doctor").stdout
+
+
+
+# -- the claim and the ledger in either row form ----------------------------------------------------
+
+def test_the_claim_falls_back_to_the_transcripts_last_assistant_message(gated, tmp_path):
+    repo = gated(DONEGATE_LEDGER="1")
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_text("\n".join(json.dumps(r) for r in [
+        {"type": "user", "message": {"role": "user", "content": "fix it"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "Done, all green."}]}},
+        {"type": "system", "subtype": "stop_hook_summary"}]) + "\n")
+    repo.write("app.py", broken(1))
+    payload = repo.payload("stop", stop_hook_active=False, transcript_path=str(transcript))
+    assert repo.run("hook", "stop", stdin=json.dumps(payload), DONEGATE_LEDGER="1").returncode == 2
+    (row,) = [json.loads(l) for l in (repo.state / "ledger.jsonl").read_text().splitlines()]
+    assert row["claim"] == "Done, all green."
+
+
+def test_ledger_reads_rows_in_either_form(repo, tmp_path):
+    ledger = tmp_path / "rows"
+    ledger.mkdir()
+    rows = [{"ts": "2026-12-01T00:00:00Z", "repo": "/r", "exit_code": 1, "claim": "done",
+             "evidence_demanded": "./verify.sh", "actual": ["FAILED tests/test_a.py::test_a", "1 failed"]},
+            {"ts": "2026-12-01T00:00:01Z", "repo": "/r", "exit_code": 1, "claim": "done",
+             "evidence_demanded": "./verify.sh", "actual": "FAIL: one string"}]
+    (ledger / "ledger.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    done = repo.run("ledger", DONEGATE_LEDGER_DIR=str(ledger))
+    assert done.returncode == 0 and "2 false completion(s)" in done.stdout
+    assert "FAILED tests/test_a.py::test_a; 1 failed" in done.stdout and "FAIL: one string" in done.stdout

@@ -628,7 +628,8 @@ def test_ledger_row_has_the_promised_fields(repo, tmp_path):
     assert set(row) == {"ts", "repo", "exit_code", "claim", "evidence_demanded", "actual"}
     assert (row["repo"], row["exit_code"], row["claim"], row["evidence_demanded"]) == (
         str(repo.root), 1, "all tests pass", "./verify.sh")
-    assert row["actual"].startswith("FAIL: status.txt says 'bad 1'")
+    assert isinstance(row["actual"], list), "actual is a list of lines, the row format the peer gate publishes"
+    assert row["actual"][0].startswith("FAIL: status.txt says 'bad 1'")
 
 
 def test_ledger_file_is_0600_in_a_0700_directory(repo, tmp_path):
@@ -746,7 +747,7 @@ def test_ledger_actual_names_the_failing_test_not_a_banner(pytest_repo, tmp_path
     pytest_repo.write("app.py", 'STATUS = "nearly"\n')
     assert gate.on_stop(False, claim="all tests pass").blocks
     (row,) = ledger_rows(tmp_path)
-    assert row["actual"].startswith("FAILED tests/test_app.py::test_status_is_ok"), row["actual"]
+    assert row["actual"][0].startswith("FAILED tests/test_app.py::test_status_is_ok"), row["actual"]
 
 
 def test_a_return_to_the_baseline_clears_the_last_failure(repo):
@@ -760,3 +761,42 @@ def test_a_return_to_the_baseline_clears_the_last_failure(repo):
     verdict = gate.on_stop(True)
     assert (verdict.action, verdict.exit) == ("block", "check_failed")
     assert repo.runs() == 2
+
+
+# -- the acceptance script as a shell runs it; what a missing check is -----------------------------
+
+def test_a_verify_sh_without_a_shebang_runs_as_a_shell_would_run_it(make_repo):
+    repo = make_repo()
+    repo.write("verify.sh", f"echo run >> {shlex.quote(str(repo.marker))}\n{STATUS_CHECK}")  # no #! line
+    repo.commit("a script without #!")
+    gate = repo.started()
+    fix(repo)
+    verdict = gate.on_stop(False)
+    assert (verdict.exit, repo.runs()) == ("passed", 1), verdict.message
+
+
+@pytest.mark.parametrize("how, said", [("chmod", "was not executable when the session started"),
+                                       ("symlink", "is a symlink")])
+def test_a_check_the_operator_committed_is_not_called_one_the_agent_wrote(make_repo, how, said):
+    repo = make_repo()
+    if how == "chmod":
+        repo.path("verify.sh").chmod(0o644)
+    else:
+        repo.path("verify.sh").rename(repo.path("check.sh"))
+        os.symlink("check.sh", repo.path("verify.sh"))
+    repo.commit("the check, as the operator left it")
+    gate = repo.started()
+    fix(repo)
+    verdict = gate.on_stop(False)
+    assert verdict.exit == "no_check"
+    assert said in verdict.message and "appeared during this session" not in verdict.message
+
+
+def test_a_check_written_during_the_session_is_named_so(make_repo):
+    repo = make_repo()
+    repo.git("rm", "-q", "verify.sh")
+    repo.commit("no check")
+    gate = repo.started()
+    repo.write("verify.sh", "#!/bin/sh\nexit 0\n")
+    repo.path("verify.sh").chmod(0o755)
+    assert "appeared during this session" in gate.on_stop(False).message

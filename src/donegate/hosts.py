@@ -21,10 +21,10 @@ from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'PLUGIN_MANIFEST',
            'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy',
-           'session_roots', 'run_hook', 'count_stop', 'stops_seen', 'status_command', 'hook_command', 'hook_executable',
-           'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin', 'codex_hook_hash', 'codex_hook_keys',
-           'not_active', 'grant_trust', 'install', 'verify_script', 'init', 'doctor', 'ledger_command',
-           'captured_calls']
+           'session_roots', 'transcript_claim', 'run_hook', 'count_stop', 'stops_seen', 'status_command',
+           'hook_command', 'hook_executable', 'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin',
+           'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'install', 'verify_script', 'init',
+           'doctor', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -211,6 +211,35 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
     """One answer for several working trees: any refusal first, then the least verified allow."""
     return max(verdicts, key=lambda v: (v.blocks, _WEIGHT.get(v.status, 2)))
 
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012t
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def transcript_claim(path: Any, limit: int = 1 << 20) -> str:
+    """The last thing the assistant said in a session transcript (JSON lines; the last `limit` bytes are
+    read), for a stop payload without `last_assistant_message`. "" when there is none or it cannot be read."""
+    try:
+        with open(str(path), "rb") as f:
+            f.seek(max(0, os.fstat(f.fileno()).st_size - limit))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except (OSError, TypeError, ValueError):
+        return ""
+    for line in reversed(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        for item in (record, record.get("message"), record.get("payload")) if isinstance(record, dict) else ():
+            if isinstance(item, dict) and (item.get("role") == "assistant" or item.get("type") == "assistant"):
+                text = _text_of(item.get("content")) or _text_of((item.get("message") or {}).get("content"))
+                if text.strip():
+                    return text.strip()
+    return ""
+
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
              env: Mapping[str, str] | None = None) -> HookAnswer:
@@ -266,7 +295,8 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
                 gate.record_end("stop_failure", f"the turn ended with an error before any stop ({str(error)[:200]})")
             return HookAnswer(0)
         active = payload.get("stop_hook_active")
-        claim = payload.get("last_assistant_message") or payload.get("prompt_response") or ""
+        claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
+                 or transcript_claim(payload.get("transcript_path")))
         verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
         worst = _worst(verdicts)
         count_stop(settings.state_dir, host, gates[0].root, worst.exit)
@@ -771,6 +801,11 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     return 1 if problems else 0
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-181
+def _lines(actual: Any) -> str:
+    """A ledger row's `actual`, in either form: a list of lines (the peer gate's rows, ours now) or one string."""
+    return "; ".join(map(str, actual)) if isinstance(actual, list) else str(actual)
+
+
 def ledger_command() -> int:
     """`donegate ledger`: how many false completions the gate caught, per repository, and the latest ones."""
     try:
@@ -796,7 +831,7 @@ def ledger_command() -> int:
         print(f"  {count:>4}  {repo}")
     for row in rows[-5:]:
         print(f"  {row.get('ts')}  claimed {str(row.get('claim'))[:50]!r} · demanded {row.get('evidence_demanded')} "
-              f"· actual: {str(row.get('actual'))[:70]}")
+              f"· actual: {_lines(row.get('actual'))[:70]}")
     return 0
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-301

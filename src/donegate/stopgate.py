@@ -572,10 +572,16 @@ def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckR
     import signal
     shown = command if isinstance(command, str) else " ".join(command)
     start = time.monotonic()
+    import errno
+    options = dict(cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                   start_new_session=True, env=check_environment())
     try:
-        proc = subprocess.Popen(command, cwd=cwd, shell=isinstance(command, str), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-                                env=check_environment())
+        try:
+            proc = subprocess.Popen(command, shell=isinstance(command, str), **options)
+        except OSError as exc:
+            if exc.errno != errno.ENOEXEC or isinstance(command, str):
+                raise
+            proc = subprocess.Popen(["sh", *command], **options)  # no #! line: sh runs it, as a shell would
     except OSError as exc:
         return CheckRun(shown, 126, f"could not start {shown}: {exc}", 0.0)
     try:
@@ -814,8 +820,14 @@ class StopGate:
             return NOTHING_CHANGED
         changed = tuple(changes)
         if command is None:
-            note = (f" {SCRIPT_NAME} appeared during this session; a check the agent wrote is not the operator's."
-                    if self._script().exists() else "")
+            note = ""
+            if os.path.lexists(self._script()):
+                appeared = SCRIPT_NAME in changes and changes[SCRIPT_NAME][0] is None
+                note = (f" {SCRIPT_NAME} appeared during this session; a check the agent wrote is not the operator's."
+                        if appeared else f" {SCRIPT_NAME} is a symlink; the gate runs only a regular file."
+                        if self._script().is_symlink() else
+                        f" {SCRIPT_NAME} was not executable when the session started (chmod +x {SCRIPT_NAME}; "
+                        "the next session runs it).")
             verdict = Verdict("allow", "yielded_unverified", "no_check",
                               f"{TAG} UNVERIFIED: files changed ({_names(changed)}) but no acceptance check is "
                               f"configured: add an executable {SCRIPT_NAME} at the repository root or set "
@@ -983,7 +995,7 @@ class StopGate:
         naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
         failure = {"tree": now.to_json(), "after": after.to_json() if after else None, "exit": exit, "status": status, "detail": detail,
                    "exit_code": run.exit_code if run else None, "ts": _utc_now(),
-                   "actual": naming[0] if naming else _first_line(detail)}
+                   "actual": naming[0] if naming else _first_line(detail), "lines": naming[:20]}
         state["last_failure"] = failure
         if self.settings.ledger and not state["ledger_written"]:
             self._ledger_row(claim, key, failure)
@@ -1042,7 +1054,8 @@ class StopGate:
         path = self.ledger_path()
         private_dir(path.parent)
         row = {"ts": failure["ts"], "repo": str(self.root), "exit_code": failure["exit_code"],
-               "claim": claim, "evidence_demanded": command, "actual": failure["actual"]}
+               "claim": claim, "evidence_demanded": command,
+               "actual": failure.get("lines") or [failure["actual"]]}  # a list of lines, as the peer gate writes
         append_private(path, json.dumps(row, ensure_ascii=False))
 
     # -- as a hook --------------------------------------------------------------------------------
