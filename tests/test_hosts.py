@@ -929,3 +929,30 @@ def test_ledger_reads_rows_in_either_form(repo, tmp_path):
     done = repo.run("ledger", DONEGATE_LEDGER_DIR=str(ledger))
     assert done.returncode == 0 and "2 false completion(s)" in done.stdout
     assert "FAILED tests/test_a.py::test_a; 1 failed" in done.stdout and "FAIL: one string" in done.stdout
+
+
+# -- the gate's own errors refuse at most like a failed check ---------------------------------------
+
+@pytest.mark.parametrize("setting", [{"DONEGATE_MAX_BLOCKS": "abc"}, {"DONEGATE_VERIFY_TIMEOUT": "0"}])
+def test_a_bad_setting_refuses_three_stops_then_hands_over_naming_it(gated, setting):
+    repo = gated()
+    repo.write("app.py", broken(1))
+    exits = [repo.stop(active=n > 0, **setting) for n in range(5)]
+    assert [d.returncode for d in exits] == [2, 2, 2, 0, 0]
+    said = answer(exits[3])["systemMessage"]
+    assert "HANDED OVER UNVERIFIED" in said and next(iter(setting)) in said
+    assert "attempt 1 of 3" in exits[0].stderr and "the operator can" in exits[0].stderr
+
+
+def test_a_damaged_state_file_refuses_then_hands_over_and_a_decided_stop_clears_the_count(gated):
+    repo = gated()
+    repo.write("app.py", broken(1))
+    (state,) = (repo.state / "sessions").glob("*.json")
+    good = state.read_text()
+    state.write_text("{ not json")
+    assert [repo.stop(active=True).returncode for _ in range(4)] == [2, 2, 2, 0]
+    state.write_text(good)
+    assert repo.stop(active=True).returncode == 2  # decided by the gate: the check fails
+    state.write_text("{ not json")
+    first = repo.stop(active=True)
+    assert first.returncode == 2 and "attempt 1 of 3" in first.stderr

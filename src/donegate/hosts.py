@@ -21,10 +21,10 @@ from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'PLUGIN_MANIFEST',
            'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy',
-           'session_roots', 'transcript_claim', 'run_hook', 'count_stop', 'stops_seen', 'status_command',
-           'hook_command', 'hook_executable', 'hook_entries', 'missing_program', 'merge_hooks', 'write_plugin',
-           'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'install', 'verify_script', 'init',
-           'doctor', 'ledger_command', 'captured_calls']
+           'session_roots', 'transcript_claim', 'error_verdict', 'run_hook', 'count_stop', 'stops_seen',
+           'status_command', 'hook_command', 'hook_executable', 'hook_entries', 'missing_program', 'merge_hooks',
+           'write_plugin', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'install',
+           'verify_script', 'init', 'doctor', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -240,6 +240,43 @@ def transcript_claim(path: Any, limit: int = 1 << 20) -> str:
                     return text.strip()
     return ""
 
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012f
+def _error_file(session: str, env: Mapping[str, str] | None) -> Path:
+    from donegate.stopgate import default_state_dir, safe_key
+    env = os.environ if env is None else env
+    try:
+        folder = Settings.from_env(env).state_dir
+    except GateError:  # the broken setting may be the one that names the folder
+        folder = default_state_dir({k: v for k, v in env.items() if k != "DONEGATE_STATE_DIR"})
+    return Path(folder) / "errors" / f"{safe_key(session)}.json"
+
+
+def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> Verdict:
+    """The verdict for a stop the gate could not decide: a refusal, counted per session against the budget
+    (DONEGATE_MAX_BLOCKS, 3 when that setting is the broken one), then a loud hand-over naming the cause."""
+    from donegate.stopgate import TAG, write_private
+    try:
+        limit = Settings.from_env(env).max_blocks
+    except GateError:
+        limit = 3
+    session = str(payload.get("session_id") or "unknown-session") if isinstance(payload, dict) else "unknown-session"
+    path = _error_file(session, env)
+    try:
+        count = int(json.loads(path.read_text()).get("count", 0)) + 1
+    except (OSError, ValueError, AttributeError):
+        count = 1
+    try:
+        write_private(path, json.dumps({"count": count, "cause": message}))
+    except OSError:
+        count = limit + 1  # nowhere to count: refusing forever is the one answer that must not happen
+    if count > limit:
+        return Verdict("allow", "yielded_unverified", "error",
+                       f"{TAG} HANDED OVER UNVERIFIED: the gate could not decide {count} stops in a row, so it "
+                       f"stops refusing (DONEGATE_MAX_BLOCKS={limit}). The work is NOT verified. Cause: {message} "
+                       "Fix the cause (the operator's setting or state file), then stop again.")
+    return Verdict("block", "blocked", "error", f"{message} (attempt {count} of {limit}; the agent cannot fix "
+                                                f"this, the operator can)", attempt=count)
+
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
              env: Mapping[str, str] | None = None) -> HookAnswer:
@@ -250,10 +287,12 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
     if event not in HOSTS[host]:
         return HookAnswer(2, "", f"donegate hook: unknown event {event!r} for {host}; use one of {', '.join(HOSTS[host])}")
 
+    payload: Any = None
+
     def refuse(why: str) -> HookAnswer:
         message = f"donegate could not decide this {HOSTS[host][event]} ({why}), so it refuses rather than allow."
         if event == "stop":
-            return stop_answer(host, Verdict("block", "blocked", "error", message))
+            return stop_answer(host, error_verdict(payload, env, message))
         if event == "pre-tool-use":
             return tool_answer(host, "deny", message)
         return HookAnswer(0, _json({"systemMessage": message}))
@@ -298,6 +337,7 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
                  or transcript_claim(payload.get("transcript_path")))
         verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
+        _error_file(session, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
         worst = _worst(verdicts)
         count_stop(settings.state_dir, host, gates[0].root, worst.exit)
         return stop_answer(host, worst)
