@@ -127,6 +127,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'donegate.hosts': { 'donegate.hosts.HookAnswer': ('into_a_real_agent.html#hookanswer', 'donegate/hosts.py'),
                                 'donegate.hosts._codex_config': ('into_a_real_agent.html#_codex_config', 'donegate/hosts.py'),
                                 'donegate.hosts._error_file': ('into_a_real_agent.html#_error_file', 'donegate/hosts.py'),
+                                'donegate.hosts._gate_event': ('into_a_real_agent.html#_gate_event', 'donegate/hosts.py'),
                                 'donegate.hosts._gates': ('into_a_real_agent.html#_gates', 'donegate/hosts.py'),
                                 'donegate.hosts._gemini_trust_file': ('into_a_real_agent.html#_gemini_trust_file', 'donegate/hosts.py'),
                                 'donegate.hosts._home': ('into_a_real_agent.html#_home', 'donegate/hosts.py'),

@@ -277,6 +277,38 @@ def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> 
     return Verdict("block", "blocked", "error", f"{message} (attempt {count} of {limit}; the agent cannot fix "
                                                 f"this, the operator can)", attempt=count)
 
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012h
+def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequence[StopGate], settings: Settings,
+                env: Mapping[str, str] | None) -> HookAnswer:
+    """The answer for one of the gate's events (session-start, user-prompt, stop-failure, stop)."""
+    session = gates[0].session_id
+    if event == "session-start":
+        gate = gates[0]
+        state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
+        if not gate.inherited_now:
+            return HookAnswer(0)
+        came = state["inherited"]
+        note = (f"[donegate] The last session here ({came['session']}) left changes that are NOT verified: "
+                f"{came['why']}. This session carries them on: its stops run the check on them.")
+        return HookAnswer(0, _json({"systemMessage": note}))
+    if event == "user-prompt":
+        for gate in gates:
+            gate.new_prompt(str(payload.get("prompt") or ""))
+        return HookAnswer(0)
+    if event == "stop-failure":
+        error = payload.get("error") or payload.get("error_details") or payload.get("reason") or "an error"
+        for gate in gates:
+            gate.record_end("stop_failure", f"the turn ended with an error before any stop ({str(error)[:200]})")
+        return HookAnswer(0)
+    active = payload.get("stop_hook_active")
+    claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
+             or transcript_claim(payload.get("transcript_path")))
+    verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
+    _error_file(session, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
+    worst = _worst(verdicts)
+    count_stop(settings.state_dir, host, gates[0].root, worst.exit)
+    return stop_answer(host, worst)
+
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
              env: Mapping[str, str] | None = None) -> HookAnswer:
@@ -315,32 +347,7 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
             note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
             return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
         gates = _gates(roots, session, settings)
-        if event == "session-start":
-            gate = gates[0]
-            state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
-            if not gate.inherited_now:
-                return HookAnswer(0)
-            came = state["inherited"]
-            note = (f"[donegate] The last session here ({came['session']}) left changes that are NOT verified: "
-                    f"{came['why']}. This session carries them on: its stops run the check on them.")
-            return HookAnswer(0, _json({"systemMessage": note}))
-        if event == "user-prompt":
-            for gate in gates:
-                gate.new_prompt(str(payload.get("prompt") or ""))
-            return HookAnswer(0)
-        if event == "stop-failure":
-            error = payload.get("error") or payload.get("error_details") or payload.get("reason") or "an error"
-            for gate in gates:
-                gate.record_end("stop_failure", f"the turn ended with an error before any stop ({str(error)[:200]})")
-            return HookAnswer(0)
-        active = payload.get("stop_hook_active")
-        claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
-                 or transcript_claim(payload.get("transcript_path")))
-        verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
-        _error_file(session, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
-        worst = _worst(verdicts)
-        count_stop(settings.state_dir, host, gates[0].root, worst.exit)
-        return stop_answer(host, worst)
+        return _gate_event(event, host, payload, gates, settings, env)
     except GateError as exc:
         return refuse(str(exc))
     except Exception as exc:
