@@ -347,11 +347,78 @@ def test_a_stop_with_no_edit_since_the_failed_one_hands_over_without_running_the
     assert repo.runs() == 1
 
 
-def test_a_stop_with_no_session_start_says_the_baseline_was_missing(repo):
-    repo.write("app.py", broken())
-    done = repo.stop(active=False)
-    assert done.returncode == 0 and repo.runs() == 0
-    assert answer(done)["systemMessage"].startswith("[donegate] no baseline existed for this session")
+@pytest.fixture
+def armed(repo, outside):
+    """A repository with a committed, counting verify.sh and the hooks installed, in which no session has
+    started: the session starts in the folder above it (not a repository)."""
+    assert find_repo(repo.root.parent) is None
+    for args in (("init",), ("install", "--host", "claude-code")):
+        done = repo.run(*args)
+        assert done.returncode == 0, done.stdout + done.stderr
+    repo.count_runs()
+    repo.commit("the check")
+    parent = str(repo.root.parent)
+    done = repo.hook("session-start", cwd=parent, source="startup")
+    assert (done.returncode, done.stdout) == (0, "")
+    return repo
+
+
+def test_a_session_that_began_above_the_repository_is_gated_from_its_first_write_there(armed):
+    """The file tool names the file by its absolute path while the shell is still in the folder above:
+    the tool hook takes the repository's baseline before the write, so the stop checks it."""
+    parent = str(armed.root.parent)
+    edit = {"file_path": str(armed.root / "app.py"), "old_string": "ok", "new_string": "ok"}
+    done = armed.hook("pre-tool-use", cwd=parent, tool_name="Edit", tool_input=edit)
+    assert done.returncode == 0 and "deny" not in done.stdout
+    armed.write("app.py", broken())
+    done = armed.hook("stop", cwd=parent, stop_hook_active=False, last_assistant_message=CLAIM)
+    assert done.returncode == 2 and armed.runs() == 1, done.stdout
+    armed.write("app.py", FIXED)
+    done = armed.hook("stop", cwd=parent, stop_hook_active=True, last_assistant_message=CLAIM)
+    assert (done.returncode, armed.runs()) == (0, 2), done.stdout
+
+
+def test_a_session_that_cds_into_the_repository_and_writes_there_is_gated_at_its_stop(armed):
+    """`cd repo && <edit>` from the folder above: no hook names the repository before the write, so the
+    stop takes a late baseline (clean at HEAD) and checks what is uncommitted, saying why."""
+    parent = str(armed.root.parent)
+    command = {"command": f"cd {armed.root.name} && printf 'x = 1   \\n' >> app.py"}
+    done = armed.hook("pre-tool-use", cwd=parent, tool_name="Bash", tool_input=command)
+    assert done.returncode == 0
+    armed.write("app.py", broken())
+    done = armed.stop(active=False)
+    assert done.returncode == 2 and armed.runs() == 1, done.stdout
+    armed.write("app.py", FIXED)
+    done = armed.stop(active=True)
+    assert (done.returncode, armed.runs()) == (0, 2)
+    assert "in the middle of it" in answer(done)["systemMessage"]
+
+
+def test_another_repository_the_session_writes_to_is_gated_beside_its_own(gated, make_repo):
+    """A session of repository A writes into repository B: from that call on, B is gated too, by B's
+    own check, and one stop answers for both."""
+    a = gated()
+    b = make_repo("b")
+    for args in (("init",),):
+        assert b.run(*args).returncode == 0
+    b.count_runs()
+    b.commit("the check")
+    write = {"file_path": str(b.root / "app.py"), "content": broken()}
+    done = a.hook("pre-tool-use", tool_name="Write", tool_input=write)
+    assert done.returncode == 0 and "deny" not in done.stdout
+    b.write("app.py", broken())
+    done = a.stop(active=False)
+    assert done.returncode == 2, done.stdout
+    assert (a.runs(), b.runs()) == (0, 1)
+    b.write("app.py", FIXED)
+    done = a.stop(active=True)
+    assert (done.returncode, a.runs(), b.runs()) == (0, 0, 2)
+    # a protected file of B is B's operator's as well
+    test = {"file_path": str(b.root / "tests" / "test_x.py"), "content": "def test_x():\n    pass\n"}
+    b.write("tests/test_x.py", "def test_x():\n    assert 1 + 1 == 2\n")
+    b.commit("a test")
+    done = a.hook("pre-tool-use", tool_name="Write", tool_input=test)
+    assert "deny" in done.stdout
 
 
 def test_the_answer_follows_the_verdict_s_exit_not_the_words_of_its_message():

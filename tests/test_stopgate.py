@@ -689,14 +689,27 @@ def test_change_in_repo_a_never_runs_a_check_on_a_stop_in_repo_b(make_repo):
     assert (a.runs(), b.runs()) == (0, 0)
 
 
-def test_stop_in_a_repo_the_session_never_started_in_is_not_gated(make_repo):
+def test_a_stop_in_a_repo_the_session_never_started_in_takes_a_late_baseline_and_gates_what_is_uncommitted(make_repo):
+    """The session's start was not seen in B (it began elsewhere): B's baseline is taken late, clean at
+    HEAD, so B's uncommitted break is checked, by B's check alone, and the person is told why."""
     a, b = make_repo("a"), make_repo("b")
     a.started("shared")
     still_broken(a, 1)
     still_broken(b, 1)
     verdict = b.gate("shared").on_stop(False)
-    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "no_baseline")
-    assert (a.runs(), b.runs()) == (0, 0)
+    assert (verdict.action, verdict.status, verdict.exit) == ("block", "yielded_unverified", "check_failed")
+    assert (a.runs(), b.runs()) == (0, 1)
+    assert any("middle of it" in w for w in verdict.warnings)
+    fix(b)
+    verdict = b.gate("shared").on_stop(True)
+    assert (verdict.action, verdict.exit) == ("allow", "passed")
+
+
+def test_a_late_baseline_at_a_clean_tree_changes_nothing(make_repo):
+    b = make_repo("b")
+    verdict = b.gate("late").on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
+    assert b.runs() == 0 and not verdict.warnings
 
 
 # -- time budget and settings ------------------------------------------------------------------

@@ -20,11 +20,11 @@ from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find
 
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'PLUGIN_MANIFEST',
-           'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_policy',
-           'session_roots', 'transcript_claim', 'error_verdict', 'run_hook', 'count_stop', 'stops_seen',
-           'status_command', 'hook_command', 'hook_executable', 'hook_entries', 'missing_program', 'merge_hooks',
-           'write_plugin', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'install',
-           'verify_script', 'init', 'doctor', 'ledger_command', 'captured_calls']
+           'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets',
+           'tool_policy', 'session_roots', 'written_roots', 'transcript_claim', 'error_verdict', 'run_hook',
+           'count_stop', 'stops_seen', 'status_command', 'hook_command', 'hook_executable', 'hook_entries',
+           'missing_program', 'merge_hooks', 'write_plugin', 'codex_hook_hash', 'codex_hook_keys', 'not_active',
+           'grant_trust', 'install', 'verify_script', 'init', 'doctor', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -67,11 +67,9 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
         # exit 2 + stderr blocks; the JSON on stdout keeps the block from being read as a missing script
         return HookAnswer(2, _json({"decision": "block", "reason": verdict.message}), verdict.message, verdict)
     notes = list(verdict.warnings)
-    if verdict.status != "verified" and verdict.exit not in ("not_gated", "no_baseline"):
+    if verdict.status != "verified" and verdict.exit != "not_gated":
         notes.insert(0, f"donegate: the turn ended without passing verification (status {verdict.status}).\n"
                         + verdict.message)
-    elif verdict.exit == "no_baseline":  # the session start was missed: say so, the gate saw nothing yet
-        notes.insert(0, verdict.message)
     return HookAnswer(0, _json({"systemMessage": "\n".join(notes)}) if notes else "", verdict=verdict)
 
 
@@ -110,6 +108,22 @@ def _owner(full: str, roots: Sequence[Path]) -> Path | None:
     return top if top in roots or any(same_repository(top, r) for r in roots[:1]) else None
 
 
+def tool_targets(payload: Mapping[str, Any]) -> list[str]:
+    """The files a tool call writes, as absolute paths (the folder resolved like a repository root, the file
+    name kept as it is): a file tool's path, or each file an apply_patch names. [] for a read-only tool."""
+    tool = str(payload.get("tool_name") or "")
+    data = payload.get("tool_input") if isinstance(payload.get("tool_input"), Mapping) else {}
+    here = str(payload.get("cwd") or os.getcwd())
+    command = data.get("command")
+    targets = [data.get("file_path") or data.get("path") or data.get("notebook_path")]
+    if tool == "apply_patch" and isinstance(command, str):  # Codex: the files are named inside the patch
+        targets = [a or b for a, b in _PATCH_FILE.findall(command)]
+    if tool in READ_ONLY_TOOLS:
+        return []
+    full = [os.path.abspath(os.path.join(here, t)) for t in targets if isinstance(t, str) and t]
+    return [os.path.join(os.path.realpath(os.path.dirname(f)), os.path.basename(f)) for f in full]
+
+
 def tool_policy(payload: Mapping[str, Any], settings: Settings,
                 roots: Sequence[Path] | None = None) -> tuple[str, str, dict | None]:
     """(action, reason, updated input) for a tool call: writes to protected files of the session's
@@ -121,17 +135,8 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings,
     if roots is None:
         found = find_repo(here)
         roots = [found] if found else []
-    root = roots[0] if roots else None
     command = data.get("command")
-    targets = [data.get("file_path") or data.get("path") or data.get("notebook_path")]
-    if tool == "apply_patch" and isinstance(command, str):  # Codex: the files are named inside the patch
-        targets = [a or b for a, b in _PATCH_FILE.findall(command)]
-    for target in targets:
-        if not isinstance(target, str) or root is None or tool in READ_ONLY_TOOLS:
-            continue
-        full = os.path.abspath(os.path.join(here, target))
-        # the folder resolved like the root (a cwd reached through a symlink), the file name kept as it is
-        full = os.path.join(os.path.realpath(os.path.dirname(full)), os.path.basename(full))
+    for full in tool_targets(payload) if roots else ():
         owner = _owner(full, roots)
         if owner is None:  # outside the session's repository and its worktrees
             continue
@@ -165,11 +170,11 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings,
     return ("allow", "", None)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
-def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None,
-                  starting: bool = False) -> list[Path]:
-    """The session's repository first, then the linked worktrees of it the session has gone into.
-    The repository is fixed when the session starts (the payload's cwd follows the agent's shell);
-    where that start was missed, Claude Code's CLAUDE_PROJECT_DIR, then the cwd. [] outside any repository."""
+def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None) -> list[Path]:
+    """The session's repository first, then the linked worktrees of it the session has gone into, then the
+    other repositories it wrote to. The repository is fixed the first time the gate meets the session (the
+    payload's cwd follows the agent's shell): at its start, or where that was missed or ran outside any
+    repository, Claude Code's CLAUDE_PROJECT_DIR, then the cwd. [] while it has met no repository."""
     env = os.environ if env is None else env
     session = str(payload.get("session_id") or "unknown-session")
     here = find_repo(payload.get("cwd") or os.getcwd())
@@ -181,26 +186,50 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
         root = (find_repo(project) if project else None) or here
         if root is None:
             return []
-        if starting and here is not None and here != root and same_repository(here, root):
-            root = here  # a session started inside a worktree belongs to that worktree
-        if starting:
+        if here is not None and here != root and same_repository(here, root):
+            root = here  # a session met first inside a worktree belongs to that worktree
+        if record is None:
             record = remember_session(settings.state_dir, session, root)
-    worktrees = [Path(w) for w in (record or {}).get("worktrees", []) if find_repo(w) == Path(w)]
+    alive = lambda kind: [Path(w) for w in (record or {}).get(kind, []) if find_repo(w) == Path(w)]
+    worktrees = alive("worktrees")
     if here is not None and here != root and here not in worktrees and same_repository(here, root):
         remember_worktree(settings.state_dir, session, here)
         worktrees.append(here)
-    return [root, *worktrees]
+    return [root, *worktrees, *(r for r in alive("repos") if r != root and r not in worktrees)]
 
 
-def _gates(roots: Sequence[Path], session: str, settings: Settings) -> list[StopGate]:
-    """A gate per working tree; a worktree seen for the first time gets its baseline from the
-    repository's (clean at the commit the session started from)."""
+def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> list[Path]:
+    """`roots` and every working tree the tool call writes into that they lack (`tool_targets`), added to
+    the session's record: from this call on, a tree the session writes to is gated."""
+    session = str(payload.get("session_id") or "unknown-session")
+    found = list(roots)
+    for full in tool_targets(payload):
+        top = find_repo(os.path.dirname(full))
+        if top is None or top in found:
+            continue
+        if not found:
+            remember_session(settings.state_dir, session, top)
+        else:
+            kind = "worktrees" if same_repository(top, found[0]) else "repos"
+            remember_worktree(settings.state_dir, session, top, kind)
+        found.append(top)
+    return found
+
+
+def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bool = False) -> list[StopGate]:
+    """A gate per working tree, each with its baseline. At the session start the repository's is taken
+    by the start itself. A tree the gate meets in the middle of the session gets a late one: a linked
+    worktree of the repository clean at the commit the session started from, anything else clean at its
+    own HEAD (StopGate.start_late): what is uncommitted there may be the session's."""
     gates = [StopGate(root, session, settings) for root in roots]
-    if len(gates) > 1:
-        main = gates[0].start()
-        for gate in gates[1:]:
-            if not gate.state_path.exists():
-                gate.start("worktree", base=worktree_baseline(gate.root, main["baseline"]["head"]))
+    for i, gate in enumerate(gates):
+        if gate.state_path.exists() or (i == 0 and starting):
+            continue
+        if i and same_repository(gate.root, gates[0].root):
+            main = gates[0].start() if starting else gates[0].start_late()
+            gate.start("worktree", base=worktree_baseline(gate.root, main["baseline"]["head"]))
+        else:
+            gate.start_late()
     return gates
 
 
@@ -338,15 +367,18 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
     try:
         settings = Settings.from_env(env)
         session = str(payload.get("session_id") or "unknown-session")
-        roots = session_roots(payload, settings, env, starting=event == "session-start")
+        roots = session_roots(payload, settings, env)
         if event == "pre-tool-use":
-            return tool_answer(host, *tool_policy(payload, settings, roots))
+            action, why, rewritten = tool_policy(payload, settings, roots)
+            if action == "allow":  # before the write: a tree it goes into is gated from now on
+                _gates(written_roots(payload, settings, roots), session, settings)
+            return tool_answer(host, action, why, rewritten)
         if event == "post-tool-use":
             return HookAnswer(0)
         if not roots:
             note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
             return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
-        gates = _gates(roots, session, settings)
+        gates = _gates(roots, session, settings, starting=event == "session-start")
         return _gate_event(event, host, payload, gates, settings, env)
     except GateError as exc:
         return refuse(str(exc))

@@ -14,7 +14,7 @@ import stat
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -446,11 +446,12 @@ def session_repository(state_dir: Path, session_id: str) -> dict | None:
     return record if isinstance(record, dict) and isinstance(record.get("root"), str) else None
 
 
-def remember_worktree(state_dir: Path, session_id: str, worktree: Path) -> None:
-    """Add a linked worktree the session went into to its record, so later stops gate it too."""
+def remember_worktree(state_dir: Path, session_id: str, worktree: Path, kind: str = "worktrees") -> None:
+    """Add a working tree to the session's record, so later stops gate it too: a linked worktree of its
+    repository the session went into (`kind="worktrees"`), or another repository it wrote to ("repos")."""
     record = session_repository(state_dir, session_id)
-    if record is not None and str(worktree) not in record.setdefault("worktrees", []):
-        record["worktrees"].append(str(worktree))
+    if record is not None and str(worktree) not in record.setdefault(kind, []):
+        record[kind].append(str(worktree))
         write_private(session_record(state_dir, session_id), json.dumps(record))
 
 
@@ -462,10 +463,11 @@ def same_repository(a: Path, b: Path) -> bool:
         return False
 
 
-def worktree_baseline(worktree: Path, head: str) -> TreeState:
-    """The baseline of a linked worktree first seen in the middle of a session: clean at `head` (the
-    session's starting commit, when the worktree's HEAD descends from it), so whatever the session did
-    there counts as a change."""
+def worktree_baseline(worktree: Path, head: str | None = None) -> TreeState:
+    """The baseline of a working tree first seen in the middle of a session: clean at `head` (the
+    session's starting commit, when the worktree's HEAD descends from it), else clean at its own HEAD
+    (a *late* baseline), so whatever the session did there counts as a change, and so does every
+    uncommitted change made before the gate saw the session there."""
     now = snapshot(worktree)
     ancestor = subprocess.run(["git", "-C", str(worktree), "merge-base", "--is-ancestor", head, "HEAD"],
                               capture_output=True).returncode == 0 if head else False
@@ -482,7 +484,7 @@ class Verdict:
 
     `action` is "allow" (the agent may stop) or "block" (it must go on; `message` goes back to it).
     `status` is the run's terminal status if it ends here (verified, yielded_unverified, blocked,
-    completed). `exit` names the rule that decided: passed, already_verified, not_gated, no_baseline, no_change,
+    completed). `exit` names the rule that decided: passed, already_verified, not_gated, no_change,
     budget, report_only, skipped, no_check (allow) or check_failed, syntax_error, protected, disarmed (block).
     """
 
@@ -691,6 +693,12 @@ class StopGate:
         self._save(state)
         return state
 
+    def start_late(self, source: str = "late") -> dict:
+        """The start of a session the gate first meets here in its middle (its SessionStart ran in another
+        folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
+        at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late")."""
+        return self._load() or self.start(source, base=worktree_baseline(self.root))
+
     def new_prompt(self, prompt: str | None = None) -> None:
         """A new user prompt: a new stretch of work (the retry count starts again). A prompt that is
         the gate's own refusal sent back (Gemini CLI does that) is not a new prompt."""
@@ -779,6 +787,11 @@ class StopGate:
         """Decide one stop. stop_hook_active (from the host) counts attempts and never lets a stop
         through by itself: False starts a new stretch; True or None continues the current one."""
         verdict = self._decide(stop_hook_active, claim)
+        if verdict.exit not in ("not_gated", "already_verified", "skipped") and \
+                (self._load() or {}).get("source") == "late":
+            verdict = replace(verdict, warnings=(*verdict.warnings, (
+                f"{TAG} NOTE: the gate first saw this session in {self.root} in the middle of it (its "
+                "SessionStart ran elsewhere), so every uncommitted change there counts as the session's.")))
         self.last_verdict = verdict
         if self.writer is not None:
             self.writer.gate_decision("stopgate", verdict.exit, [_first_line(verdict.message), *verdict.warnings])
@@ -792,11 +805,8 @@ class StopGate:
                            f"{TAG} SKIPPED: DONEGATE_SKIP=1 is set, so the acceptance check did not run. "
                            "Nothing is verified (yielded_unverified); the skip is recorded.")
         state = self._load()
-        if state is None:
-            self.start(source="stop")
-            return Verdict("allow", "completed", "no_baseline",
-                           f"{TAG} no baseline existed for this session, so one was taken now and nothing can "
-                           "count as changed yet. Start the gate when the session starts (SessionStart hook).")
+        if state is None:  # the session's start was not seen here: a late baseline, and the stop is decided
+            state = self.start_late()
         # the flag starts a new stretch only where the host sends no prompt hook: prompts mark stretches
         # better (Gemini sends False after every tool call, and its continuation as a new prompt)
         new_stretch = stop_hook_active is False and not state.get("prompts")
@@ -893,7 +903,8 @@ class StopGate:
         """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
         state = self._load()
         if state is None:
-            return "no session has started here yet: the first SessionStart takes the baseline"
+            return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
+                    "gate every uncommitted change")
         now = snapshot(self.root, self.cache)
         settled, changes = self._settled(state, now), {}
         if settled is None:
