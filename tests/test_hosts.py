@@ -1011,6 +1011,38 @@ def test_a_bad_setting_refuses_three_stops_then_hands_over_naming_it(gated, sett
     assert "attempt 1 of 3" in exits[0].stderr and "the operator can" in exits[0].stderr
 
 
+def test_the_error_count_lives_in_the_configured_state_folder_and_a_decided_stop_clears_it(gated):
+    repo = gated()
+    repo.write("app.py", broken(1))
+    bad = {"DONEGATE_VERIFY_TIMEOUT": "abc"}
+    assert [repo.stop(active=True, **bad).returncode for _ in range(4)] == [2, 2, 2, 0]
+    assert [p.parent.name for p in repo.state.rglob("*.json") if "errors" in p.parts] == ["errors"]
+    assert repo.stop(active=True).returncode == 2  # decided: the check fails on the broken edit
+    assert not list((repo.state / "errors").glob("*.json"))
+    again = repo.stop(active=True, **bad)
+    assert again.returncode == 2 and "attempt 1 of 3" in again.stderr
+
+
+def test_a_repository_the_session_s_shell_went_into_is_gated_at_the_stop(gated, make_repo):
+    """`cd ../b && <edit>` from the session's repository names no file: the next call, or the stop,
+    comes from b's folder, and b is gated from then on with a late baseline (clean at its HEAD)."""
+    a = gated()
+    b = make_repo("b")
+    assert b.run("init").returncode == 0
+    b.count_runs()
+    b.commit("the check")
+    shell = {"command": "cd ../b && printf 'x = 1   \\n' >> app.py"}
+    assert a.hook("pre-tool-use", tool_name="Bash", tool_input=shell).returncode == 0
+    b.write("app.py", broken())
+    done = a.hook("stop", cwd=str(b.root), stop_hook_active=False, last_assistant_message=CLAIM)
+    assert done.returncode == 2 and (a.runs(), b.runs()) == (0, 1), done.stdout
+    done = a.stop(active=True)  # back in a's folder: b is still the session's
+    assert done.returncode == 0 and "nothing changed since the last failed check" in answer(done)["systemMessage"]
+    b.write("app.py", FIXED)
+    done = a.stop(active=False)
+    assert (done.returncode, b.runs()) == (0, 2)
+
+
 def test_a_damaged_state_file_refuses_then_hands_over_and_a_decided_stop_clears_the_count(gated):
     repo = gated()
     repo.write("app.py", broken(1))

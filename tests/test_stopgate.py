@@ -632,6 +632,15 @@ def test_ledger_row_has_the_promised_fields(repo, tmp_path):
     assert row["actual"][0].startswith("FAIL: status.txt says 'bad 1'")
 
 
+def test_a_ledger_row_of_a_check_that_names_no_failure_keeps_the_end_of_its_output(make_repo, tmp_path):
+    repo = make_repo(check="echo one\necho two\nexit 3\n")
+    gate = ledger_gate(repo, tmp_path, DONEGATE_LEDGER="1")
+    still_broken(repo, 1)
+    assert gate.on_stop(False, claim="done").blocks
+    (row,) = ledger_rows(tmp_path)
+    assert row["actual"] == ["one", "two"] and row["exit_code"] == 3
+
+
 def test_ledger_file_is_0600_in_a_0700_directory(repo, tmp_path):
     gate = ledger_gate(repo, tmp_path, DONEGATE_LEDGER="1")
     still_broken(repo, 1)

@@ -544,6 +544,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'donegate.stopgate._first_line': ('stop_hook_verify_loop.html#_first_line', 'donegate/stopgate.py'),
                                    'donegate.stopgate._head_identities': ( 'stop_hook_verify_loop.html#_head_identities',
                                                                            'donegate/stopgate.py'),
+                                   'donegate.stopgate._last_lines': ('stop_hook_verify_loop.html#_last_lines', 'donegate/stopgate.py'),
                                    'donegate.stopgate._names': ('stop_hook_verify_loop.html#_names', 'donegate/stopgate.py'),
                                    'donegate.stopgate._utc_now': ('stop_hook_verify_loop.html#_utc_now', 'donegate/stopgate.py'),
                                    'donegate.stopgate.append_private': ( 'stop_hook_verify_loop.html#append_private',

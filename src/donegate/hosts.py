@@ -172,7 +172,7 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings,
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
 def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None) -> list[Path]:
     """The session's repository first, then the linked worktrees of it the session has gone into, then the
-    other repositories it wrote to. The repository is fixed the first time the gate meets the session (the
+    other repositories it wrote to or its shell went into. The repository is fixed the first time the gate meets the session (the
     payload's cwd follows the agent's shell): at its start, or where that was missed or ran outside any
     repository, Claude Code's CLAUDE_PROJECT_DIR, then the cwd. [] while it has met no repository."""
     env = os.environ if env is None else env
@@ -192,10 +192,14 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
             record = remember_session(settings.state_dir, session, root)
     alive = lambda kind: [Path(w) for w in (record or {}).get(kind, []) if find_repo(w) == Path(w)]
     worktrees = alive("worktrees")
-    if here is not None and here != root and here not in worktrees and same_repository(here, root):
-        remember_worktree(settings.state_dir, session, here)
-        worktrees.append(here)
-    return [root, *worktrees, *(r for r in alive("repos") if r != root and r not in worktrees)]
+    repos = [r for r in alive("repos") if r != root and r not in worktrees]
+    if here is not None and here != root and here not in worktrees and here not in repos:
+        # the agent's shell is in another tree: a linked worktree of the repository, or a repository its
+        # commands may write to (`cd ../other && sed -i ...` names no file a hook could see)
+        kind = "worktrees" if same_repository(here, root) else "repos"
+        remember_worktree(settings.state_dir, session, here, kind)
+        (worktrees if kind == "worktrees" else repos).append(here)
+    return [root, *worktrees, *repos]
 
 
 def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> list[Path]:
@@ -273,9 +277,9 @@ def transcript_claim(path: Any, limit: int = 1 << 20) -> str:
 def _error_file(session: str, env: Mapping[str, str] | None) -> Path:
     from donegate.stopgate import default_state_dir, safe_key
     env = os.environ if env is None else env
-    try:
-        folder = Settings.from_env(env).state_dir
-    except GateError:  # the broken setting may be the one that names the folder
+    try:  # the state folder the gate would use, even when another setting is the broken one
+        folder = default_state_dir(env)
+    except (RuntimeError, OSError, ValueError):  # the folder's own setting is what cannot be read
         folder = default_state_dir({k: v for k, v in env.items() if k != "DONEGATE_STATE_DIR"})
     return Path(folder) / "errors" / f"{safe_key(session)}.json"
 

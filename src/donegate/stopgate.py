@@ -605,6 +605,11 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
+def _last_lines(text: str, n: int) -> list[str]:
+    """The last `n` lines of `text` that are not blank (a check's output that names no failure)."""
+    return [line.rstrip() for line in text.splitlines() if line.strip()][-n:]
+
+
 def _names(paths: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(paths[:limit])
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
@@ -1006,7 +1011,8 @@ class StopGate:
         naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
         failure = {"tree": now.to_json(), "after": after.to_json() if after else None, "exit": exit, "status": status, "detail": detail,
                    "exit_code": run.exit_code if run else None, "ts": _utc_now(),
-                   "actual": naming[0] if naming else _first_line(detail), "lines": naming[:20]}
+                   "actual": naming[0] if naming else _first_line(detail),
+                   "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
         state["last_failure"] = failure
         if self.settings.ledger and not state["ledger_written"]:
             self._ledger_row(claim, key, failure)
