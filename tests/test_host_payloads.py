@@ -19,6 +19,7 @@ from typing import Callable
 import pytest
 
 from donegate.hosts import captured_calls, run_hook
+from donegate.quickstop import quick_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "demo" / "hosts"
@@ -54,6 +55,7 @@ class Replay:
         self.git("add", "-A")
         self.git("commit", "-q", "-m", "start")
         self.answers: list = []
+        self.quick = 0  # tool calls the quick path answered
 
     def write(self, rel: str, text: str, where: Path | None = None) -> None:
         path = (where or self.repo) / rel
@@ -74,7 +76,12 @@ class Replay:
             if before and i in before:
                 before[i]()
             env = {**call["env"], "DONEGATE_STATE_DIR": str(self.state)}
-            answer = run_hook(call["event"], json.dumps(call["payload"]), call["host"], env=env)
+            raw = json.dumps(call["payload"])
+            quick = quick_tool(call["host"], raw.encode(), env) if call["event"] == "pre-tool-use" else None
+            answer = run_hook(call["event"], raw, call["host"], env=env)
+            # the tool hook's quick path answers the real hosts' calls as the gate does, or leaves them to it
+            assert quick is None or quick == (answer.exit_code, answer.stdout, answer.stderr), (call, answer)
+            self.quick += quick is not None
             self.answers.append((call["name"], answer))
         return self.answers
 
@@ -324,3 +331,14 @@ def test_the_no_verify_rewrite_leaves_the_permission_to_the_host(tmp_path):
     spec = json.loads(commits[0][1].stdout)["hookSpecificOutput"]
     assert spec["updatedInput"]["command"] == "git commit -am x"
     assert "permissionDecision" not in spec
+
+
+def test_the_quick_tool_path_answers_most_real_tool_calls(tmp_path):
+    """Across every recording, most of the real hosts' tool calls are plain and answered at once."""
+    answered = total = 0
+    for fixture in sorted(FIXTURES.glob("*/*.jsonl")):
+        replay = Replay(tmp_path / fixture.parent.name / fixture.stem, f"{fixture.parent.name}/{fixture.stem}")
+        replay.play()
+        answered += replay.quick
+        total += sum(1 for c in replay.calls if c["event"] == "pre-tool-use")
+    assert total > 30 and answered >= total // 2, (answered, total)

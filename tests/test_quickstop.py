@@ -398,3 +398,167 @@ def test_the_console_script_still_runs_every_other_command(repo):
     assert done.returncode == 0 and "usage" in done.stdout
     done = subprocess.run([str(DONEGATE), "--version"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip()
+
+
+# -- the tool hook's quick path ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", ["session-1", "../../../../etc/passwd\n", "é-ok__a  b", "", "a" * 80, "_x_", "--"])
+def test_the_quick_session_key_is_the_gate_s(text):
+    from donegate.stopgate import safe_key
+    assert quickstop.quick_safe_key(text) == safe_key(text)
+
+
+def test_the_quick_state_file_is_the_gate_s(repo):
+    from donegate.stopgate import session_files
+    repo.start()
+    quick = quickstop.quick_session_file(repo.env(), repo.session, str(repo.root))
+    assert quick == str(session_files(repo.state, repo.root, repo.session)[0]) and os.path.exists(quick)
+
+
+def tool_calls(repo: Repo, other: Path) -> list[tuple[str, dict]]:
+    """Tool calls of every kind the policy judges, and plain ones, in the repository and beside it."""
+    here = str(repo.root)
+    patch = "*** Begin Patch\n*** Update File: {0}\n@@\n-a\n+b\n*** End Patch\n"
+    return [
+        ("Edit", {"file_path": f"{here}/app.py", "old_string": "1", "new_string": "2"}),
+        ("Edit", {"file_path": "app.py", "old_string": "1", "new_string": "2"}),
+        ("Write", {"file_path": f"{here}/src/new_module.py", "content": "x = 1\n"}),
+        ("Write", {"file_path": f"{here}/tests/test_app.py", "content": "def test_value(): pass\n"}),
+        ("Write", {"file_path": f"{here}/tests/test_brand_new.py", "content": "def test_new(): pass\n"}),
+        ("Write", {"file_path": f"{here}/lib/conftest.py", "content": "\n"}),
+        ("Write", {"file_path": f"{here}/verify.sh", "content": "exit 0\n"}),
+        ("Write", {"file_path": f"{here}/.claude/settings.json", "content": "{}"}),
+        ("Write", {"file_path": f"{here}/.gemini/settings.json", "content": "{}"}),
+        ("Write", {"file_path": f"{other}/app.py", "content": "VALUE = 3\n"}),
+        ("Write", {"file_path": "/etc/hostname-not-ours", "content": "x"}),
+        ("NotebookEdit", {"notebook_path": f"{here}/book.ipynb", "new_source": "1"}),
+        ("Bash", {"command": "python -m pytest -q"}),
+        ("Bash", {"command": "ls -la && cat app.py"}),
+        ("Bash", {"command": "chmod -x verify.sh"}),
+        ("Bash", {"command": "rm verify.sh"}),
+        ("Bash", {"command": "git update-index --skip-worktree app.py"}),
+        ("Bash", {"command": "git commit --no-verify -qam wip"}),
+        ("Bash", {"command": "git commit -n -qam wip"}),
+        ("Bash", {"command": "git status"}),
+        ("apply_patch", {"command": patch.format("app.py")}),
+        ("apply_patch", {"command": patch.format("tests/test_app.py")}),
+        ("apply_patch", {"command": patch.format(f"{other}/app.py")}),
+        ("Read", {"file_path": f"{here}/verify.sh"}),
+        ("Edit", {}),
+        ("Edit", {"file_path": 7}),
+    ]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+@pytest.mark.parametrize("setting", [{}, {"DONEGATE_PROTECT": "src/**"}, {"DONEGATE_PROTECT_MODE": "off"},
+                                     {"DONEGATE_MAX_BLOCKS": "abc"}, {"DONEGATE_VERIFY_COMMAND": "true"}])
+def test_a_quick_tool_answer_is_always_the_gate_s_own(repo, make_other, host, setting):
+    """Every call goes to both: the quick path either steps aside (None) or gives exactly the gate's
+    answer. And it does answer the plain calls, or it would buy nothing."""
+    other = make_other()
+    repo.start()
+    env = repo.env(**setting)
+    quick_answers = 0
+    for cwd in (repo.root, repo.root / "tests", other, repo.root.parent):
+        for tool, data in tool_calls(repo, other):
+            raw = json.dumps({"session_id": repo.session, "cwd": str(cwd), "tool_name": tool,
+                              "tool_input": data}).encode()
+            quick = quickstop.quick_tool(host, raw, env)
+            full = run_hook("pre-tool-use", raw, host, env)
+            assert quick is None or quick == (full.exit_code, full.stdout, full.stderr), (cwd, tool, data, full)
+            quick_answers += quick is not None
+    assert (quick_answers > 0) == ("DONEGATE_PROTECT" not in str(setting) and "MAX_BLOCKS" not in str(setting)
+                                   and "PROTECT_MODE" not in str(setting))
+
+
+@pytest.fixture
+def make_other(tmp_path):
+    def make() -> Path:
+        other = GitRepo(tmp_path / "other", tmp_path / "state", tmp_path / "other.marker")
+        other.root.mkdir()
+        other.git("init", "-q")
+        other.write("app.py", "VALUE = 1\n")
+        other.commit("start")
+        return other.root
+    return make
+
+
+def test_a_tree_without_the_session_s_baseline_goes_to_the_gate_which_takes_it(repo, make_other):
+    other = make_other()
+    repo.start()
+    raw = json.dumps({"session_id": repo.session, "cwd": str(repo.root), "tool_name": "Write",
+                      "tool_input": {"file_path": f"{other}/app.py", "content": "VALUE = 3\n"}}).encode()
+    assert quickstop.quick_tool("claude-code", raw, repo.env()) is None
+    assert run_hook("pre-tool-use", raw, "claude-code", repo.env()).exit_code == 0
+    assert quickstop.quick_tool("claude-code", raw, repo.env()) == (0, "", "")  # gated now: plain from here on
+
+
+def test_the_console_script_answers_a_plain_tool_call_without_importing_the_gate(repo):
+    env = {**repo.env(), "PYTHONPROFILEIMPORTTIME": "1"}
+    repo.start()
+
+    def call(path: str) -> subprocess.CompletedProcess:
+        raw = json.dumps({"session_id": repo.session, "cwd": str(repo.root), "tool_name": "Write",
+                          "tool_input": {"file_path": path, "content": "x\n"}})
+        return subprocess.run([str(DONEGATE), "hook", "pre-tool-use"], input=raw.encode(), cwd=repo.root, env=env,
+                              capture_output=True, timeout=60)
+
+    plain, protected = call(str(repo.root / "src" / "new.py")), call(str(repo.root / "tests" / "test_app.py"))
+    imported = [[line.split("|")[-1].strip() for line in d.stderr.decode().splitlines() if "import time" in line]
+                for d in (plain, protected)]
+    assert (plain.returncode, plain.stdout) == (0, b"")
+    assert "donegate.hosts" not in imported[0] and "re" not in imported[0] and "json" not in imported[0]
+    assert "donegate.hosts" in imported[1]
+    assert json.loads(protected.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+# -- one reading of the tree per stop ------------------------------------------------------------------
+
+def test_the_quick_path_reads_git_status_exactly_as_the_gate_does():
+    from donegate.stopgate import FLAGGED_ARGS, STATUS_ARGS
+    assert (quickstop.STATUS, quickstop.FLAGGED) == (STATUS_ARGS, FLAGGED_ARGS)
+
+
+@pytest.fixture
+def git_log(tmp_path):
+    """A `git` first on PATH that logs its subcommand to a file, then runs the real git."""
+    import shutil
+    real = shutil.which("git")
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    log = tmp_path / "git.log"
+    (folder / "git").write_text(f'#!/bin/sh\n[ "$1" = -C ] && echo "$3" >> {log}\nexec {real} "$@"\n')
+    (folder / "git").chmod(0o755)
+
+    def calls(since: int = 0) -> list[str]:
+        return log.read_text().splitlines()[since:] if log.exists() else []
+
+    return str(folder), calls
+
+
+def test_a_stop_that_runs_the_check_reads_the_tree_once_before_and_once_after_the_check(repo, git_log):
+    """The quick path's reading is the gate's: git status runs once before the decision and once after
+    the check (which may write files), never more; an already-verified stop the gate records reads it
+    once more, to make sure nothing moved; a replay reads it once."""
+    folder, calls = git_log
+    env = {**repo.env(), "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+    repo.start()
+
+    def stop(active: bool) -> subprocess.CompletedProcess:
+        return subprocess.run([str(DONEGATE), "hook", "stop"], input=repo.payload(stop_hook_active=active),
+                              cwd=repo.root, env=env, capture_output=True, timeout=60)
+
+    repo.write("app.py", "VALUE = 2\n")
+    seen = len(calls())
+    assert stop(False).returncode == 0 and repo.runs() == 1
+    checking = calls(seen)
+    assert (checking.count("status"), checking.count("ls-files")) == (2, 2), checking
+    repo.settle()
+    time.sleep(quickstop.RACY_NS / 1e9 + 0.1)  # the gate's state files, written by that stop, age too
+    seen = len(calls())
+    assert stop(True).returncode == 0 and repo.runs() == 1
+    recording = calls(seen)
+    assert (recording.count("status"), len(recording)) == (2, 4), recording
+    seen = len(calls())
+    assert stop(True).returncode == 0
+    assert calls(seen).count("status") == 1

@@ -344,9 +344,11 @@ def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequen
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
-             env: Mapping[str, str] | None = None) -> HookAnswer:
+             env: Mapping[str, str] | None = None, reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
     """Answer one hook call the way `host` expects. Unreadable input or an internal error never reads
-    as "allow" where it matters: a stop is blocked, a tool call is denied. Bytes must be UTF-8 JSON."""
+    as "allow" where it matters: a stop is blocked, a tool call is denied. Bytes must be UTF-8 JSON.
+    `reading` is (working tree, git status, git ls-files -v) as the caller already read them for this
+    stop (appendix 93's quick path): the gate of that tree decides on them instead of reading again."""
     if host not in HOSTS:
         return HookAnswer(2, "", f"donegate hook: unknown host {host!r}; use one of {', '.join(HOSTS)}")
     if event not in HOSTS[host]:
@@ -383,6 +385,8 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
             note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
             return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
         gates = _gates(roots, session, settings, starting=event == "session-start")
+        for gate in gates if reading is not None and event == "stop" else ():
+            gate.reading = reading[1:] if str(gate.root) == reading[0] else None
         return _gate_event(event, host, payload, gates, settings, env)
     except GateError as exc:
         return refuse(str(exc))

@@ -9,18 +9,20 @@ import os
 import sys
 import time
 
-QUICK_FORMAT = b"donegate-quick-1"
+QUICK_FORMAT = b"donegate-quick-2"
 REPLAYABLE = frozenset({"already_verified", "not_gated"})  # allowed stops that write nothing
 RACY_NS = 2_000_000_000  # a file changed this recently may change again without its stat data moving
-STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
+STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
+          "--ignored=matching")  # exactly the gate's (donegate.stopgate.STATUS_ARGS), so it can share the reading
 FLAGGED = ("ls-files", "-v", "-z")
 FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-unchanged (git status trusts them)
 
 # %% auto #0
-__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'GitRun', 'stat_data', 'flagged_paths',
-           'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'pack', 'unpack',
-           'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'stop_hook', 'record_state',
-           'record_stop', 'hook_host', 'leave', 'main']
+__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS',
+           'POLICY_WORDS', 'PATCH_HEADS', 'GitRun', 'stat_data', 'flagged_paths', 'listed_paths', 'git_rules',
+           'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'pack', 'unpack', 'call_key', 'memo_path',
+           'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'record_stop',
+           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_session_file', 'quick_tool', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -254,7 +256,7 @@ def seen(env, host: str, root: str) -> None:
         pass
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-040
-def replay(call: Call, run: GitRun) -> tuple[int, str, str] | None:
+def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
     """The recorded answer, if the memo's key equals this stop's: the same index file (so the same
     flagged files), git status, stat data, rules and gate state files. The paths the memo lists are
     looked at while git status runs: if git lists other paths, the key differs anyway."""
@@ -267,7 +269,7 @@ def replay(call: Call, run: GitRun) -> tuple[int, str, str] | None:
         return None
     flagged, listed = (kept[i].split(b"\0") if kept[i] else [] for i in (3, 4))
     early, rules = stat_data(listed, call.root)[0], git_rules(call.root)
-    status = run.output()
+    status = run.status()
     if status is None or kept[2] != stat_data([call.index])[0]:
         return None
     if listed_paths(status, flagged) != listed:  # another status: another key, whatever the stat data
@@ -278,15 +280,38 @@ def replay(call: Call, run: GitRun) -> tuple[int, str, str] | None:
     return int(kept[6]), kept[7].decode(), kept[8].decode()
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-042
+class Reading:
+    """One reading of the tree at `root`: git status and git ls-files -v started side by side, with the
+    index file's stat data before and after them (git status may refresh the index while it reads)."""
+
+    def __init__(self, root: str, env) -> None:
+        self.root, self.taken = root, time.time_ns()
+        self.index = os.path.join(root, ".git", "index")
+        self.before, self.written = stat_data([self.index])
+        self.runs = (GitRun(root, STATUS, env), GitRun(root, FLAGGED, env))
+        self.after = None
+
+    def status(self) -> bytes | None:
+        return self.runs[0].output()
+
+    def outputs(self) -> tuple[bytes, bytes] | None:
+        """(git status, git ls-files -v) once both are done; None if either failed."""
+        status, listing = (run.output() for run in self.runs)
+        if self.after is None:
+            self.after = stat_data([self.index])[0]
+        return None if status is None or listing is None else (status, listing)
+
+
 def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, replayed=None) -> int:
     """`donegate hook stop`: replay the recorded answer when nothing it depended on has changed;
-    otherwise ask the gate (`record_stop`). `replayed(exit_code)`, if given, is called after a replay."""
+    otherwise ask the gate (`record_stop`), handing it this reading of the tree so it need not read
+    again. `replayed(exit_code)`, if given, is called after a replay."""
     env = os.environ if env is None else env
     run = call = None
-    try:  # start git status at once where the host started us: it runs while we read and parse
+    try:  # start reading the tree at once where the host started us: git runs while we read and parse
         top = quick_top(os.getcwd())
         if top is not None and os.path.isdir(os.path.join(top, ".git")):
-            run = GitRun(top, STATUS, env)
+            run = Reading(top, env)
     except Exception:
         run = None
     raw = sys.stdin.buffer.read() if stdin is None else stdin
@@ -294,8 +319,10 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
         call = Call(host, raw, env)
         if run is None or run.root != call.root:
             if run is not None:
-                run.output()
-            run = GitRun(call.root, STATUS, env)
+                run.outputs()
+            run = Reading(call.root, env)
+        if not os.path.exists(call.memo):
+            import donegate.hosts  # noqa: F401  (nothing to replay: load the gate while git reads)
         answer = replay(call, run)
         if answer is not None:
             code = emit(*answer)
@@ -307,28 +334,27 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
         call = None
     finally:
         if run is not None:
-            run.output()
-    return record_stop(host, raw, env, call)
+            run.outputs()
+    return record_stop(host, raw, env, call, run if call is not None else None)
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044
-def record_state(call: Call, env) -> tuple[bytes, list[bytes], list[bytes], bytes, int] | None:
-    """(index stat, flagged files, listed paths, tree key, newest stat time) read in one go, or None if
-    the index moved meanwhile (git status may refresh it: the next stop then finds it settled)."""
-    index, written = stat_data([call.index])
-    runs = [GitRun(call.root, STATUS, env), GitRun(call.root, FLAGGED, env)]
-    status, listing = (run.output() for run in runs)
-    if status is None or listing is None or stat_data([call.index])[0] != index:
+def record_state(call: Call, reading: Reading) -> tuple[bytes, list[bytes], list[bytes], bytes, int] | None:
+    """(index stat, flagged files, listed paths, tree key, newest stat time) of one reading, or None if
+    it failed or the index moved while it was read (the next stop then finds it settled)."""
+    outputs = reading.outputs()
+    if outputs is None or reading.after != reading.before:
         return None
+    status, listing = outputs
     flagged = flagged_paths(listing)
     paths = listed_paths(status, flagged)
     stats, newest = stat_data(paths, call.root)
-    return index, flagged, paths, tree_key(status, paths, stats, git_rules(call.root)), max(newest, written)
+    return reading.before, flagged, paths, tree_key(status, paths, stats, git_rules(call.root)), max(newest, reading.written)
 
 
-def record_stop(host: str, raw: bytes, env, call: Call | None = None) -> int:
-    """Ask the gate (donegate.hosts.run_hook). If `call` is given and the answer is an allow that
-    wrote nothing, while nothing the gate read moved and every file was older than the racy
-    window, record the answer for `replay`."""
+def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: Reading | None = None) -> int:
+    """Ask the gate (donegate.hosts.run_hook), giving it `reading` (taken in call.root) to decide on. If
+    `call` is given and the answer is an allow that wrote nothing, while nothing the gate read moved
+    and every file was older than the racy window, record the answer for `replay`."""
     from donegate.hosts import run_hook
     files, before = [], None
     if call is not None:
@@ -336,23 +362,24 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None) -> int:
             from donegate.stopgate import Settings, session_files, session_record, session_repository
             state_dir = Settings.from_env(env).state_dir
             record = session_repository(state_dir, call.session)
-            if record is not None and (record["root"] != call.root or record.get("worktrees")):
-                raise ValueError("the session's repository is another, or it has worktrees: no memo")
+            if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
+                raise ValueError("the session's repository is another, or it gates more trees: no memo")
             files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
                                               session_record(state_dir, call.session))]
-            taken = time.time_ns()
-            before = record_state(call, env)
+            reading = reading or Reading(call.root, env)
+            before = record_state(call, reading)
         except Exception:
             before = None
     state = stat_data(files)
-    answer = run_hook("stop", raw, host, env)
+    given = reading.outputs() if reading is not None and call is not None else None
+    answer = run_hook("stop", raw, host, env, reading=(call.root, *given) if given else None)
     code = emit(answer.exit_code, answer.stdout, answer.stderr)
     verdict = answer.verdict
     if before is None or verdict is None or verdict.action != "allow" or verdict.exit not in REPLAYABLE:
         return code
     try:
-        after, state_after = record_state(call, env), stat_data(files)
-        if after == before and state_after == state and max(before[4], state[1]) < taken - RACY_NS:
+        after, state_after = record_state(call, Reading(call.root, env)), stat_data(files)
+        if after == before and state_after == state and max(before[4], state[1]) < reading.taken - RACY_NS:
             index, flagged, paths, tree, _ = before
             write_memo(call.memo, [QUICK_FORMAT, b"\0".join(files), index, b"\0".join(flagged), b"\0".join(paths),
                                    pack([call.key, index, tree, state[0]]),
@@ -362,9 +389,9 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None) -> int:
     return code
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-046
-def hook_host(args) -> str | None:
-    """The host of a `hook stop [--host H]` command line; None for any other command line."""
-    if args[:2] != ["hook", "stop"]:
+def hook_host(args, event: str = "stop") -> str | None:
+    """The host of a `hook EVENT [--host H]` command line; None for any other command line."""
+    if args[:2] != ["hook", event]:
         return None
     rest = args[2:]
     if not rest:
@@ -385,10 +412,106 @@ def leave(exit_code: int) -> None:
 
 
 def main(argv=None) -> int:
-    """The `donegate` command: `hook stop` takes the quick path; everything else goes to donegate.cli."""
+    """The `donegate` command: `hook stop` and `hook pre-tool-use` (section 10) take their quick paths;
+    everything else goes to donegate.cli."""
     args = sys.argv[1:] if argv is None else list(argv)
-    host = hook_host(args)
+    host, tool_host = hook_host(args), hook_host(args, "pre-tool-use")
+    if tool_host is not None:
+        return tool_hook(tool_host, answered=leave if argv is None else None)
     if host is None or not hasattr(os, "posix_spawnp"):
         from donegate.cli import main as cli_main
         return cli_main(args)
     return stop_hook(host, replayed=leave if argv is None else None)
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t02
+try:  # sha256 without hashlib (whose OpenSSL binding costs ~5 ms to import)
+    from _sha2 import sha256 as _sha256
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
+
+
+def quick_safe_key(text: str, limit: int = 40) -> str:
+    """donegate.stopgate.safe_key without re or hashlib: the readable characters kept, every run of the
+    others as one "_", then a hash of the whole text."""
+    kept, run = [], False
+    for ch in str(text):
+        plain = ch in "_-" or ("a" <= ch <= "z") or ("A" <= ch <= "Z") or ("0" <= ch <= "9")
+        if plain or not run:
+            kept.append(ch if plain else "_")
+        run = not plain
+    readable = "".join(kept)[:limit].strip("_") or "session"
+    return f"{readable}-{_sha256(str(text).encode()).hexdigest()[:12]}"
+
+
+def quick_session_file(env, session: str, top: str) -> str:
+    """The state file of `session` in the working tree `top` (a resolved path), named as
+    donegate.stopgate.session_files names it: it exists once the gate has that tree's baseline."""
+    key = f"{os.path.basename(top)[:24]}-{_sha256(top.encode()).hexdigest()[:12]}"
+    return os.path.join(quick_state_dir(env), "sessions", f"{quick_safe_key(session)}--{key}.json")
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t04
+QUICK_HOSTS = ("claude-code", "codex", "gemini")
+PLAIN_SETTINGS = frozenset({"DONEGATE_STATE_DIR", "DONEGATE_VERIFY_COMMAND", "DONEGATE_SKIP", "DONEGATE_LEDGER",
+                            "DONEGATE_LEDGER_DIR"})  # settings the tool policy neither reads nor can fail on
+POLICY_WORDS = ("verify", "update-index", "commit")  # a command holding one of these is the policy's to judge
+PATCH_HEADS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ")
+
+
+def _known(env, session: str, folder: str) -> bool:
+    """Is the working tree holding `folder` outside any repository, or one the session is gated in?"""
+    top = quick_top(folder)
+    return top is None or (os.path.isdir(os.path.join(top, ".git"))
+                           and os.path.exists(quick_session_file(env, session, top)))
+
+
+def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
+    """The answer to a tool call that plainly needs no policy: every file it names lies outside the
+    session's protected files, in a tree the session is already gated in (or in none), and its command holds
+    none of the words the policy looks for. None sends the call to the gate (donegate.hosts.run_hook)."""
+    if host not in QUICK_HOSTS or any(k.startswith("DONEGATE_") and k not in PLAIN_SETTINGS for k in env):
+        return None
+    payload = parse_payload(raw)
+    data = payload.get("tool_input") if isinstance(payload, dict) else None
+    cwd, session = payload.get("cwd") or os.getcwd(), payload.get("session_id") or "unknown-session"
+    if not isinstance(data, dict) or not isinstance(cwd, str) or not isinstance(session, str):
+        return None
+    command = data.get("command")
+    if isinstance(command, str) and any(word in command for word in POLICY_WORDS):
+        return None
+    targets = [data.get("file_path") or data.get("path") or data.get("notebook_path")]
+    if payload.get("tool_name") == "apply_patch" and isinstance(command, str):
+        targets = [line[len(h):] for line in command.split("\n") for h in PATCH_HEADS if line.startswith(h)]
+    project = env.get("CLAUDE_PROJECT_DIR")
+    if not _known(env, session, cwd) or (quick_top(cwd) is None and project and not _known(env, session, project)):
+        return None
+    for target in (t for t in targets if isinstance(t, str) and t):
+        full = os.path.abspath(os.path.join(cwd, target))
+        folder = os.path.realpath(os.path.dirname(full))
+        top = quick_top(folder)
+        rel = os.path.relpath(os.path.join(folder, os.path.basename(full)), top) if top else ""
+        if not _known(env, session, folder) or "test" in rel.lower() or "verify" in rel \
+                or any(part.startswith(".") for part in rel.split(os.sep)):
+            return None
+    return 0, "", ""
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t06
+def tool_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, answered=None) -> int:
+    """`donegate hook pre-tool-use`: the quick answer when there is one, else the gate's (run_hook).
+    `answered(exit_code)`, if given, is called after a quick answer."""
+    env = os.environ if env is None else env
+    raw = sys.stdin.buffer.read() if stdin is None else stdin
+    try:
+        answer = quick_tool(host, raw, env)
+    except Exception:  # anything unusual is the gate's to judge, with its own messages
+        answer = None
+    if answer is not None:
+        code = emit(*answer)
+        if answered is not None:
+            answered(code)
+        return code
+    from donegate.hosts import run_hook
+    full = run_hook("pre-tool-use", raw, host, env=env)
+    return emit(full.exit_code, full.stdout, full.stderr)

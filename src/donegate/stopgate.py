@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'NOTHING_CHANGED', 'FAILURE_LINE',
-           'FAILED_TEST', 'MODEL_KEY', 'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected',
-           'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'HashCache', 'snapshot',
-           'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files',
-           'script_armed', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
-           'same_repository', 'worktree_baseline', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
-           'check_environment', 'run_check', 'StopGate']
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'STATUS_ARGS', 'FLAGGED_ARGS', 'TAG',
+           'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'GateError', 'default_state_dir', 'Settings',
+           'glob_regex', 'is_protected', 'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git',
+           'git_dir', 'HashCache', 'snapshot', 'changed_paths', 'private_dir', 'write_private', 'append_private',
+           'safe_key', 'repo_key', 'session_files', 'script_armed', 'session_record', 'remember_session',
+           'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline', 'Verdict',
+           'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'run_check', 'StopGate']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -154,10 +154,13 @@ def blob_id(data: bytes, algorithm: str = "sha1") -> str:
 class TreeState:
     """The state of a working tree: HEAD plus every path where the working tree differs from HEAD
     (index, worktree and untracked content, modes, symlink targets). Two states with the same
-    digest are the same tree."""
+    digest are the same tree. `ignored` lists what git showed as ignored (a folder as one entry); it is
+    not part of the digest, since an ignored file is not work, but a protected file hidden that way is
+    something the gate looks for."""
 
     head: str
     entries: dict[str, Identity | None]
+    ignored: tuple[str, ...] = field(default=(), compare=False)
 
     @cached_property
     def digest(self) -> str:
@@ -266,14 +269,22 @@ class HashCache:
         write_private(self.path, json.dumps(self.entries, separators=(",", ":")))
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016
-def snapshot(root: Path, cache: HashCache | None = None) -> TreeState:
+STATUS_ARGS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
+               "--ignored=matching")
+FLAGGED_ARGS = ("ls-files", "-v", "-z")
+
+
+def snapshot(root: Path, cache: HashCache | None = None, reading: tuple[bytes, bytes] | None = None) -> TreeState:
     """The tree state of the repository at `root`, from one `git status` (git's index and stat data
-    say which tracked files changed; only those and the untracked files are hashed, through `cache`)."""
+    say which tracked files changed; only those and the untracked files are hashed, through `cache`),
+    and `git ls-files -v` beside it for the files git status is told to trust. `reading` is the output
+    of those two already read a moment before (by the quick path of appendix 93): not read again."""
     cache = cache or HashCache(None)
-    status = git_start(root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames")
-    flagged = git_start(root, "ls-files", "-v", "-z")
-    out, listing = git_finish(status), git_finish(flagged)
-    head, entries = "", {}
+    if reading is None:
+        status, flagged = git_start(root, *STATUS_ARGS), git_start(root, *FLAGGED_ARGS)
+        reading = git_finish(status), git_finish(flagged)
+    out, listing = reading
+    head, entries, ignored = "", {}, []
     records = out.split(b"\0")
     algorithm = "sha1"
     for rec in records:
@@ -301,6 +312,8 @@ def snapshot(root: Path, cache: HashCache | None = None) -> TreeState:
         elif kind == b"?":
             path = os.fsdecode(rec[2:])
             entries[path] = cache.identity(root, path.rstrip("/"), algorithm)
+        elif kind == b"!":
+            ignored.append(os.fsdecode(rec[2:]))
     # git status trusts skip-worktree and assume-unchanged bits, so an edit under them is invisible to it
     for rec in listing.split(b"\0"):
         if rec[:1] in (b"S", b"s", b"h"):
@@ -314,7 +327,7 @@ def snapshot(root: Path, cache: HashCache | None = None) -> TreeState:
         except OSError:
             entries[f".git/{name}"] = None
     cache.save(set(entries))
-    return TreeState(head, entries)
+    return TreeState(head, entries, tuple(ignored))
 
 
 def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, Identity]:
@@ -635,6 +648,7 @@ class StopGate:
         self.writer = writer
         self.last_verdict: Verdict | None = None
         self.inherited_now = False  # set by a start() that carried an earlier session's unverified work on
+        self.reading: tuple[bytes, bytes] | None = None  # git's output for the next stop, if already read
         state_dir = private_dir(Path(self.settings.state_dir))
         self.repo_key = repo_key(top)
         self.state_path, self.stamp_path = session_files(state_dir, top, self.session_id)
@@ -652,7 +666,8 @@ class StopGate:
                             "new baseline (changes made so far in this session will not be seen)") from None
 
     def _save(self, state: dict) -> None:
-        write_private(self.state_path, json.dumps(state, indent=1))
+        # compact: with indent, json falls back from its C encoder to Python (about 10x slower on a large baseline)
+        write_private(self.state_path, json.dumps(state, separators=(",", ":")))
 
     def _script(self) -> Path:
         return self.root / SCRIPT_NAME
@@ -681,7 +696,7 @@ class StopGate:
         now = snapshot(self.root, self.cache)
         baseline = base or now
         self._keep_protected_blobs(now)
-        hidden = self._ignored_protected()
+        hidden = self._ignored_protected(now)
         state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": _utc_now(),
                  "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest,
                  "hidden_protected": hidden, "armed": self._script_armed(), "stretch": 1, "blocks": 0,
@@ -817,7 +832,8 @@ class StopGate:
         new_stretch = stop_hook_active is False and not state.get("prompts")
         if new_stretch:
             state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
-        now = snapshot(self.root, self.cache)
+        now = snapshot(self.root, self.cache, self.reading)
+        self.reading = None  # the quick path's reading is good for this one moment only
         settled = self._settled(state, now)
         if settled is not None:
             if (settled.exit == "not_gated" and state.get("last_failure")) or state.get("open") or state.get("end"):
@@ -858,7 +874,7 @@ class StopGate:
                                              f"{_first_line(failure['detail'])}")
             return verdict
         if state.get("hidden_protected") is not None:
-            for path in sorted(set(self._ignored_protected()) - set(state["hidden_protected"])):
+            for path in sorted(set(self._ignored_protected(now)) - set(state["hidden_protected"])):
                 changes[path] = (None, ("100644", "hidden from git by an ignore rule"))
         problem = self._integrity(state, changes)
         if problem:
@@ -930,12 +946,12 @@ class StopGate:
                                      for t in (failure["tree"], failure.get("after")) if t)
 
     # -- rules ------------------------------------------------------------------------------------
-    def _ignored_protected(self) -> list[str]:
-        """Files that match the protected globs but that git ignores (and so does not list as untracked).
-        A wholly ignored folder is one entry ("build/"), so a large .venv costs one line, not thousands."""
-        out = git(self.root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+    def _ignored_protected(self, tree: TreeState) -> list[str]:
+        """Files of `tree` that match the protected globs but that git ignores (and so does not list as
+        untracked), from the same git status as the rest of the tree state. A wholly ignored folder is one
+        entry ("build/"), so a large .venv costs one line, not thousands."""
         globs = (*DEFAULT_PROTECT, *self.settings.protect)
-        return sorted(p for p in (os.fsdecode(r) for r in out.split(b"\0") if r) if is_protected(p, globs))
+        return sorted(p for p in tree.ignored if is_protected(p, globs))
 
     def _integrity(self, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
         if state["armed"] and not self.settings.verify_command and not self._script_armed():
