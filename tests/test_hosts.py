@@ -394,6 +394,39 @@ def test_a_session_that_cds_into_the_repository_and_writes_there_is_gated_at_its
     assert "in the middle of it" in answer(done)["systemMessage"]
 
 
+def test_a_session_that_began_above_and_made_no_tool_call_leaves_the_person_s_changes_alone(armed):
+    """The person's own uncommitted work in a repository the session only talked about (no tool call
+    that can write): the stop does not run the check on it."""
+    armed.write("app.py", broken())
+    done = armed.stop(active=False)
+    assert (done.returncode, armed.runs()) == (0, 0), done.stdout
+    assert not done.stdout or "not gated" in answer(done).get("systemMessage", "not gated")
+
+
+def test_a_session_start_seen_in_a_second_repository_takes_its_baseline_there(gated, make_repo):
+    """The same session starts again in b (a resume there, say): b's baseline is taken at that start, so
+    the person's uncommitted work already in b is not counted as the session's."""
+    a = gated()
+    b = make_repo("b")
+    assert b.run("init").returncode == 0
+    b.count_runs()
+    b.commit("the check")
+    b.write("app.py", broken())  # the person's own, before the session came
+    assert a.hook("session-start", cwd=str(b.root), source="resume").returncode == 0
+    bash = {"command": "ls"}
+    assert a.hook("pre-tool-use", cwd=str(b.root), tool_name="Bash", tool_input=bash).returncode == 0
+    done = a.hook("stop", cwd=str(b.root), stop_hook_active=False, last_assistant_message=CLAIM)
+    assert (done.returncode, b.runs()) == (0, 0), done.stdout
+
+
+def test_a_post_tool_use_call_marks_the_session_as_one_that_ran_a_tool(armed):
+    """install does not ask for PostToolUse, but where it is called (the peer gate's marker), it counts."""
+    armed.write("app.py", broken())
+    done = armed.hook("post-tool-use", cwd=str(armed.root.parent), tool_name="Edit", tool_input={})
+    assert done.returncode == 0
+    assert armed.stop(active=False).returncode == 2 and armed.runs() == 1
+
+
 def test_another_repository_the_session_writes_to_is_gated_beside_its_own(gated, make_repo):
     """A session of repository A writes into repository B: from that call on, B is gated too, by B's
     own check, and one stop answers for both."""

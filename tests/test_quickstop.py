@@ -415,6 +415,11 @@ def test_the_quick_state_file_is_the_gate_s(repo):
     assert quick == str(session_files(repo.state, repo.root, repo.session)[0]) and os.path.exists(quick)
 
 
+def test_the_quick_tool_marker_is_the_gate_s(repo):
+    from donegate.stopgate import tool_marker
+    assert quickstop.quick_tool_marker(repo.env(), repo.session) == str(tool_marker(repo.state, repo.session))
+
+
 def tool_calls(repo: Repo, other: Path) -> list[tuple[str, dict]]:
     """Tool calls of every kind the policy judges, and plain ones, in the repository and beside it."""
     here = str(repo.root)
@@ -463,8 +468,12 @@ def test_a_quick_tool_answer_is_always_the_gate_s_own(repo, make_other, host, se
         for tool, data in tool_calls(repo, other):
             raw = json.dumps({"session_id": repo.session, "cwd": str(cwd), "tool_name": tool,
                               "tool_input": data}).encode()
+            marker = Path(quickstop.quick_tool_marker(env, repo.session))
+            marker.unlink(missing_ok=True)
             quick = quickstop.quick_tool(host, raw, env)
+            marked = marker.exists()
             full = run_hook("pre-tool-use", raw, host, env)
+            assert marked == (quick is not None)  # a quick allow marks the session as the gate's allow does
             assert quick is None or quick == (full.exit_code, full.stdout, full.stderr), (cwd, tool, data, full)
             quick_answers += quick is not None
     assert (quick_answers > 0) == ("DONEGATE_PROTECT" not in str(setting) and "MAX_BLOCKS" not in str(setting)

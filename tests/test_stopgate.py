@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.stopgate import GateError, Settings, StopGate
+from donegate.stopgate import GateError, Settings, StopGate, mark_tool_call
 
 PY = sys.executable
 
@@ -703,6 +703,7 @@ def test_a_stop_in_a_repo_the_session_never_started_in_takes_a_late_baseline_and
     HEAD, so B's uncommitted break is checked, by B's check alone, and the person is told why."""
     a, b = make_repo("a"), make_repo("b")
     a.started("shared")
+    mark_tool_call(b.state, "shared")  # the session has made a tool call that can write
     still_broken(a, 1)
     still_broken(b, 1)
     verdict = b.gate("shared").on_stop(False)
@@ -712,6 +713,19 @@ def test_a_stop_in_a_repo_the_session_never_started_in_takes_a_late_baseline_and
     fix(b)
     verdict = b.gate("shared").on_stop(True)
     assert (verdict.action, verdict.exit) == ("allow", "passed")
+
+
+def test_a_session_met_late_that_made_no_tool_call_is_not_gated_on_changes_that_are_not_its_own(make_repo):
+    """The peer gate's "unmarked dirty session": the tree is dirty, but the session (met here only in its
+    middle) has made no tool call that can write, so the changes are someone else's."""
+    b = make_repo("b")
+    still_broken(b, 1)
+    verdict = b.gate("chat").on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
+    assert b.runs() == 0 and "no tool call that can write" in verdict.message
+    mark_tool_call(b.state, "chat")
+    still_broken(b, 2)
+    assert b.gate("chat").on_stop(True).exit == "check_failed" and b.runs() == 1
 
 
 def test_a_late_baseline_at_a_clean_tree_changes_nothing(make_repo):

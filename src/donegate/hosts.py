@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected,
-                               remember_session, remember_worktree, same_repository, session_repository,
-                               worktree_baseline)
+                               mark_tool_call, remember_session, remember_worktree, same_repository,
+                               session_repository, worktree_baseline)
 
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'PLUGIN_MANIFEST',
@@ -220,14 +220,19 @@ def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequenc
     return found
 
 
-def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bool = False) -> list[StopGate]:
-    """A gate per working tree, each with its baseline. At the session start the repository's is taken
-    by the start itself. A tree the gate meets in the middle of the session gets a late one: a linked
-    worktree of the repository clean at the commit the session started from, anything else clean at its
-    own HEAD (StopGate.start_late): what is uncommitted there may be the session's."""
+def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bool = False,
+           here: Path | None = None) -> list[StopGate]:
+    """A gate per working tree, each with its baseline. At a session start, the repository's is taken by
+    the start itself, and that of the tree the start ran in (`here`) too. A tree the gate meets in the
+    middle of the session gets a late one: a linked worktree of the repository clean at the commit the
+    session started from, anything else clean at its own HEAD (StopGate.start_late): what is uncommitted
+    there may be the session's."""
     gates = [StopGate(root, session, settings) for root in roots]
     for i, gate in enumerate(gates):
         if gate.state_path.exists() or (i == 0 and starting):
+            continue
+        if starting and gate.root == here:
+            gate.start()
             continue
         if i and same_repository(gate.root, gates[0].root):
             main = gates[0].start() if starting else gates[0].start_late()
@@ -378,13 +383,16 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
             action, why, rewritten = tool_policy(payload, settings, roots)
             if action == "allow":  # before the write: a tree it goes into is gated from now on
                 _gates(written_roots(payload, settings, roots), session, settings)
+                mark_tool_call(settings.state_dir, session)
             return tool_answer(host, action, why, rewritten)
-        if event == "post-tool-use":
+        if event == "post-tool-use":  # a tool ran (install does not ask for this event; a marker like the peer's)
+            mark_tool_call(settings.state_dir, session)
             return HookAnswer(0)
         if not roots:
             note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
             return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
-        gates = _gates(roots, session, settings, starting=event == "session-start")
+        gates = _gates(roots, session, settings, starting=event == "session-start",
+                       here=find_repo(payload.get("cwd") or os.getcwd()))
         for gate in gates if reading is not None and event == "stop" else ():
             gate.reading = reading[1:] if str(gate.root) == reading[0] else None
         return _gate_event(event, host, payload, gates, settings, env)

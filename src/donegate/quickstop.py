@@ -22,7 +22,8 @@ __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_T
            'POLICY_WORDS', 'PATCH_HEADS', 'GitRun', 'stat_data', 'flagged_paths', 'listed_paths', 'git_rules',
            'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'pack', 'unpack', 'call_key', 'memo_path',
            'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'record_stop',
-           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_session_file', 'quick_tool', 'tool_hook']
+           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'quick_tool',
+           'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -359,13 +360,14 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     files, before = [], None
     if call is not None:
         try:
-            from donegate.stopgate import Settings, session_files, session_record, session_repository
+            from donegate.stopgate import Settings, session_files, session_record, session_repository, tool_marker
             state_dir = Settings.from_env(env).state_dir
             record = session_repository(state_dir, call.session)
             if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
                 raise ValueError("the session's repository is another, or it gates more trees: no memo")
             files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
-                                              session_record(state_dir, call.session))]
+                                              session_record(state_dir, call.session),
+                                              tool_marker(state_dir, call.session))]
             reading = reading or Reading(call.root, env)
             before = record_state(call, reading)
         except Exception:
@@ -446,6 +448,11 @@ def quick_safe_key(text: str, limit: int = 40) -> str:
     return f"{readable}-{_sha256(str(text).encode()).hexdigest()[:12]}"
 
 
+def quick_tool_marker(env, session: str) -> str:
+    """donegate.stopgate.tool_marker: the file that says the session has made a tool call that can write."""
+    return os.path.join(quick_state_dir(env), "roots", f"{quick_safe_key(session)}.tools")
+
+
 def quick_session_file(env, session: str, top: str) -> str:
     """The state file of `session` in the working tree `top` (a resolved path), named as
     donegate.stopgate.session_files names it: it exists once the gate has that tree's baseline."""
@@ -495,6 +502,10 @@ def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
         if not _known(env, session, folder) or "test" in rel.lower() or "verify" in rel \
                 or any(part.startswith(".") for part in rel.split(os.sep)):
             return None
+    marker = quick_tool_marker(env, session)
+    if not os.path.exists(marker):  # as the gate marks an allowed call: this session has made one that can write
+        os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
     return 0, "", ""
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t06

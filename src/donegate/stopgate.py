@@ -25,8 +25,9 @@ __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Ide
            'glob_regex', 'is_protected', 'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git',
            'git_dir', 'HashCache', 'snapshot', 'changed_paths', 'private_dir', 'write_private', 'append_private',
            'safe_key', 'repo_key', 'session_files', 'script_armed', 'session_record', 'remember_session',
-           'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline', 'Verdict',
-           'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'run_check', 'StopGate']
+           'session_repository', 'remember_worktree', 'tool_marker', 'mark_tool_call', 'same_repository',
+           'worktree_baseline', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment',
+           'run_check', 'StopGate']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -468,6 +469,18 @@ def remember_worktree(state_dir: Path, session_id: str, worktree: Path, kind: st
         write_private(session_record(state_dir, session_id), json.dumps(record))
 
 
+def tool_marker(state_dir: Path, session_id: str) -> Path:
+    """The file that says the session has made a tool call that can write (one the tool hook allowed)."""
+    return Path(state_dir) / "roots" / f"{safe_key(session_id)}.tools"
+
+
+def mark_tool_call(state_dir: Path, session_id: str) -> None:
+    """Record that the session made a tool call that can write (once: an existing mark is left alone)."""
+    marker = tool_marker(state_dir, session_id)
+    if not marker.exists():
+        write_private(marker, "")
+
+
 def same_repository(a: Path, b: Path) -> bool:
     """Are the working trees `a` and `b` checkouts of one repository (the main one and a linked worktree)?"""
     try:
@@ -716,7 +729,8 @@ class StopGate:
     def start_late(self, source: str = "late") -> dict:
         """The start of a session the gate first meets here in its middle (its SessionStart ran in another
         folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
-        at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late")."""
+        at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
+        session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
         return self._load() or self.start(source, base=worktree_baseline(self.root))
 
     def new_prompt(self, prompt: str | None = None) -> None:
@@ -850,6 +864,11 @@ class StopGate:
             self._save(state)
             return NOTHING_CHANGED
         changed = tuple(changes)
+        if state.get("source") == "late" and not tool_marker(self.settings.state_dir, self.session_id).exists():
+            return Verdict("allow", "completed", "not_gated",
+                           f"{TAG} not gated: the gate met this session here only in its middle, and the session "
+                           f"has made no tool call that can write, so the uncommitted changes ({_names(changed)}) "
+                           "are not its work.", changed=changed)
         if command is None:
             note = ""
             if os.path.lexists(self._script()):
