@@ -571,3 +571,15 @@ def test_a_stop_that_runs_the_check_reads_the_tree_once_before_and_once_after_th
     seen = len(calls())
     assert stop(True).returncode == 0
     assert calls(seen).count("status") == 1
+
+
+def test_a_tool_call_forgets_the_session_s_recorded_stops_in_that_tree(verified, capsys):
+    """The agent is about to write: the next stop is the gate's to decide, and the quick path then loads
+    the gate while git reads, instead of after a replay that could not match."""
+    assert verified.memos()
+    raw = json.dumps({"session_id": verified.session, "cwd": str(verified.root), "tool_name": "Edit",
+                      "tool_input": {"file_path": str(verified.root / "app.py"), "old_string": "2",
+                                     "new_string": "3"}}).encode()
+    assert quickstop.tool_hook("claude-code", raw, verified.env()) == 0
+    capsys.readouterr()
+    assert verified.memos() == []

@@ -22,8 +22,8 @@ __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_T
            'POLICY_WORDS', 'PATCH_HEADS', 'GitRun', 'stat_data', 'flagged_paths', 'listed_paths', 'git_rules',
            'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'pack', 'unpack', 'call_key', 'memo_path',
            'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'record_stop',
-           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'quick_tool',
-           'tool_hook']
+           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'tool_call_parts',
+           'quick_tool', 'forget_stops', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -474,27 +474,36 @@ def _known(env, session: str, folder: str) -> bool:
                            and os.path.exists(quick_session_file(env, session, top)))
 
 
+def tool_call_parts(payload) -> tuple[str, str, object, list[str]] | None:
+    """(cwd, session, command, the files it names) of a tool call's payload; None for a payload of
+    another shape (the gate has the message for that)."""
+    data = payload.get("tool_input") if isinstance(payload, dict) else None
+    cwd, session = payload.get("cwd") or os.getcwd(), payload.get("session_id") or "unknown-session"
+    if not isinstance(data, dict) or not isinstance(cwd, str) or not isinstance(session, str):
+        return None
+    command = data.get("command")
+    targets = [data.get("file_path") or data.get("path") or data.get("notebook_path")]
+    if payload.get("tool_name") == "apply_patch" and isinstance(command, str):
+        targets = [line[len(h):] for line in command.split("\n") for h in PATCH_HEADS if line.startswith(h)]
+    return cwd, session, command, [t for t in targets if isinstance(t, str) and t]
+
+
 def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
     """The answer to a tool call that plainly needs no policy: every file it names lies outside the
     session's protected files, in a tree the session is already gated in (or in none), and its command holds
     none of the words the policy looks for. None sends the call to the gate (donegate.hosts.run_hook)."""
     if host not in QUICK_HOSTS or any(k.startswith("DONEGATE_") and k not in PLAIN_SETTINGS for k in env):
         return None
-    payload = parse_payload(raw)
-    data = payload.get("tool_input") if isinstance(payload, dict) else None
-    cwd, session = payload.get("cwd") or os.getcwd(), payload.get("session_id") or "unknown-session"
-    if not isinstance(data, dict) or not isinstance(cwd, str) or not isinstance(session, str):
+    parts = tool_call_parts(parse_payload(raw))
+    if parts is None:
         return None
-    command = data.get("command")
+    cwd, session, command, targets = parts
     if isinstance(command, str) and any(word in command for word in POLICY_WORDS):
         return None
-    targets = [data.get("file_path") or data.get("path") or data.get("notebook_path")]
-    if payload.get("tool_name") == "apply_patch" and isinstance(command, str):
-        targets = [line[len(h):] for line in command.split("\n") for h in PATCH_HEADS if line.startswith(h)]
     project = env.get("CLAUDE_PROJECT_DIR")
     if not _known(env, session, cwd) or (quick_top(cwd) is None and project and not _known(env, session, project)):
         return None
-    for target in (t for t in targets if isinstance(t, str) and t):
+    for target in targets:
         full = os.path.abspath(os.path.join(cwd, target))
         folder = os.path.realpath(os.path.dirname(full))
         top = quick_top(folder)
@@ -509,6 +518,18 @@ def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
     return 0, "", ""
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t06
+def forget_stops(env, host: str, session: str, folders) -> None:
+    """Remove the recorded stop answers of `session` in the trees holding `folders`: a tool call that can
+    write runs there now, so the next stop is the gate's to decide (and the gate is imported while git
+    reads). Removing a memo costs at most a slower stop, never a wrong one."""
+    for top in {quick_top(folder) for folder in folders} - {None}:
+        for active in (True, False, None):
+            try:
+                os.unlink(memo_path(env, host, session, active, top))
+            except OSError:
+                pass
+
+
 def tool_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, answered=None) -> int:
     """`donegate hook pre-tool-use`: the quick answer when there is one, else the gate's (run_hook).
     `answered(exit_code)`, if given, is called after a quick answer."""
@@ -516,6 +537,8 @@ def tool_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, a
     raw = sys.stdin.buffer.read() if stdin is None else stdin
     try:
         answer = quick_tool(host, raw, env)
+        cwd, session, _, targets = tool_call_parts(parse_payload(raw))
+        forget_stops(env, host, session, [cwd, *(os.path.dirname(os.path.join(cwd, t)) for t in targets)])
     except Exception:  # anything unusual is the gate's to judge, with its own messages
         answer = None
     if answer is not None:

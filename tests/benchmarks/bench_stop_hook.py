@@ -88,11 +88,13 @@ def interleaved_medians(first, second, runs: int) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def checking_stops(run_hook, changed: Path, repo: Path, runs: int) -> tuple[float, float]:
-    """Medians of a stop after a new edit (the gate runs the check) and of the shell pipeline, in turns."""
+def checking_stops(run_hook, tool_call, changed: Path, repo: Path, runs: int) -> tuple[float, float]:
+    """Medians of a stop after a new edit (the gate runs the check) and of the shell pipeline, in turns.
+    Each edit is made as an agent makes it, after the tool hook's call (not timed)."""
     hook_times, pipe_times = [], []
     base = changed.read_text()
     for n in range(runs):
+        tool_call()
         changed.write_text(base + f"EDIT = {n}\n")  # a state the gate has not seen: it runs the check
         start = time.perf_counter()
         run_hook()
@@ -173,7 +175,11 @@ def main(argv: list[str] | None = None) -> int:
         startup = median_seconds(lambda: subprocess.run([python, "-c", "pass"], check=True, env=env), args.runs)
         status_only = median_seconds(lambda: subprocess.run(["git", "status", "--porcelain", "-uall"], cwd=repo,
                                                             check=True, capture_output=True), args.runs)
-        checking, piped = checking_stops(run_hook, changed, repo, args.runs)
+        edit_call = json.dumps({"session_id": "bench", "cwd": str(repo), "tool_name": "Edit",
+                                "tool_input": {"file_path": str(changed), "old_string": "x", "new_string": "y"}})
+        tool_call = lambda: subprocess.run([hook[0], "hook", "pre-tool-use"], input=edit_call, text=True,
+                                           capture_output=True, env=hook_env, check=True)
+        checking, piped = checking_stops(run_hook, tool_call, changed, repo, args.runs)
         tool, bare = tool_hook_times(python, repo, env, hook_env, args.runs)
         print(f"median of {args.runs} stops of a state that already passed (acceptance command not run):")
         print(f"  gate, in process                     {in_process * 1000:7.1f} ms")
