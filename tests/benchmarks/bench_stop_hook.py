@@ -197,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
               f"(shell pipeline in the same turns: {piped * 1000:.1f} ms; ratio {checking / piped:.2f})")
         print(f"  beyond Python's start, the check and two readings of the tree by git: "
               f"{(checking - startup - 2 * status_only) * 1000:.1f} ms")
+        print(f"  more than a stop the gate decides without running the check: {(checking - deciding) * 1000:.1f} ms "
+              f"({(checking - deciding) / piped:.2f}x the pipeline)")
         print(f"median of {args.runs} pre-tool-use calls (an Edit of a plain file), in turns with a bare interpreter:")
         print(f"  donegate hook pre-tool-use          {tool * 1000:7.1f} ms")
         print(f"  bare interpreter start-up           {bare * 1000:7.1f} ms")
