@@ -27,3 +27,16 @@ c.OverwriteCells.add_missing_cells = True
 
 # Never copy self-check pages or editor leftovers from solutions/ into the release.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.feedback.html"]
+
+# The learner's code runs in a sandbox (bubblewrap): it cannot read the course (solutions, gradebook,
+# other submissions), reach the network, or outlive its kernel. Only nbgrader's Execute is swapped; the
+# list is nbgrader 0.9's own otherwise (donegate.selfcheck.SANDBOXED_AUTOGRADE, chapter 91).
+c.Autograde.autograde_preprocessors = [
+    "donegate.selfcheck.SandboxedExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]

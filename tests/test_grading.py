@@ -78,6 +78,10 @@ EXPECTED = {
     (LAB01, "edited-tests"): (16, "fail-open code with weakened visible tests: the tests are restored, so its honest 16"),
     (LAB01, "deleted-test-cell"): (22, "correct code with test_rm_rf_is_blocked deleted: it is put back and scores 1"),
     (LAB01, "always-equal"): (4, "only matches() and the missing-on_error TypeError score (1 + 2 + 1); every result check is 0"),
+    (LAB01, "reads-solution"): (0, "the stub, with its answer cell looking for solutions/ on disk: the sandbox has none"),
+    (LAB01, "copies-classmate"): (0, "the stub, with its answer cell looking for a classmate's submission: none in the sandbox"),
+    (LAB01, "extra-credit"): (0, "the stub, with its answer cell looking for gradebook.db to add extra credit: none in the sandbox"),
+    (LAB01, "leaves-a-daemon"): (0, "the stub, with its answer cell leaving a process behind: it ends with the sandbox"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
@@ -372,3 +376,31 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
     students = {student for _, student in EXPECTED}
     assert rows == {(aid, s): (float(EXPECTED.get((aid, s), (0, ""))[0]), float(MAX_SCORE[aid]))
                     for aid in MAX_SCORE for s in students}
+
+
+# --- hostile submissions: the kernel runs in a sandbox that holds nothing of the course (chapter 91) ---------
+
+HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon"]
+
+
+def test_hostile_submissions_get_nothing_and_leave_nothing_running(scores):
+    for student in HOSTILE:
+        assert scores[(LAB01, student)]["total"] == 0, student
+    assert scores[(LAB01, "correct")]["total"] == 22  # graded in the same run, keeping its score
+    left = subprocess.run(["pgrep", "-f", "donegate-hostile-daemon"], capture_output=True, text=True).stdout.split()
+    assert left == [], f"processes left behind by a submission are still running: {left}"
+
+
+def test_the_fixtures_are_real_attacks_without_the_sandbox(tmp_path, monkeypatch):
+    """The same notebooks graded with the sandbox switched off get what they came for: the sandbox, not
+    the fixture, is what stops them."""
+    from donegate.selfcheck import check
+    monkeypatch.setenv("DONEGATE_SANDBOX", "off")
+    got = {}
+    for student in ("reads-solution", "extra-credit"):
+        notebook = tmp_path / student / f"{LAB01}.ipynb"
+        notebook.parent.mkdir()
+        shutil.copy(FIXTURES / student / LAB01 / f"{LAB01}.ipynb", notebook)
+        got[student] = check(notebook, root=ROOT, progress_path=tmp_path / "progress.json",
+                             echo=lambda *_: None).score
+    assert got["reads-solution"] >= 15 and got["extra-credit"] > 22, got

@@ -19,9 +19,10 @@ from typing import Callable
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY',
-           'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment',
-           'grading_options', 'course_config', 'build_course', 'grade_in_course', 'grader_failure', 'run_grader',
+__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'SANDBOX_ENV', 'SANDBOX_LIMITS',
+           'SANDBOXED_AUTOGRADE', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError', 'find_root',
+           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
+           'build_course', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command',
            'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
            'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
            'format_progress', 'progress', 'check', 'check_command', 'progress_command']
@@ -328,6 +329,122 @@ def run_grader(course: Path, assignment: str, echo: Callable[[str], None]) -> li
         log_text = log_path.read_text(encoding="utf-8", errors="replace") + "".join(chatter)
         raise SelfCheckError(grader_failure(assignment, stage, status, log_text))
     return json.loads(grades.read_text(encoding="utf-8"))
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c1
+SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
+SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824")  # prlimit: 4 GB of address space, 1 GB per file
+
+
+def sandbox_mounts() -> list[str]:
+    """What the kernel may read: the system, this Python and its packages, and donegate's own code. Where
+    donegate is installed in place, that is the checkout's `src/`, `demo/` and `pyproject.toml` (which
+    the workbook's code looks for), never the checkout: not `solutions/`, not `grading/`."""
+    import donegate
+    package = Path(donegate.__file__).resolve().parent
+    places = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", sys.base_prefix, sys.prefix,
+              str(package.parent)]
+    checkout = find_repository(package)
+    if checkout is not None:
+        places += [str(checkout / "pyproject.toml"), str(checkout / "demo")]
+    # as named, not resolved: /bin and /lib64 are links into /usr on most systems, and the programs
+    # inside name their loader by the link (/lib64/ld-linux-x86-64.so.2)
+    return list(dict.fromkeys(p for p in places if os.path.exists(p)))
+
+
+def sandbox_command(box: Path, command: list[str]) -> list[str]:
+    """`command` run by bubblewrap: the mounts read-only, box/work (its folder) and box/run (the
+    kernel's sockets) writable, no network, its own process tree that ends with it, and limits."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SelfCheckError(
+            "grading runs the notebook in a sandbox, and its program, bwrap (bubblewrap), is not installed: "
+            "install it (Debian/Ubuntu: sudo apt install bubblewrap) and check again. On your own notebook "
+            f"only, {SANDBOX_ENV}=off runs it without the sandbox.")
+    work, run = Path(box) / "work", Path(box) / "run"
+    mounts = [arg for place in sandbox_mounts() for arg in ("--ro-bind", place, place)]
+    return [bwrap, "--die-with-parent", "--new-session", "--unshare-all", *mounts,
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--bind", str(work), str(work), "--bind", str(run), str(run), "--chdir", str(work),
+            "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
+            "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
+            "--", "prlimit", *SANDBOX_LIMITS, "--", *command]
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2
+def _sandbox_classes() -> dict[str, type]:
+    """SandboxKernelManager and SandboxedExecute, made the first time nbgrader's configuration asks for
+    them: they subclass jupyter_client's kernel manager and nbgrader's Execute, and importing nbgrader
+    takes seconds that `donegate progress` has no need to pay."""
+    from jupyter_client.manager import AsyncKernelManager
+    from nbgrader.preprocessors import Execute
+
+    class SandboxKernelManager(AsyncKernelManager):
+        """A kernel that runs inside `sandbox_command`, reached over Unix sockets in its own folder, and
+        interrupted by a message (a signal would stop the sandbox, not the cell)."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            import atexit
+            self.box = Path(tempfile.mkdtemp(prefix="donegate-sandbox-"))
+            for name in ("work", "run"):
+                (self.box / name).mkdir()
+            atexit.register(shutil.rmtree, self.box, True)
+            self.transport, self.ip = "ipc", str(self.box / "run" / "kernel")
+            self.connection_file = str(self.box / "run" / "kernel.json")
+
+        @property
+        def kernel_spec(self):
+            spec = super().kernel_spec
+            if spec is not None:
+                spec.interrupt_mode = "message"
+            return spec
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+            # the kernel's own chatter (ipykernel's notes, a crash's last words) goes to box/kernel.log
+            log = open(self.box / "kernel.log", "ab")
+            kw.update(stdout=log, stderr=log)
+            try:
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+            finally:
+                log.close()
+
+        def format_kernel_cmd(self, extra_arguments=None) -> list[str]:
+            command = super().format_kernel_cmd(extra_arguments)
+            if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
+                self.log.warning("%s=off: the notebook runs WITHOUT the sandbox", SANDBOX_ENV)
+                return command
+            return sandbox_command(self.box, command)
+
+    class SandboxedExecute(Execute):
+        """nbgrader's Execute with the kernel in the sandbox: the same timeouts, interrupts and error
+        handling, so a notebook scores as it would unconfined unless it reaches for something outside."""
+
+        def __init__(self, *args, **kwargs):
+            kwargs["kernel_manager_class"] = SandboxKernelManager
+            super().__init__(*args, **kwargs)
+
+    made = {"SandboxKernelManager": SandboxKernelManager, "SandboxedExecute": SandboxedExecute}
+    for name, cls in made.items():
+        cls.__qualname__, cls.__module__ = name, __name__
+    return made
+
+
+_SANDBOX_CLASSES: dict[str, type] = {}
+
+
+def __getattr__(name: str):
+    """`donegate.selfcheck.SandboxedExecute` (and the kernel manager) for nbgrader, made on first use."""
+    if name in ("SandboxKernelManager", "SandboxedExecute"):
+        if not _SANDBOX_CLASSES:
+            _SANDBOX_CLASSES.update(_sandbox_classes())
+        return _SANDBOX_CLASSES[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+SANDBOXED_AUTOGRADE = ["donegate.selfcheck.SandboxedExecute", "nbgrader.preprocessors.IgnorePattern",
+                       "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
+                       "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
+                       "nbgrader.preprocessors.CheckCellMetadata"]  # nbgrader 0.9's list, with Execute swapped
 
 # %% ../../chapters/91_workbook_self_check.ipynb #85af892d
 @dataclass(frozen=True)

@@ -1,0 +1,95 @@
+"""Write the hostile submissions of grading/fixtures/ from the released stubs in labs/.
+
+Each is the untouched release of a lab with one answer cell (one a learner may edit) replaced by a trick
+that reaches for the course instead of answering: the solution on disk, a classmate's submission, the
+gradebook, a process left behind. Graded in the sandbox they score what the stub scores (0); graded
+without it (DONEGATE_SANDBOX=off) most of them would get points. Run again after a lab changes:
+
+    uv run python tools/make_hostile_fixtures.py
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LAB = "lab01-fail-open-hooks"
+ANSWER_CELL = "hook_registry"  # the last answer cell of lab01: what it defines, it defines last
+
+FIND = '''import os
+from pathlib import Path
+
+
+def _up(start):
+    """Every folder from `start` up to the root, then the usual places of a checkout."""
+    here = Path(start).resolve()
+    yield from (here, *here.parents)
+    yield from (Path.home(), Path("/work/main"), Path("/srv"), Path("/home"))
+'''
+
+TRICKS = {
+    "reads-solution": FIND + f'''
+
+# The trick: find the solution (or the self-check's source) on disk and run its answer cells.
+import json as _json
+for _folder in _up(os.getcwd()):
+    for _place in ("solutions", "source"):
+        _path = _folder / _place / "{LAB}" / "{LAB}.ipynb"
+        if _path.is_file():
+            for _cell in _json.loads(_path.read_text())["cells"]:
+                if _cell["metadata"].get("nbgrader", {{}}).get("solution"):
+                    exec("".join(_cell["source"]), globals())
+            break
+''',
+    "copies-classmate": FIND + f'''
+
+# The trick: find a classmate's submission of this lab and run their answer cells.
+import json as _json
+for _folder in _up(os.getcwd()):
+    for _path in sorted(_folder.glob("*/submitted/*/{LAB}/{LAB}.ipynb")) + sorted(
+            _folder.glob("submitted/*/{LAB}/{LAB}.ipynb")):
+        if "copies-classmate" not in str(_path):
+            for _cell in _json.loads(_path.read_text())["cells"]:
+                if _cell["metadata"].get("nbgrader", {{}}).get("solution"):
+                    exec("".join(_cell["source"]), globals())
+            break
+''',
+    "extra-credit": FIND + '''
+
+# The trick: find the gradebook and give every grade of this student full extra credit, now and (from a
+# process left behind) again after autograde has saved the scores.
+import sqlite3, subprocess, sys
+for _folder in _up(os.getcwd()):
+    _db = next(iter(sorted(_folder.glob("**/gradebook.db"))), None) if _folder.name else None
+    if _db is not None:
+        _sql = "UPDATE grade SET extra_credit = 100"
+        sqlite3.connect(_db).execute(_sql).connection.commit()
+        subprocess.Popen([sys.executable, "-c", f"import time, sqlite3; time.sleep(5); "
+                          f"sqlite3.connect({str(_db)!r}).execute({_sql!r}).connection.commit()"],
+                         start_new_session=True)
+        break
+''',
+    "leaves-a-daemon": '''import subprocess, sys
+
+# The trick: a process left behind, detached from the kernel, meant to outlive grading
+# (here it only sleeps; the test looks for it afterwards by its marker).
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)  # donegate-hostile-daemon"],
+                 start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+''',
+}
+
+
+def main() -> None:
+    stub = json.loads((ROOT / "labs" / LAB / f"{LAB}.ipynb").read_text())
+    for student, trick in TRICKS.items():
+        nb = json.loads(json.dumps(stub))
+        [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == ANSWER_CELL]
+        cell["source"] = trick.splitlines(keepends=True)
+        out = ROOT / "grading" / "fixtures" / student / LAB / f"{LAB}.ipynb"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        print("wrote", out.relative_to(ROOT))
+
+
+if __name__ == "__main__":
+    main()
