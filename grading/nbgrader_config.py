@@ -40,3 +40,15 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+
+# Before the cells are overwritten, an honest slip is made gradable: a copy-pasted answer cell (nbgrader
+# 0.9.6 stops with KeyError on it) becomes an ordinary cell, a missing answer cell comes back empty
+# (donegate.selfcheck.SANITIZE, chapter 91). nbgrader's own list otherwise.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "donegate.selfcheck.RepairCells",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]

@@ -78,6 +78,8 @@ EXPECTED = {
     (LAB01, "edited-tests"): (16, "fail-open code with weakened visible tests: the tests are restored, so its honest 16"),
     (LAB01, "deleted-test-cell"): (22, "correct code with test_rm_rf_is_blocked deleted: it is put back and scores 1"),
     (LAB01, "always-equal"): (4, "only matches() and the missing-on_error TypeError score (1 + 2 + 1); every result check is 0"),
+    (LAB01, "copy-pasted-answer"): (22, "the full solution with its matches() cell pasted twice: the copy is graded as an ordinary cell"),
+    (LAB01, "deleted-answer"): (2, "matches() and the test after it deleted: the test comes back, the answer comes back empty; only the two on_error cells need no matcher, 1 + 1"),
     (LAB01, "reads-solution"): (0, "the stub, with its answer cell looking for solutions/ on disk: the sandbox has none"),
     (LAB01, "copies-classmate"): (0, "the stub, with its answer cell looking for a classmate's submission: none in the sandbox"),
     (LAB01, "extra-credit"): (0, "the stub, with its answer cell looking for gradebook.db to add extra credit: none in the sandbox"),
@@ -381,6 +383,12 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
 # --- hostile submissions: the kernel runs in a sandbox that holds nothing of the course (chapter 91) ---------
 
 HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon"]
+
+
+def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
+    assert scores[(LAB01, "copy-pasted-answer")]["total"] == 22
+    cells = scores[(LAB01, "deleted-answer")]["cells"]
+    assert {k for k, v in cells.items() if v} == {"test_on_error_is_required", "test_on_error_must_be_valid"}
 
 
 def test_hostile_submissions_get_nothing_and_leave_nothing_running(scores):

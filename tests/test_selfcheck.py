@@ -238,6 +238,15 @@ def test_a_hostile_lab01_gets_nothing_from_the_self_check(student, tmp_path):
     assert left == []
 
 
+@pytest.mark.grading
+@pytest.mark.parametrize("student, score", [("copy-pasted-answer", 22), ("deleted-answer", 2)])
+def test_an_honest_slip_nbgrader_cannot_grade_alone_gets_its_honest_score(student, score, tmp_path):
+    mine = tmp_path / f"{LAB01}.ipynb"
+    shutil.copyfile(ROOT / "grading" / "fixtures" / student / LAB01 / f"{LAB01}.ipynb", mine)
+    result, _ = run_check(mine, None, tmp_path / "progress.json")
+    assert result.score == score
+
+
 # --- notebooks that cannot be checked ---------------------------------------------------------
 
 def test_missing_file_is_named(tmp_path, tiny_root):

@@ -1,4 +1,5 @@
-"""Write the hostile submissions of grading/fixtures/ from the released stubs in labs/.
+"""Write the hostile submissions of grading/fixtures/ from the released stubs in labs/, and two honest
+slips from the full solution (grading/fixtures/correct/).
 
 Each is the untouched release of a lab with one answer cell (one a learner may edit) replaced by a trick
 that reaches for the course instead of answering: the solution on disk, a classmate's submission, the
@@ -79,16 +80,37 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)  # donegat
 }
 
 
+def slips(correct: dict) -> dict[str, dict]:
+    """Honest mistakes nbgrader 0.9.6 cannot grade on its own: an answer cell copy-pasted (the copy carries
+    the same grade id), and an answer cell deleted together with the test after it."""
+    pasted = json.loads(json.dumps(correct))
+    at = next(i for i, c in enumerate(pasted["cells"]) if c["metadata"].get("nbgrader", {}).get("grade_id") == "matches")
+    copy = json.loads(json.dumps(pasted["cells"][at]))
+    copy["id"] = "copy-of-matches"
+    pasted["cells"].insert(at + 1, copy)
+    deleted = json.loads(json.dumps(correct))
+    deleted["cells"] = [c for c in deleted["cells"]
+                        if c["metadata"].get("nbgrader", {}).get("grade_id") not in ("matches", "test_matcher_basics")]
+    return {"copy-pasted-answer": pasted, "deleted-answer": deleted}
+
+
+def write(student: str, nb: dict) -> None:
+    out = ROOT / "grading" / "fixtures" / student / LAB / f"{LAB}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    print("wrote", out.relative_to(ROOT))
+
+
 def main() -> None:
+    correct = json.loads((ROOT / "grading" / "fixtures" / "correct" / LAB / f"{LAB}.ipynb").read_text())
+    for student, nb in slips(correct).items():
+        write(student, nb)
     stub = json.loads((ROOT / "labs" / LAB / f"{LAB}.ipynb").read_text())
     for student, trick in TRICKS.items():
         nb = json.loads(json.dumps(stub))
         [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == ANSWER_CELL]
         cell["source"] = trick.splitlines(keepends=True)
-        out = ROOT / "grading" / "fixtures" / student / LAB / f"{LAB}.ipynb"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-        print("wrote", out.relative_to(ROOT))
+        write(student, nb)
 
 
 if __name__ == "__main__":

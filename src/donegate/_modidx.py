@@ -412,6 +412,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.selfcheck._one_line': ('workbook_self_check.html#_one_line', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck._package_root': ('workbook_self_check.html#_package_root', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck._points': ('workbook_self_check.html#_points', 'donegate/selfcheck.py'),
+                                    'donegate.selfcheck._repair_class': ('workbook_self_check.html#_repair_class', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck._sandbox_classes': ( 'workbook_self_check.html#_sandbox_classes',
                                                                              'donegate/selfcheck.py'),
                                     'donegate.selfcheck._stage': ('workbook_self_check.html#_stage', 'donegate/selfcheck.py'),

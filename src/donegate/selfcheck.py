@@ -20,12 +20,12 @@ from .setup import find_repository
 
 # %% auto #0
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'SANDBOX_ENV', 'SANDBOX_LIMITS',
-           'SANDBOXED_AUTOGRADE', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError', 'find_root',
-           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
-           'build_course', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command',
-           'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
-           'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
-           'format_progress', 'progress', 'check', 'check_command', 'progress_command']
+           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError',
+           'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options',
+           'course_config', 'build_course', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts',
+           'sandbox_command', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result',
+           'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows',
+           'chapter_titles', 'format_progress', 'progress', 'check', 'check_command', 'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #6a4996da
 class SelfCheckError(Exception):
@@ -362,8 +362,9 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
             f"only, {SANDBOX_ENV}=off runs it without the sandbox.")
     work, run = Path(box) / "work", Path(box) / "run"
     mounts = [arg for place in sandbox_mounts() for arg in ("--ro-bind", place, place)]
-    return [bwrap, "--die-with-parent", "--new-session", "--unshare-all", *mounts,
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    # the private /tmp first: a checkout or an environment that lives under /tmp is mounted on top of it
+    return [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--tmpfs", "/tmp", *mounts,
+            "--proc", "/proc", "--dev", "/dev",
             "--bind", str(work), str(work), "--bind", str(run), str(run), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
@@ -433,10 +434,11 @@ _SANDBOX_CLASSES: dict[str, type] = {}
 
 
 def __getattr__(name: str):
-    """`donegate.selfcheck.SandboxedExecute` (and the kernel manager) for nbgrader, made on first use."""
-    if name in ("SandboxKernelManager", "SandboxedExecute"):
+    """`donegate.selfcheck.SandboxedExecute`, its kernel manager and `RepairCells` for nbgrader's
+    configuration, made on first use."""
+    if name in ("SandboxKernelManager", "SandboxedExecute", "RepairCells"):
         if not _SANDBOX_CLASSES:
-            _SANDBOX_CLASSES.update(_sandbox_classes())
+            _SANDBOX_CLASSES.update(_sandbox_classes(), RepairCells=_repair_class())
         return _SANDBOX_CLASSES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -445,6 +447,51 @@ SANDBOXED_AUTOGRADE = ["donegate.selfcheck.SandboxedExecute", "nbgrader.preproce
                        "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
                        "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
                        "nbgrader.preprocessors.CheckCellMetadata"]  # nbgrader 0.9's list, with Execute swapped
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2b
+def _repair_class() -> type:
+    """RepairCells, made on first use like the sandbox classes (it subclasses nbgrader's preprocessor)."""
+    import nbformat
+    from nbgrader.api import Gradebook
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    class RepairCells(NbGraderPreprocessor):
+        """Between nbgrader's DeduplicateIds and OverwriteCells: make an honest slip gradable. nbgrader 0.9.6
+        stops with a KeyError on a copy-pasted answer cell (DeduplicateIds leaves the copy an empty
+        record) and on some deleted answer cells; here a cell whose record is empty or names a cell the
+        gradebook does not know becomes an ordinary cell, and a missing answer cell comes back empty (it
+        answers nothing, so its tests fail as they would), in its place."""
+
+        def preprocess(self, nb, resources):
+            info = resources["nbgrader"]
+            with Gradebook(info["db_url"]) as gb:
+                source = gb.find_notebook(info["notebook"], info["assignment"])
+                order = [cell.name for cell in source.source_cells]
+                answers = {cell.name for cell in source.solution_cells} - {cell.name for cell in source.grade_cells}
+            for cell in nb.cells:
+                record = cell.metadata.get("nbgrader")
+                if record is not None and record.get("grade_id") not in order:
+                    self.log.warning("cell %s: nbgrader record %r is not one of this notebook's; graded as an "
+                                     "ordinary cell", cell.get("id"), record.get("grade_id"))
+                    del cell.metadata["nbgrader"]
+            for k, name in enumerate(order):
+                present = {c.metadata["nbgrader"]["grade_id"]: i for i, c in enumerate(nb.cells) if "nbgrader" in c.metadata}
+                if name in answers and name not in present:
+                    after = next((present[p] for p in reversed(order[:k]) if p in present), -1)
+                    self.log.warning("answer cell %s is missing: put back empty", name)
+                    nb.cells.insert(after + 1, nbformat.v4.new_code_cell(
+                        "# This answer cell was missing from the submission; it answers nothing.",
+                        metadata={"nbgrader": {"grade": False, "grade_id": name, "locked": False,
+                                               "schema_version": 3, "solution": True, "task": False}}))
+            return nb, resources
+
+    RepairCells.__qualname__, RepairCells.__module__ = "RepairCells", __name__
+    return RepairCells
+
+
+SANITIZE = ["nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
+            "donegate.selfcheck.RepairCells", "nbgrader.preprocessors.OverwriteKernelspec",
+            "nbgrader.preprocessors.OverwriteCells", "nbgrader.preprocessors.CheckCellMetadata"]
 
 # %% ../../chapters/91_workbook_self_check.ipynb #85af892d
 @dataclass(frozen=True)
