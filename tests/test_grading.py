@@ -84,6 +84,7 @@ EXPECTED = {
     (LAB01, "copies-classmate"): (0, "the stub, with its answer cell looking for a classmate's submission: none in the sandbox"),
     (LAB01, "extra-credit"): (0, "the stub, with its answer cell looking for gradebook.db to add extra credit: none in the sandbox"),
     (LAB01, "leaves-a-daemon"): (0, "the stub, with its answer cell leaving a process behind: it ends with the sandbox"),
+    (LAB01, "kills-grader"): (0, "the stub, with its answer cell killing its parent: in the sandbox that is the sandbox's own init, which a signal from inside cannot end"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
@@ -382,7 +383,7 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
 
 # --- hostile submissions: the kernel runs in a sandbox that holds nothing of the course (chapter 91) ---------
 
-HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon"]
+HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader"]
 
 
 def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
@@ -412,3 +413,9 @@ def test_the_fixtures_are_real_attacks_without_the_sandbox(tmp_path, monkeypatch
         got[student] = check(notebook, root=ROOT, progress_path=tmp_path / "progress.json",
                              echo=lambda *_: None).score
     assert got["reads-solution"] >= 15 and got["extra-credit"] > 22, got
+    notebook = tmp_path / "kills-grader" / f"{LAB01}.ipynb"
+    notebook.parent.mkdir()
+    shutil.copy(FIXTURES / "kills-grader" / LAB01 / f"{LAB01}.ipynb", notebook)
+    from donegate.selfcheck import SelfCheckError
+    with pytest.raises(SelfCheckError, match="grading machinery failed"):  # its grader was killed
+        check(notebook, root=ROOT, progress_path=tmp_path / "progress.json", echo=lambda *_: None)

@@ -226,7 +226,8 @@ def test_lab01_solution_gets_full_marks_and_records_the_pass(lab01_solution):
 
 
 @pytest.mark.grading
-@pytest.mark.parametrize("student", ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon"])
+@pytest.mark.parametrize("student", ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon",
+                                     "kills-grader"])
 def test_a_hostile_lab01_gets_nothing_from_the_self_check(student, tmp_path):
     """grading/fixtures/<student>: the released stub with an answer cell that reaches for the course (the
     self-check's own course holds the source, a gradebook and the submission); the kernel's sandbox has none."""

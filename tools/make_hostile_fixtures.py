@@ -70,6 +70,12 @@ for _folder in _up(os.getcwd()):
                          start_new_session=True)
         break
 ''',
+    "kills-grader": '''import os, signal
+
+# The trick: kill the process that runs this kernel (the grader, unconfined), so that this submission and
+# every one after it in the run is never graded.
+os.kill(os.getppid(), signal.SIGKILL)
+''',
     "leaves-a-daemon": '''import subprocess, sys
 
 # The trick: a process left behind, detached from the kernel, meant to outlive grading
