@@ -123,7 +123,7 @@ def tool_targets(payload: Mapping[str, Any]) -> list[str]:
     full = [os.path.abspath(os.path.join(here, t)) for t in targets if isinstance(t, str) and t]
     return [os.path.join(os.path.realpath(os.path.dirname(f)), os.path.basename(f)) for f in full]
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-010p
 def tool_policy(payload: Mapping[str, Any], settings: Settings,
                 roots: Sequence[Path] | None = None) -> tuple[str, str, dict | None]:
     """(action, reason, updated input) for a tool call: writes to protected files of the session's
@@ -201,7 +201,7 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
         (worktrees if kind == "worktrees" else repos).append(here)
     return [root, *worktrees, *repos]
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012w
 def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> list[Path]:
     """`roots` and every working tree the tool call writes into that they lack (`tool_targets`), added to
     the session's record: from this call on, a tree the session writes to is gated."""
@@ -219,7 +219,7 @@ def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequenc
         found.append(top)
     return found
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012g
 def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bool = False,
            here: Path | None = None) -> list[StopGate]:
     """A gate per working tree, each with its baseline. At a session start, the repository's is taken by
