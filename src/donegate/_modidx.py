@@ -138,6 +138,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.hosts._stale': ('into_a_real_agent.html#_stale', 'donegate/hosts.py'),
                                 'donegate.hosts._text_of': ('into_a_real_agent.html#_text_of', 'donegate/hosts.py'),
                                 'donegate.hosts._toml_string': ('into_a_real_agent.html#_toml_string', 'donegate/hosts.py'),
+                                'donegate.hosts._tool_event': ('into_a_real_agent.html#_tool_event', 'donegate/hosts.py'),
                                 'donegate.hosts._uncommitted': ('into_a_real_agent.html#_uncommitted', 'donegate/hosts.py'),
                                 'donegate.hosts._worst': ('into_a_real_agent.html#_worst', 'donegate/hosts.py'),
                                 'donegate.hosts.captured_calls': ('into_a_real_agent.html#captured_calls', 'donegate/hosts.py'),

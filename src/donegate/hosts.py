@@ -347,13 +347,28 @@ def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequen
     count_stop(settings.state_dir, host, gates[0].root, worst.exit)
     return stop_answer(host, worst)
 
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012tool
+def _tool_event(event: str, host: str, payload: Mapping[str, Any], settings: Settings,
+                roots: Sequence[Path]) -> HookAnswer:
+    """The answer before a tool call (the policy; an allowed call gates the trees it writes into and marks
+    the session as one that made a tool call that can write), or after one (the mark only: `install` does
+    not ask for that event, but where it is called, as the peer gate's marker is, it counts)."""
+    session = str(payload.get("session_id") or "unknown-session")
+    if event == "post-tool-use":
+        mark_tool_call(settings.state_dir, session)
+        return HookAnswer(0)
+    action, why, rewritten = tool_policy(payload, settings, roots)
+    if action == "allow":  # before the write: a tree it goes into is gated from now on
+        _gates(written_roots(payload, settings, roots), session, settings)
+        mark_tool_call(settings.state_dir, session)
+    return tool_answer(host, action, why, rewritten)
+
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
              env: Mapping[str, str] | None = None, reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
     """Answer one hook call the way `host` expects. Unreadable input or an internal error never reads
     as "allow" where it matters: a stop is blocked, a tool call is denied. Bytes must be UTF-8 JSON.
-    `reading` is (working tree, git status, git ls-files -v) as the caller already read them for this
-    stop (appendix 93's quick path): the gate of that tree decides on them instead of reading again."""
+    `reading`: (tree, git status, ls-files -v) already read for this stop (appendix 93), used instead."""
     if host not in HOSTS:
         return HookAnswer(2, "", f"donegate hook: unknown host {host!r}; use one of {', '.join(HOSTS)}")
     if event not in HOSTS[host]:
@@ -379,15 +394,8 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         settings = Settings.from_env(env)
         session = str(payload.get("session_id") or "unknown-session")
         roots = session_roots(payload, settings, env)
-        if event == "pre-tool-use":
-            action, why, rewritten = tool_policy(payload, settings, roots)
-            if action == "allow":  # before the write: a tree it goes into is gated from now on
-                _gates(written_roots(payload, settings, roots), session, settings)
-                mark_tool_call(settings.state_dir, session)
-            return tool_answer(host, action, why, rewritten)
-        if event == "post-tool-use":  # a tool ran (install does not ask for this event; a marker like the peer's)
-            mark_tool_call(settings.state_dir, session)
-            return HookAnswer(0)
+        if event in ("pre-tool-use", "post-tool-use"):
+            return _tool_event(event, host, payload, settings, roots)
         if not roots:
             note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
             return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
