@@ -8,13 +8,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # Modules whose tests share module-scoped fixtures (a graded course, a JupyterLab server, a played demo):
 # with pytest-xdist (`-n auto --dist loadgroup` in pyproject.toml) each stays on one worker, so its
 # fixture is built once; every other test is handed to whichever worker is free.
-ONE_WORKER = {"test_grading.py", "test_selfcheck.py", "test_browser.py", "test_cli.py", "test_demo.py"}
+ONE_WORKER = {"test_grading.py", "test_selfcheck.py", "test_browser.py", "test_cli.py", "test_demo.py",
+              "test_instructor.py"}
 
 
-def pytest_collection_modifyitems(items):
-    for item in items:
-        if item.path.name in ONE_WORKER:
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+def pytest_itemcollected(item):
+    # As each test is collected, before any plugin's pytest_collection_modifyitems: xdist reads the group in
+    # its own, and this file, an initial conftest (testpaths), would otherwise be called after it.
+    if item.path.name in ONE_WORKER:
+        item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
 @pytest.fixture(scope="session")
