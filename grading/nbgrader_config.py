@@ -29,13 +29,16 @@ c.OverwriteCells.add_missing_cells = True
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.feedback.html"]
 
 # The learner's code runs in a sandbox (bubblewrap): it cannot read the course (solutions, gradebook,
-# other submissions), reach the network, or outlive its kernel. Only nbgrader's Execute is swapped; the
-# list is nbgrader 0.9's own otherwise (donegate.selfcheck.SANDBOXED_AUTOGRADE, chapter 91).
+# other submissions), reach the network, or outlive its kernel. Before the scores are saved, the judge
+# vets the learner's cells and runs the tests again in a fresh plain Python (in the sandbox too); a test
+# scores only if it passed both times. Otherwise the list is nbgrader 0.9's own
+# (donegate.selfcheck.SANDBOXED_AUTOGRADE, chapter 91).
 c.Autograde.autograde_preprocessors = [
     "donegate.selfcheck.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
+    "donegate.selfcheck.JudgeOutside",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",

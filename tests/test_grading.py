@@ -85,6 +85,14 @@ EXPECTED = {
     (LAB01, "extra-credit"): (0, "the stub, with its answer cell looking for gradebook.db to add extra credit: none in the sandbox"),
     (LAB01, "leaves-a-daemon"): (0, "the stub, with its answer cell leaving a process behind: it ends with the sandbox"),
     (LAB01, "kills-grader"): (0, "the stub, with its answer cell killing its parent: in the sandbox that is the sandbox's own init, which a signal from inside cannot end"),
+    (LAB01, "poisons-source"): (0, "the stub, with its answer cell blanking the hidden tests in solutions/: none in the sandbox, and the course's source is unchanged"),
+    (LAB01, "adds-a-trigger"): (0, "the stub, with its answer cell adding a trigger to gradebook.db that zeroes later scores: none in the sandbox"),
+    (LAB01, "rewrites-classmate"): (0, "the stub, with its answer cell emptying classmates' submissions: none in the sandbox"),
+    (LAB01, "input-transformer"): (0, "the stub, with an input transformer that turns every later test into `pass`: flagged for a person, and inert in the judge's plain Python"),
+    (LAB01, "ast-transformer"): (0, "the stub, with an AST transformer that empties every later cell: flagged for a person, and inert in the judge"),
+    (LAB01, "post-run-cell"): (0, "the stub, with a post_run_cell handler that forgets each error: flagged for a person, and inert in the judge"),
+    (LAB01, "replaces-run-cell"): (0, "the stub, with the kernel's run_cell replaced to skip tests: flagged for a person, and inert in the judge"),
+    (LAB01, "rebinds-type"): (0, "the stub, with a global type() that answers Decision for an always-equal object: the judge runs each test with the real builtins"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
@@ -383,7 +391,9 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
 
 # --- hostile submissions: the kernel runs in a sandbox that holds nothing of the course (chapter 91) ---------
 
-HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader"]
+HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "poisons-source",
+           "adds-a-trigger", "rewrites-classmate", "input-transformer", "ast-transformer", "post-run-cell",
+           "replaces-run-cell", "rebinds-type"]
 
 
 def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
@@ -395,6 +405,53 @@ def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
 def test_hostile_submissions_get_nothing_and_leave_nothing_running(scores):
     for student in HOSTILE:
         assert scores[(LAB01, student)]["total"] == 0, student
-    assert scores[(LAB01, "correct")]["total"] == 22  # graded in the same run, keeping its score
+    for classmate in ("correct", "fail-open", "edited-tests", "deleted-test-cell", "copy-pasted-answer"):
+        assert scores[(LAB01, classmate)]["total"] == EXPECTED[(LAB01, classmate)][0], classmate  # same run
     left = subprocess.run(["pgrep", "-f", "donegate-hostile-daemon"], capture_output=True, text=True).stdout.split()
     assert left == [], f"processes left behind by a submission are still running: {left}"
+
+
+def test_a_submission_cannot_change_the_course_it_is_graded_in(course, scores):
+    """poisons-source and rewrites-classmate wrote to every solutions/ and submitted/ they could find; the
+    course's source and the classmates' submissions are still byte for byte what was handed in."""
+    assert scores[(LAB01, "poisons-source")]["total"] == 0
+    for aid in ASSIGNMENTS:
+        assert (course / "solutions" / aid / f"{aid}.ipynb").read_bytes() == \
+            (SOLUTIONS / aid / f"{aid}.ipynb").read_bytes(), aid
+    for handed_in in FIXTURES.glob(f"*/{LAB01}/{LAB01}.ipynb"):
+        student = handed_in.parent.parent.name
+        graded = course / "grading" / "submitted" / student / LAB01 / f"{LAB01}.ipynb"
+        assert graded.read_bytes() == handed_in.read_bytes(), student
+
+
+def test_the_kernel_tricks_are_flagged_for_a_person(course):
+    """The autograded notebook says why a trick scored nothing: flagged, and the reach that flagged it."""
+    for student in ("input-transformer", "ast-transformer", "post-run-cell", "replaces-run-cell"):
+        flags = autograded(course, student, LAB01).metadata["donegate"]["flagged"]
+        assert any("get_ipython" in f for f in flags), (student, flags)
+    judged = autograded(course, "rebinds-type", LAB01).metadata["donegate"]
+    assert judged["flagged"] == [] and "test_first_deny_wins" in judged["failed_by_judge"]
+    assert autograded(course, "correct", LAB01).metadata["donegate"] == \
+        {"flagged": [], "judge": "on", "failed_by_judge": []}
+
+
+def test_the_readme_table_is_expected():
+    """README's table of fixture scores says what EXPECTED says (and so what autograde gives), cell for cell."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| student_id |"))
+    header = [h.strip().split(" (of")[0] for h in lines[start].strip("|").split("|")][1:]
+    short = {aid.split("-")[0]: aid for aid in ASSIGNMENTS}
+    table = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        student, *values = [v.strip() for v in line.strip("|").split("|")]
+        table.update({(short[h], student): int(v) for h, v in zip(header, values) if v != "–"})
+    assert table == {key: score for key, (score, _) in EXPECTED.items()}
+
+
+def test_this_file_runs_on_one_worker(request):
+    """The course above is built once only if every test of this file runs on the same xdist worker
+    (tests/conftest.py groups it); a pytest or xdist upgrade that breaks grouping builds it once per worker."""
+    if getattr(request.config.option, "loadgroup", False):  # set on each worker of --dist loadgroup
+        assert request.node.nodeid.endswith("@test_grading"), request.node.nodeid

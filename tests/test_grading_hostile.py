@@ -26,11 +26,17 @@ def run_check(notebook: Path, root, progress_path: Path):
     return check(notebook, root=root, progress_path=progress_path, echo=lines.append), "\n".join(lines)
 
 
-@pytest.mark.parametrize("student", ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon",
-                                     "kills-grader"])
+HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "poisons-source",
+           "adds-a-trigger", "rewrites-classmate", "input-transformer", "ast-transformer", "post-run-cell",
+           "replaces-run-cell", "rebinds-type"]
+KERNEL_TRICKS = ["input-transformer", "ast-transformer", "post-run-cell", "replaces-run-cell", "rebinds-type"]
+
+
+@pytest.mark.parametrize("student", HOSTILE)
 def test_a_hostile_lab01_gets_nothing_from_the_self_check(student, tmp_path):
     """grading/fixtures/<student>: the released stub with an answer cell that reaches for the course (the
-    self-check's own course holds the source, a gradebook and the submission); the kernel's sandbox has none."""
+    self-check's own course holds the source, a gradebook and the submission), which the kernel's sandbox
+    does not have, or reconfigures the kernel the tests run in, which the judge does not trust."""
     mine = tmp_path / f"{LAB01}.ipynb"
     shutil.copyfile(FIXTURES / student / LAB01 / f"{LAB01}.ipynb", mine)
     result, _ = run_check(mine, None, tmp_path / "progress.json")
@@ -49,9 +55,10 @@ def test_an_honest_slip_nbgrader_cannot_grade_alone_gets_its_honest_score(studen
 
 @pytest.mark.parametrize("student", ["reads-solution", "extra-credit", "kills-grader"])
 def test_the_fixtures_are_real_attacks_without_the_sandbox(student, tmp_path, monkeypatch):
-    """The same notebooks graded with the sandbox switched off get what they came for: the sandbox, not
-    the fixture, is what stops them."""
+    """The same notebooks graded with the sandbox and the judge switched off get what they came for: the
+    defences, not the fixture, are what stop them."""
     monkeypatch.setenv("DONEGATE_SANDBOX", "off")
+    monkeypatch.setenv("DONEGATE_JUDGE", "off")
     notebook = tmp_path / f"{LAB01}.ipynb"
     shutil.copy(FIXTURES / student / LAB01 / f"{LAB01}.ipynb", notebook)
     if student == "kills-grader":
@@ -60,3 +67,19 @@ def test_the_fixtures_are_real_attacks_without_the_sandbox(student, tmp_path, mo
         return
     score = run_check(notebook, ROOT, tmp_path / "progress.json")[0].score
     assert score >= 15 if student == "reads-solution" else score > 22
+
+
+@pytest.mark.parametrize("student", KERNEL_TRICKS)
+def test_the_kernel_tricks_are_real_attacks_without_the_judge(student, tmp_path, monkeypatch):
+    """Graded in the sandbox but without the judge, each kernel trick gets points its stub never earns: every
+    test after the trick's cell passes (19 of 22) for the IPython tricks, the type-checked cells the global
+    type() fools for the other. The judge, not the fixture, is what stops them."""
+    monkeypatch.setenv("DONEGATE_JUDGE", "off")
+    notebook = tmp_path / f"{LAB01}.ipynb"
+    shutil.copy(FIXTURES / student / LAB01 / f"{LAB01}.ipynb", notebook)
+    result = run_check(notebook, None, tmp_path / "progress.json")[0]
+    passed = {c.name for c in result.cells if c.passed}
+    if student == "rebinds-type":
+        assert passed == {"test_first_deny_wins", "test_rm_rf_is_blocked"}
+    else:
+        assert result.score == 19 and "test_matcher_basics" not in passed

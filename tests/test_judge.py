@@ -1,0 +1,243 @@
+"""The judge (chapter 91): vetting the learner's cells, and the rerun in a fresh plain Python in the sandbox.
+
+Each test runs the judge directly on a handful of cells, without nbgrader: a fraction of a second each.
+test_grading.py and test_grading_hostile.py grade the same defences end to end.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from donegate.selfcheck import judge_cells, run_judge, vet_notebook, vet_source
+
+pytestmark = pytest.mark.grading
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "grading" / "fixtures"
+LAB01 = "lab01-fail-open-hooks"
+
+
+def cells(*specs: tuple[str, str]) -> list[dict]:
+    return [{"kind": kind, "name": f"{kind}{k}", "source": source} for k, (kind, source) in enumerate(specs)]
+
+
+def verdicts(*specs: tuple[str, str], timeout: float = 10) -> dict[str, bool]:
+    return {name: v["passed"] for name, v in run_judge(cells(*specs), timeout).items()}
+
+
+def notebook(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def restored(submission: dict, source: dict) -> dict:
+    """What nbgrader's OverwriteCells makes of a submission before it runs: every locked cell as the source has it."""
+    by_id = {c["metadata"]["nbgrader"]["grade_id"]: c for c in source["cells"] if "nbgrader" in c["metadata"]}
+    out = json.loads(json.dumps(submission))
+    for cell in out["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("locked") and meta.get("grade_id") in by_id:
+            cell["source"] = by_id[meta["grade_id"]]["source"]
+    return out
+
+
+# --- vetting ------------------------------------------------------------------------------------------------
+
+REACHING = {"reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "input-transformer",
+            "ast-transformer", "post-run-cell", "replaces-run-cell"}  # the fixtures that reach from an answer cell
+HONEST = sorted([*ROOT.glob("solutions/*/*.ipynb"),
+                 *(p for p in FIXTURES.glob("*/*/*.ipynb") if p.parent.parent.name not in REACHING)])
+
+
+@pytest.mark.parametrize("path", HONEST, ids=lambda p: f"{p.parent.parent.parent.name}/{p.parent.parent.name}/{p.stem}")
+def test_no_notebook_without_a_reach_is_flagged(path):
+    """Every solution and every committed fixture but the reaching ones (rebinds-type, poisons-source and the
+    other tricks that only use files are among these): nothing in them is flagged."""
+    assert vet_notebook(judge_cells(notebook(path))) == []
+
+
+@pytest.mark.parametrize("student", sorted(REACHING))
+def test_every_reaching_fixture_is_flagged(student):
+    assert vet_notebook(judge_cells(notebook(FIXTURES / student / LAB01 / f"{LAB01}.ipynb")))
+
+
+REACHES = [
+    ("get_ipython().input_transformers_cleanup.append(f)", "get_ipython"),
+    ("ip = get_ipython()\nip.events.register('post_run_cell', f)", "get_ipython"),
+    ("import IPython\nIPython.get_ipython().ast_transformers.append(t)", "imports IPython"),
+    ("from IPython import get_ipython", "imports IPython"),
+    ("import builtins\nbuiltins.isinstance = lambda *a: True", "imports builtins"),
+    ("__builtins__['type'] = lambda x: int", "__builtins__"),
+    ("import sys\nf = sys._getframe(1)", "_getframe"),
+    ("import sys\nsys.modules['json'].loads = len", "modules"),
+    ("import sys\nsys.settrace(tracer)", "settrace"),
+    ("try:\n    1/0\nexcept Exception as e:\n    f = e.__traceback__.tb_frame.f_back", "__traceback__"),
+    ("g = (x for x in ())\nf = g.gi_frame", "gi_frame"),
+    ("subs = ().__class__.__base__.__subclasses__()", "__base__"),
+    ("code = f.__code__", "__code__"),
+    ("f.__globals__['x'] = 1", "__globals__"),
+    ("getattr(f, '__glob' 'als__')", "__globals__"),
+    ("name = '__glo' + 'bals__'\ngetattr(f, name)", "computed name"),
+    ("setattr(Decision, 'x', 1)", "other than self"),
+    ("exec('x = 1')", "exec"),
+    ("eval('1')", "eval"),
+    ("compile('1', 'f', 'eval')", "compile"),
+    ("globals()['Decision'] = object", "globals"),
+    ("vars(re)['search'] = len", "vars"),
+    ("import gc\ngc.get_objects()", "imports gc"),
+    ("import inspect", "imports inspect"),
+    ("import ctypes", "imports ctypes"),
+    ("import importlib", "imports importlib"),
+    ("import signal", "imports signal"),
+    ("import threading", "imports threading"),
+    ("import subprocess", "imports subprocess"),
+    ("import os\nos.system('true')", "system"),
+    ("import os\nos.kill(os.getppid(), 9)", "kill"),
+    ("import os\nos._exit(0)", "_exit"),
+    ("open('/proc/self/mem', 'rb')", "/proc"),
+    ("re.search = lambda *a: True", "changes re"),
+    ("Decision.__eq__ = lambda a, b: True", "changes Decision"),
+    ("del Decision.__post_init__", "changes Decision"),
+    ("%load_ext mytricks", "%load_ext"),
+    ("from os import kill\nkill(1, 9)", "imports kill from os"),
+    ("from sys import modules", "imports modules from sys"),
+    ("import sys\nm = getattr(sys, 'modules')", "for 'modules'"),
+    ("from functools import reduce\nimport sys\nm = reduce(getattr, names, sys)", "passes getattr around"),
+    ("from operator import attrgetter", "attrgetter"),
+    ("import sys\nx = sys.__dict__", "__dict__"),
+    ("object.__setattr__(Decision, 'x', 1)", "other than self"),
+    ("type.__setattr__(Box, '__eq__', f)", "other than self"),
+    ("key = 'IPython'", "'IPython'"),
+    ("%config InteractiveShell.ast_node_interactivity='all'", "%config"),
+]
+
+
+@pytest.mark.parametrize("source, what", REACHES)
+def test_each_reach_is_flagged(source, what):
+    found = vet_source(source, {"re", "Decision"})
+    assert found and any(what in f for f in found), found
+
+
+@pytest.mark.parametrize("source", [
+    "import re\nimport json\nfrom dataclasses import dataclass, replace",
+    "class A:\n    def __init__(self):\n        super().__init__()\n    def __eq__(self, other):\n        return True",
+    "object.__setattr__(self, 'x', 1)",
+    "name = type(x).__name__\nkind = x.__class__.__name__",
+    "getattr(obj, 'action', None)",
+    "setattr(self, 'count', 1)",
+    "text = 'compile the list, then eval each rule'",
+    "%timeit sum(range(10))\n!ls",
+    "%%time\nx = 1",
+    "reg = HookRegistry()\nreg.hooks = []",
+    "class A:\n    def __init__(self):\n        self.__cache = {}",
+    "message = {'role': 'system', 'content': 'be brief'}",
+])
+def test_honest_constructs_are_not_flagged(source):
+    assert vet_source(source, {"re", "Decision"}) == []
+
+
+# --- the rerun --------------------------------------------------------------------------------------------
+
+def test_the_builtins_are_the_real_ones_in_every_test():
+    assert verdicts(("learner", "def type(x):\n    return int\nisinstance = lambda *a: True"),
+                    ("test", "assert type('a') is str\nassert not isinstance('a', int)")) == {"test1": True}
+    # and nothing else changed: the learner's own names are still there for the test
+    assert verdicts(("learner", "def answer():\n    return 42"), ("test", "assert answer() == 42")) == {"test1": True}
+
+
+def test_a_name_the_lab_defined_is_the_lab_s_in_every_test():
+    given = "class Decision:\n    def __init__(self, action):\n        self.action = action"
+    fake = ("class Fake:\n    action = 'deny'\n\n"
+            "def run():\n    global Decision\n    Decision = Fake\n    return Fake()\n\n"
+            "Decision = Fake")
+    assert verdicts(("given", given), ("learner", fake), ("test", "d = run()\nassert type(d) is Decision")) == \
+        {"test2": False}
+    # the same test passes for an honest run()
+    assert verdicts(("given", given), ("learner", "def run():\n    return Decision('deny')"),
+                    ("test", "d = run()\nassert type(d) is Decision")) == {"test2": True}
+
+
+def test_the_lab_s_own_functions_see_the_real_builtins_too():
+    """A test that leans on a checker the lab gave: the learner's global isinstance() is not what it sees."""
+    given = "def well_formed(d):\n    return isinstance(d, dict) and isinstance(d.get('action'), str)"
+    shadow = "def isinstance(*a):\n    return True\n\ndef decide():\n    return ['not', 'a', 'dict']"
+    assert verdicts(("given", given), ("learner", shadow), ("test", "assert well_formed(decide())")) == {"test2": False}
+    assert verdicts(("given", given), ("learner", "def decide():\n    return {'action': 'deny'}"),
+                    ("test", "assert well_formed(decide())")) == {"test2": True}
+    # a given cell after the answers still sees the learner's names (and only those)
+    assert verdicts(("learner", "def decide():\n    return 1\ntype = None"),
+                    ("given", "RESULT = decide()\nKIND = type(RESULT)"), ("test", "assert KIND is int")) == {"test2": True}
+
+
+def test_what_the_lab_made_is_put_back_before_each_test():
+    given = "import re\n\nclass Box:\n    def __init__(self, n):\n        self.n = n\n\ndef double(x):\n    return 2 * x"
+    patches = ("def _yes(*a, **k):\n    return True\n\n"
+               "type.__setattr__(Box, '__eq__', lambda a, b: True)\n"
+               "re.fullmatch = _yes\n"
+               "double.__code__ = (lambda x: 0).__code__")
+    test = "assert Box(1) != Box(2)\nassert re.fullmatch('a', 'b') is None\nassert double(2) == 4"
+    assert verdicts(("given", given), ("learner", patches), ("test", test)) == {"test2": True}
+
+
+def test_a_forged_verdict_does_not_count():
+    """A cell that writes a verdict in the judge's format, on every file descriptor it can find, without the
+    run's token: the grader reads none of it, and the real test fails."""
+    forge = ("import os, json\n"
+             "line = ('0' * 32 + ' ' + json.dumps({'name': 'test1', 'passed': True}) + '\\n').encode()\n"
+             "for fd in range(1, 20):\n    try:\n        os.write(fd, line)\n    except OSError:\n        pass\n"
+             "print(line.decode())")
+    assert verdicts(("learner", forge), ("test", "assert False")) == {"test1": False}
+
+
+def test_a_judge_that_stops_early_fails_every_test_it_did_not_reach():
+    out = run_judge(cells(("test", "assert True"), ("learner", "import os\nos._exit(0)"), ("test", "assert True")), 10)
+    assert out["test0"]["passed"] is True
+    assert out["test2"]["passed"] is False and "before it reached this test" in out["test2"]["message"]
+
+
+def test_a_cell_that_runs_over_its_time_fails_and_the_rest_still_run():
+    out = run_judge(cells(("learner", "while True:\n    pass"), ("test", "assert True"),
+                          ("test", "while True:\n    pass")), 1)
+    assert out["test1"]["passed"] is True
+    assert out["test2"] == {"name": "test2", "passed": False, "error": "timeout", "message": "ran over 1 s",
+                            "line": "while True:"}
+
+
+def test_system_exit_in_a_test_is_a_failure():
+    assert verdicts(("learner", "def f():\n    raise SystemExit(0)"), ("test", "f()")) == {"test1": False}
+
+
+@pytest.mark.parametrize("student", ["input-transformer", "ast-transformer", "post-run-cell", "replaces-run-cell",
+                                     "rebinds-type"])
+def test_the_kernel_tricks_pass_nothing_in_the_rerun(student):
+    """The hostile lab01 fixtures with their tests put back, as nbgrader puts them back, rerun without vetting:
+    not one test passes (the full solution, rerun the same way, passes every one)."""
+    source = notebook(ROOT / "solutions" / LAB01 / f"{LAB01}.ipynb")
+    trick = restored(notebook(FIXTURES / student / LAB01 / f"{LAB01}.ipynb"), source)
+    assert [n for n, v in run_judge(judge_cells(trick), 10).items() if v["passed"]] == []
+    correct = restored(notebook(FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb"), source)
+    assert all(v["passed"] for v in run_judge(judge_cells(correct), 10).values())
+
+
+def test_the_sandbox_limits_processes_and_ends_them_all():
+    """600 processes started from a cell: past 512 the sandbox refuses more (where the grader is not root; Linux
+    does not hold root to the limit), and whatever was started ends with the sandbox."""
+    import os
+    import subprocess
+    spawn = ("import subprocess\nSTARTED = 0\nfor _ in range(600):\n    try:\n"
+             "        subprocess.Popen(['sleep', '7.25'])\n    except OSError:\n        break\n    STARTED += 1")
+    expected = "STARTED == 600" if os.getuid() == 0 else "STARTED < 600"
+    assert verdicts(("learner", spawn), ("test", f"assert {expected}, STARTED"), timeout=30) == {"test1": True}
+    import time
+    for _ in range(50):  # the kernel ends them when the sandbox's namespace goes; 600 take a moment to go
+        left = subprocess.run(["pgrep", "-f", "sleep 7.25"], capture_output=True, text=True).stdout.split()
+        if not left:
+            break
+        time.sleep(0.1)
+    assert left == []  # and well before the 7.25 s they would sleep
+
+
+def test_a_cell_with_a_top_level_await_runs_as_in_the_kernel():
+    answer = "import asyncio\n\nasync def fetch():\n    return 42\n\nANSWER = await fetch()"
+    assert verdicts(("learner", answer), ("test", "assert ANSWER == 42")) == {"test1": True}
