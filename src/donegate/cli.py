@@ -52,6 +52,36 @@ COMMANDS: dict[str, Command] = {
         description="List the chapters, the labs you passed (with the time) and the recall exercises: "
                     "each becomes due 24 hours after you pass its chapter's lab.",
     ),
+}
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-instr
+COMMANDS.update({
+    "release": Command(
+        "donegate.grading:release_command",
+        "instructor: make labs/ from solutions/ (nbgrader generate_assignment), only from committed solutions",
+        (arg("assignments", nargs="*", metavar="ASSIGNMENT", help="the assignments to release (default: all)"),
+         arg("--overwrite-labs", action="store_true",
+             help="release even over uncommitted work in labs/, keeping a copy of it under grading/backup/ first")),
+        description="Run nbgrader's generate_assignment --force for each assignment, which fills the gradebook "
+        "with its tests and rewrites labs/<id>. Refuses when solutions/ has uncommitted changes, and when "
+        "labs/ holds uncommitted work a release would erase (unless --overwrite-labs). Exit status: 0 all "
+        "released, 1 one failed (nbgrader's log under grading/logs/ says why), 2 refused.",
+    ),
+    "grade": Command(
+        "donegate.grading:grade_command",
+        "instructor: autograde the submissions in grading/submitted/, each in its own process, with a summary",
+        (arg("assignments", nargs="*", metavar="ASSIGNMENT", help="the assignments to grade (default: all)"),
+         arg("--students", default="*", metavar="GLOB", help="only the students whose id matches (default: all)")),
+        description="Autograde every submission under grading/submitted/<student>/<assignment>/ with nbgrader, "
+        "each in a child process of its own (one that brings its grader down is named and costs only "
+        "itself), showing progress, with nbgrader's log in grading/logs/. Ends with a summary: graded, "
+        "flagged for a person (why), failed (why). Exit status: 0 all graded and none flagged, 1 something "
+        "needs a person, 2 nothing could be graded.",
+    ),
+})
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-work
+COMMANDS.update({
     "trajectory": Command(
         "donegate.trajectory:trajectory_command",
         "show or validate a trajectory file, or print its JSON Schema",
@@ -93,6 +123,10 @@ COMMANDS: dict[str, Command] = {
         "own files are never touched. Exit status: 0 the run ended as the scenario expects, 1 it did not, "
         "2 unknown scenario.",
     ),
+})
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-agent
+COMMANDS.update({
     "hook": Command(
         "donegate.hosts:hook_command",
         "answer one hook call from a coding agent (JSON on stdin), e.g. a Stop",
@@ -127,6 +161,10 @@ COMMANDS: dict[str, Command] = {
         "checks of the detected stack commented out, run it, then run a failing copy to show what the "
         "agent would be told. Exit 0 when the new script passes.",
     ),
+})
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-agent2
+COMMANDS.update({
     "doctor": Command(
         "donegate.hosts:doctor",
         "show what the gate sees in a repository and what a stop would do now",
@@ -148,7 +186,7 @@ COMMANDS: dict[str, Command] = {
         "nothing, 1 when it ended unverified (handed over, refused, or ended without a stop decision: an "
         "API error, a turn limit), 2 when the gate has never seen a session here.",
     ),
-}
+})
 
 # %% ../../chapters/92_workbook_cli.ipynb #d32aadcc
 def _version() -> str:

@@ -1,0 +1,158 @@
+"""The instructor's commands (chapter 94): `donegate release` refuses what would publish uncommitted tests or
+erase a learner's work; `donegate grade` grades each submission in a process of its own and ends with a
+summary. Each test works on a scratch git course holding lab01 only, through the command line.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.grading
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "grading" / "fixtures"
+LAB = "lab01-fail-open-hooks"
+
+
+def git(course: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(course), "-c", "user.name=I", "-c", "user.email=i@example.org", *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def donegate(course: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "DONEGATE_ROOT": str(course), **env}
+    return subprocess.run([str(Path(sys.executable).parent / "donegate"), *args], cwd=course, env=environment,
+                          capture_output=True, text=True, timeout=600)
+
+
+def make_course(folder: Path) -> Path:
+    course = folder / "course"
+    for part in (f"solutions/{LAB}", f"labs/{LAB}"):
+        shutil.copytree(ROOT / part, course / part)
+    (course / "grading").mkdir()
+    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course / "grading")
+    (course / ".gitignore").write_text("grading/gradebook.db\ngrading/submitted/\ngrading/autograded/\n"
+                                       "grading/logs/\ngrading/backup/\n")
+    git(course, "init", "-q")
+    git(course, "add", ".")
+    git(course, "commit", "-q", "-m", "the course")
+    return course
+
+
+@pytest.fixture
+def course(tmp_path) -> Path:
+    return make_course(tmp_path)
+
+
+def edit_hidden_test(course: Path) -> None:
+    path = course / "solutions" / LAB / f"{LAB}.ipynb"
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        cell["source"] = [line.replace('assert matches("", "Read") is True', "assert True") for line in cell["source"]]
+    path.write_text(json.dumps(nb, indent=1))
+
+
+def test_release_refuses_uncommitted_solutions_and_changes_nothing(course):
+    edit_hidden_test(course)
+    lab = (course / "labs" / LAB / f"{LAB}.ipynb").read_bytes()
+    run = donegate(course, "release")
+    assert run.returncode == 2
+    assert "solutions/ has changes that are not committed" in run.stderr and f"solutions/{LAB}/{LAB}.ipynb" in run.stderr
+    assert (course / "labs" / LAB / f"{LAB}.ipynb").read_bytes() == lab
+    assert not (course / "grading" / "gradebook.db").exists()
+    # committed, it releases
+    git(course, "commit", "-qam", "a hidden test changed on purpose")
+    assert donegate(course, "release").returncode == 0
+
+
+def test_release_never_erases_a_learners_work_without_being_told_and_keeps_a_copy(course):
+    mine = course / "labs" / LAB / f"{LAB}.ipynb"
+    committed = mine.read_bytes()
+    mine.write_bytes(committed.replace(b"raise NotImplementedError()", b"return True", 1))
+    (course / "labs" / LAB / "notes.md").write_text("my notes")
+    run = donegate(course, "release", LAB)
+    assert run.returncode == 2 and "--overwrite-labs" in run.stderr
+    assert f"labs/{LAB}/notes.md" in run.stderr and mine.read_bytes() != committed  # untouched
+    run = donegate(course, "release", LAB, "--overwrite-labs")
+    assert run.returncode == 0, run.stderr
+    [backup] = (course / "grading" / "backup").iterdir()
+    assert (backup / "labs" / LAB / "notes.md").read_text() == "my notes"
+    assert (backup / "labs" / LAB / f"{LAB}.ipynb").read_bytes() != committed
+    assert mine.read_bytes() == committed  # the release is the committed one, byte for byte
+    assert git(course, "status", "--porcelain", "--", "labs") == ""  # notes.md went, and was kept first
+
+
+def test_release_outside_git_and_of_an_unknown_assignment_is_refused(tmp_path, course):
+    shutil.rmtree(course / ".git")
+    run = donegate(course, "release")
+    assert run.returncode == 2 and "not a git checkout" in run.stderr
+    run = donegate(make_course(tmp_path / "again"), "release", "lab99-nothing")
+    assert run.returncode == 2 and "no assignment lab99-nothing" in run.stderr
+
+
+def test_grade_before_release_or_without_submissions_says_what_to_do(course):
+    run = donegate(course, "grade")
+    assert run.returncode == 2 and "nothing to grade" in run.stderr
+    shutil.copytree(FIXTURES / "correct" / LAB, course / "grading" / "submitted" / "ada" / LAB)
+    run = donegate(course, "grade")
+    assert run.returncode == 2 and "donegate release" in run.stderr
+
+
+CLASS = ["correct", "input-transformer", "kills-grader", "stub"]  # sorted: the stub is graded after the killer
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """A released lab01 and four submissions, one of which kills the process that runs its kernel (graded
+    without the sandbox, which would otherwise stop it), through `donegate grade`."""
+    course = make_course(tmp_path_factory.mktemp("class"))
+    assert donegate(course, "release").returncode == 0
+    for student in CLASS:
+        shutil.copytree(FIXTURES / student / LAB, course / "grading" / "submitted" / student / LAB)
+    return course, donegate(course, "grade", DONEGATE_SANDBOX="off")
+
+
+def test_grade_names_the_submission_that_killed_its_grader_and_grades_the_rest(graded_class):
+    course, run = graded_class
+    assert run.returncode == 1
+    out = run.stdout
+    assert f"[3/4] {LAB} / kills-grader: FAILED: its grading process was killed by SIGKILL" in out
+    assert f"[4/4] {LAB} / stub: 0 / 22" in out and f"[1/4] {LAB} / correct: 22 / 22" in out
+    assert "Graded 3 of 4 submission(s)" in out and "Failed (1), no score recorded:" in out
+    assert f"donegate grade {LAB} --students kills-grader" in out
+    assert not (course / "grading" / "autograded" / "kills-grader").joinpath(LAB).exists()
+
+
+def test_grade_summary_names_the_flagged_submission_and_why(graded_class):
+    _, run = graded_class
+    assert "Flagged for a person (1)" in run.stdout
+    assert f"  {LAB} / input-transformer: cell hook_registry line 6: touches .input_transformers_cleanup" in run.stdout
+
+
+def test_grade_keeps_nbgraders_log_out_of_the_terminal(graded_class):
+    course, run = graded_class
+    terminal = run.stdout + run.stderr
+    assert "[AutogradeApp]" not in terminal and "SAWarning" not in terminal and "Traceback" not in terminal
+    [log] = (course / "grading" / "logs").glob("grade-*.log")
+    assert "SAWarning" in log.read_text() or "autograde" in log.read_text().lower()
+
+
+def test_nbgraders_own_autograde_loses_everyone_after_a_submission_that_kills_it(graded_class, tmp_path):
+    """The broken version: the same class through `nbgrader autograde '*'` in one process, without the sandbox.
+    The killer ends the run, and the stub after it is never graded."""
+    course, _ = graded_class
+    copy = tmp_path / "copy"
+    shutil.copytree(course, copy, ignore=shutil.ignore_patterns("autograded", "gradebook.db", "logs"))
+    env = {**os.environ, "DONEGATE_SANDBOX": "off", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", LAB, "--force"], cwd=copy / "grading",
+                   env=env, capture_output=True, check=True)
+    run = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "*", "--force"], cwd=copy / "grading",
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert run.returncode == -9
+    assert not (copy / "grading" / "autograded" / "stub").exists()
