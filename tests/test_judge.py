@@ -108,7 +108,7 @@ REACHES = [
     ("import sys\nx = sys.__dict__", "__dict__"),
     ("object.__setattr__(Decision, 'x', 1)", "other than self"),
     ("type.__setattr__(Box, '__eq__', f)", "other than self"),
-    ("key = 'IPython'", "'IPython'"),
+    ("key = 'run_cell'", "'run_cell'"),
     ("%config InteractiveShell.ast_node_interactivity='all'", "%config"),
 ]
 
@@ -241,3 +241,27 @@ def test_the_sandbox_limits_processes_and_ends_them_all():
 def test_a_cell_with_a_top_level_await_runs_as_in_the_kernel():
     answer = "import asyncio\n\nasync def fetch():\n    return 42\n\nANSWER = await fetch()"
     assert verdicts(("learner", answer), ("test", "assert ANSWER == 42")) == {"test1": True}
+
+
+def test_a_verdict_read_off_the_judge_cannot_be_turned_into_another():
+    """A cell points every descriptor the judge may report on at a pipe of its own, reads the signed verdict
+    of a test that passed, and writes it back altered to name a later test that fails: the grader rejects
+    the altered line, and the later test fails."""
+    capture = ("import os\nsaved = {}\nfor fd in range(3, 12):\n    try:\n        saved[fd] = os.dup(fd)\n"
+               "    except OSError:\n        pass\nr, w = os.pipe()\nfor fd in saved:\n    os.dup2(w, fd)")
+    forge = ("line = os.read(r, 65536).splitlines()[0]\nfor fd, copy in saved.items():\n    os.dup2(copy, fd)\n"
+             "    os.write(fd, line + b'\\n')\n"
+             "    os.write(fd, line.replace(b\"'test1'\", b\"'test3'\") + b'\\n')")
+    out = verdicts(("learner", capture), ("test", "assert True"), ("learner", forge), ("test", "assert False"))
+    assert out == {"test1": True, "test3": False}
+
+
+def test_patching_what_the_judge_uses_changes_no_verdict():
+    """Rerun without vetting: a cell rebinds json.dumps and the judge's own helpers in its module. Vetting
+    flags both (they change modules); the rerun, which bound what it uses before any cell ran, is not fooled."""
+    patch = ("import json\nimport donegate.selfcheck as judge\n"
+             "json.dumps = lambda *a, **k: '{\"name\": \"test1\", \"passed\": true}'\n"
+             "judge._run_cell = lambda *a, **k: None\njudge._failure = lambda *a: {'passed': True}")
+    assert verdicts(("learner", patch), ("test", "assert False")) == {"test1": False}
+    flags = vet_notebook(cells(("learner", patch), ("test", "assert False")))
+    assert any("imports donegate.selfcheck" in f for f in flags) and any("changes json" in f for f in flags)

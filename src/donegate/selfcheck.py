@@ -24,7 +24,7 @@ __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'SA
            'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError',
            'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options',
            'course_config', 'build_course', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts',
-           'sandbox_command', 'vet_source', 'judge_main', 'judge_cells', 'lab_names', 'vet_notebook', 'run_judge',
+           'sandbox_command', 'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge',
            'judged_output', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result',
            'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows',
            'chapter_titles', 'format_progress', 'progress', 'check', 'check_command', 'progress_command']
@@ -509,7 +509,8 @@ SANITIZE = ["nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.Dedupl
 # What an answer cell has no business touching: the interpreter that runs it and the grader around it.
 REACH_MODULES = frozenset({"IPython", "ipykernel", "builtins", "__main__", "gc", "inspect", "ctypes", "importlib",
                            "code", "codeop", "marshal", "pickle", "copyreg", "atexit", "signal", "threading",
-                           "_thread", "faulthandler", "subprocess", "multiprocessing", "concurrent", "pty"})
+                           "_thread", "faulthandler", "subprocess", "multiprocessing", "concurrent", "pty",
+                           "donegate.selfcheck", "donegate.grading", "nbgrader", "jupyter_client", "nbclient"})
 REACH_NAMES = frozenset({"get_ipython", "__builtins__", "__import__", "exec", "eval", "compile", "globals",
                          "vars", "breakpoint", "__loader__", "__spec__"})
 REACH_ATTRIBUTES = frozenset({
@@ -543,13 +544,15 @@ def _reach(node, protected: set[str], callees: set[int]) -> str | None:
     """What `node` reaches for, if it is one of the ways into the interpreter or the grader; else None.
     `callees` are the ids of the nodes called directly (a getattr passed around is a reach)."""
     import ast
+    reaching_module = lambda name: name in REACH_MODULES or name.split(".")[0] in REACH_MODULES  # noqa: E731
     if isinstance(node, ast.Import):
-        return next((f"imports {a.name}" for a in node.names if a.name.split(".")[0] in REACH_MODULES), None)
+        return next((f"imports {a.name}" for a in node.names if reaching_module(a.name)), None)
     if isinstance(node, ast.ImportFrom):
         module = node.module or ""
-        if module.split(".")[0] in REACH_MODULES:
+        if reaching_module(module):
             return f"imports {module}"
-        return next((f"imports {a.name} from {module}" for a in node.names if _reaching(a.name)), None)
+        return next((f"imports {a.name} from {module}" for a in node.names
+                     if _reaching(a.name) or reaching_module(f"{module}.{a.name}")), None)
     if isinstance(node, ast.Name):
         if node.id in REACH_NAMES:
             return f"uses {node.id}"
@@ -561,13 +564,13 @@ def _reach(node, protected: set[str], callees: set[int]) -> str | None:
         while isinstance(root, (ast.Attribute, ast.Subscript)):
             root = root.value
         if isinstance(node.ctx, (ast.Store, ast.Del)) and isinstance(root, ast.Name) and root.id in protected:
-            return f"changes {root.id}, which the lab's own cells define"
+            return f"changes {root.id} (a module, or a name the lab's own cells define)"
         return None
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         text = node.value
         named = ["/proc"] if "/proc" in text else []
         named += sorted(w for w in set(re.findall(r"[A-Za-z_]\w*", text)) if _reaching(w) and "_" in w)
-        if text.strip() in (REACH_NAMES | REACH_ATTRIBUTES | REACH_MODULES) - {"system"}:
+        if text.strip() in (REACH_NAMES | REACH_ATTRIBUTES) - {"system"}:
             named.append(text.strip())
         return f"names {named[0]!r} in a string" if named else None
     if isinstance(node, ast.Call):
@@ -630,19 +633,27 @@ class _CellTimeout(BaseException):
     """Raised in a cell of the judge that runs over its time (a BaseException: `except Exception` misses it)."""
 
 
+def _sign(key: bytes, payload: bytes) -> bytes:
+    import hashlib
+    import hmac
+    return hmac.new(key, payload, hashlib.sha256).hexdigest().encode()
+
+
 def _judge_job():
     """Read the job from stdin; return its cells, its time per cell and the one way to report a verdict: a
-    line on the judge's real stdout, signed with the job's token. The token lives only in that closure."""
+    line on the judge's real stdout, the verdict's repr signed (HMAC) with the job's key. The key lives only
+    in that closure, and what the closure calls is bound before any cell runs: a cell that patches `repr`,
+    `os.write` or the hmac module, or reads the verdicts as they go, can still not sign one of its own."""
     job = json.loads(sys.stdin.buffer.read())
     sys.stdin.close()
-    token = job.pop("token").encode()
+    key, sign, write, rep = job.pop("key").encode(), _sign, os.write, repr
     out = os.dup(1)  # not inherited by anything the cells start
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1), os.dup2(quiet, 2)
-    write = os.write
 
     def report(verdict: dict) -> None:
-        write(out, token + b" " + json.dumps(verdict).encode() + b"\n")
+        payload = rep(verdict).encode("ascii", "backslashreplace")
+        write(out, sign(key, payload) + b" " + payload + b"\n")
     return job["cells"], float(job["timeout"]), report
 
 # %% ../../chapters/91_workbook_self_check.ipynb #jdg-c6
@@ -739,6 +750,8 @@ def judge_main() -> None:
     import signal
     import types
     cells, timeout, report = _judge_job()
+    # what the loop calls, bound before any cell runs: a cell that rebinds this module's names changes nothing
+    run_cell, restore, snapshot, failure, late = _run_cell, _restore, _snapshot, _failure, _CellTimeout
     main = types.ModuleType("__main__")
     sys.modules["__main__"], ns = main, main.__dict__
     builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(ns): shell)
@@ -746,13 +759,13 @@ def judge_main() -> None:
     lab = {"__name__": "__main__", "__builtins__": builtins}  # the namespace the lab's own cells run in
 
     def alarm(*_):
-        raise _CellTimeout(f"ran over {timeout:g} s")
+        raise late(f"ran over {timeout:g} s")
     signal.signal(signal.SIGALRM, alarm)
     for k, cell in enumerate(cells):
         kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
         space = ns
         if kind != "learner":
-            _restore(builtins.__dict__, saved, made)
+            restore(builtins.__dict__, saved, made)
         if kind == "given":  # it may use the learner's names, but not their builtins or their versions of its own
             lab.update((key, v) for key, v in ns.items() if not key.startswith("__") and key not in saved
                        and key not in given)
@@ -761,15 +774,15 @@ def judge_main() -> None:
             space = {key: v for key, v in ns.items() if key not in saved or key in given or key.startswith("__")}
             space.update(given, __builtins__=builtins)
         before, filename = dict(space), f"<{kind} cell {name}>"
-        error = _run_cell(source, filename, space, timeout)
+        error = run_cell(source, filename, space, timeout)
         changed = {key: v for key, v in space.items() if key not in before or before[key] is not v}
         if kind == "test":
-            report({"name": name, "passed": True} if error is None else {"name": name, **_failure(error, filename, source)})
+            report({"name": name, "passed": True} if error is None else {"name": name, **failure(error, filename, source)})
             ns.update((key, v) for key, v in changed.items() if key != "__builtins__")
         elif kind == "given":
             given.update(changed)
             ns.update(changed)
-            made = _snapshot(given.values())
+            made = snapshot(given.values())
     report({"done": True})
 
 # %% ../../chapters/91_workbook_self_check.ipynb #jdg-c4
@@ -795,19 +808,20 @@ def judge_cells(nb: dict) -> list[dict]:
     return cells
 
 # %% ../../chapters/91_workbook_self_check.ipynb #jdg-c4b
-def lab_names(cells: list[dict]) -> set[str]:
-    """The names the lab's given cells bind at their top level (imports, definitions, assignments)."""
+def protected_names(cells: list[dict]) -> set[str]:
+    """The names no learner cell may change an attribute of: whatever the lab's given cells bind at their top
+    level (imports, definitions, assignments), and every module any cell imports."""
     import ast
     names = set()
     for cell in cells:
         try:
-            body = ast.parse(cell["source"]).body if cell["kind"] == "given" else []
+            tree = ast.parse(cell["source"])
         except SyntaxError:
             continue
-        for node in body:
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names |= {a.asname or a.name.split(".")[0] for a in node.names}
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names |= {a.asname or a.name.split(".")[0] for node in ast.walk(tree)
+                  if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+        for node in tree.body if cell["kind"] == "given" else []:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With)):
                 names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -816,7 +830,7 @@ def lab_names(cells: list[dict]) -> set[str]:
 
 def vet_notebook(cells: list[dict]) -> list[str]:
     """Every reach for the interpreter or the grader in the learner's cells, as "cell NAME line N: what"."""
-    protected = lab_names(cells)
+    protected = protected_names(cells)
     return [f"cell {c['name']} {what}" for c in cells if c["kind"] == "learner"
             for what in vet_source(c["source"], protected)]
 
@@ -825,13 +839,15 @@ def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
     """Run the judge on `cells` in the sandbox (unconfined if DONEGATE_SANDBOX=off) and return its verdict
     per test cell. A test it never reported on (it crashed, ran out of time, was killed) has failed."""
     import secrets
-    token = secrets.token_hex(16)
+    import ast
+    import hmac
+    key = secrets.token_hex(32)
     box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
     (box / "work").mkdir(), (box / "run").mkdir()
     command = [sys.executable, "-I", "-c", "from donegate.selfcheck import judge_main; judge_main()"]
     if os.environ.get(SANDBOX_ENV, "").strip().lower() != "off":
         command = sandbox_command(box, command)
-    job = json.dumps({"token": token, "timeout": timeout, "cells": cells})
+    job = json.dumps({"key": key, "timeout": timeout, "cells": cells})
     limit = timeout * (1 + len(cells)) + 30
     try:
         done = subprocess.run(command, input=job.encode(), capture_output=True, timeout=limit,
@@ -845,8 +861,9 @@ def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
         shutil.rmtree(box, ignore_errors=True)
     verdicts = {}
     for line in out.splitlines():
-        if line.startswith(token.encode() + b" "):
-            verdict = json.loads(line[len(token) + 1:])
+        signature, _, payload = line.partition(b" ")
+        if hmac.compare_digest(signature, _sign(key.encode(), payload)):
+            verdict = ast.literal_eval(payload.decode("ascii"))
             verdicts.setdefault(verdict.get("name", "(done)") if "done" not in verdict else "(done)", verdict)
     for cell in cells:
         if cell["kind"] == "test" and cell["name"] not in verdicts:
