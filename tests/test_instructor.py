@@ -148,7 +148,8 @@ def test_nbgraders_own_autograde_loses_everyone_after_a_submission_that_kills_it
     The killer ends the run, and the stub after it is never graded."""
     course, _ = graded_class
     copy = tmp_path / "copy"
-    shutil.copytree(course, copy, ignore=shutil.ignore_patterns("autograded", "gradebook.db", "logs"))
+    shutil.copytree(course, copy, ignore=shutil.ignore_patterns("autograded", "gradebook.db", "logs", "correct",
+                                                                 "input-transformer"))
     env = {**os.environ, "DONEGATE_SANDBOX": "off", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
     subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", LAB, "--force"], cwd=copy / "grading",
                    env=env, capture_output=True, check=True)
@@ -156,3 +157,48 @@ def test_nbgraders_own_autograde_loses_everyone_after_a_submission_that_kills_it
                          env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == -9
     assert not (copy / "grading" / "autograded" / "stub").exists()
+
+
+KERNEL_TRICKS = ["input-transformer", "ast-transformer", "post-run-cell", "replaces-run-cell", "rebinds-type"]
+
+
+def scores_in(run: subprocess.CompletedProcess) -> dict[str, str]:
+    """student -> what `donegate grade` printed for them ("19 / 22", "FAILED: ...")."""
+    out = {}
+    for line in run.stdout.splitlines():
+        if line.startswith("  [") and f"] {LAB} / " in line:
+            student, _, rest = line.split(f"] {LAB} / ", 1)[1].partition(": ")
+            out[student] = rest.rsplit(" (", 1)[0]
+    return out
+
+
+@pytest.fixture(scope="module")
+def without_the_defences(tmp_path_factory):
+    """The hostile fixtures graded with one defence off at a time, to show each is what stops them: the kernel
+    tricks with the judge off (in the sandbox), then two that reach for the course with the sandbox and the
+    judge off, each alone (extra-credit writes the whole gradebook, so it goes last)."""
+    course = make_course(tmp_path_factory.mktemp("undefended"))
+    assert donegate(course, "release").returncode == 0
+    for student in [*KERNEL_TRICKS, "correct", "reads-solution", "extra-credit"]:
+        shutil.copytree(FIXTURES / student / LAB, course / "grading" / "submitted" / student / LAB)
+    tricks = donegate(course, "grade", DONEGATE_JUDGE="off")  # the two others score 0 here: the sandbox is on
+    reach = {student: donegate(course, "grade", "--students", student, DONEGATE_JUDGE="off", DONEGATE_SANDBOX="off")
+             for student in ("reads-solution", "extra-credit")}
+    return scores_in(tricks), {s: scores_in(run)[s] for s, run in reach.items()}  # each read before the next run
+
+
+def test_the_kernel_tricks_get_points_without_the_judge(without_the_defences):
+    """In the sandbox but without the judge, every test after the trick's cell passes for the IPython tricks
+    (19 of 22), and the two type-checked cells the global type() fools for rebinds-type (2): the judge, not
+    the fixture, is what stops them (each is 0 with it: test_grading.py, test_grading_hostile.py)."""
+    tricks, _ = without_the_defences
+    assert tricks["reads-solution"] == tricks["extra-credit"] == "0 / 22"
+    assert {s: v for s, v in tricks.items() if s not in ("reads-solution", "extra-credit")} == {**{t: "19 / 22" for t in KERNEL_TRICKS if t != "rebinds-type"}, "rebinds-type": "2 / 22",
+                      "correct": "22 / 22"}
+
+
+def test_the_course_reaching_fixtures_get_points_without_the_sandbox_and_the_judge(without_the_defences):
+    _, reach = without_the_defences
+    assert reach["reads-solution"] == "19 / 22"  # the solution's answer cells, run from solutions/ on disk
+    earned, _, out_of = reach["extra-credit"].partition(" / ")
+    assert float(earned) > float(out_of)  # more than full marks, written into the gradebook

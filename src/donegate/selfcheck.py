@@ -19,7 +19,7 @@ from typing import Callable
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'SANDBOX_ENV', 'SANDBOX_LIMITS',
+__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_LIMITS',
            'SANDBOXED_AUTOGRADE', 'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS',
            'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError',
            'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options',
@@ -222,12 +222,15 @@ def _in_process_gradebook_version(api_module) -> None:
         api_module.get_alembic_version = lambda: head
 
 # %% ../../chapters/91_workbook_self_check.ipynb #37c34afb-c1
-def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT) -> int:
+def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT,
+                    announce: Callable[[str], None] | None = None) -> int:
     """Run generate_assignment, autograde and generate_feedback in `course`, then write the
     gradebook's points per graded cell to course/grades.json. 0 on success, 1 if a stage failed.
 
-    Meant to run in a child process of `check`: stage names go to stdout, nbgrader's log to stderr."""
+    Meant to run in a child process of `check`: each stage's name goes to `announce` (default: a marker
+    line on stdout), nbgrader's log to stderr."""
     course = Path(course)
+    announce = announce or (lambda stage: print(STAGE_MARK + stage, flush=True))
     import logging
     import warnings
     logging.basicConfig(level=logging.INFO, stream=sys.stderr)
@@ -244,7 +247,7 @@ def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT)
               ("autograde", lambda: api.autograde(assignment, student)),
               ("feedback", lambda: api.generate_feedback(assignment, student))]
     for name, run in stages:
-        print(STAGE_MARK + name, flush=True)
+        announce(name)
         outcome = run()
         if not outcome["success"]:
             sys.stderr.write(outcome.get("error", ""))
@@ -299,36 +302,72 @@ def grader_failure(assignment: str, stage: str, status: int, log_text: str) -> s
             f"from a fresh copy in labs/; otherwise report it with this message.")
 
 # %% ../../chapters/91_workbook_self_check.ipynb #a1573905-c2
+GRADER_PRELOAD = ["donegate.selfcheck", "nbgrader.apps", "nbgrader.api", "nbgrader.preprocessors"]
+
+
+def _grade_child(course: str, assignment: str, student: str, env: dict, marks) -> None:
+    """In the child: the caller's environment and the course as its folder, its output into course/grading.log,
+    each stage's name sent on `marks`; its exit status is grade_in_course's."""
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(course)
+    log = os.open(Path(course) / "grading.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    os.dup2(log, 1), os.dup2(log, 2)
+    sys.stdout = sys.stderr = open(log, "w", encoding="utf-8", buffering=1, closefd=False)
+    try:
+        status = grade_in_course(course, assignment, student, announce=marks.send)
+    finally:
+        marks.close()
+    sys.exit(status)
+
+
+def _start_without_main(child) -> None:
+    """Start a forkserver child without multiprocessing importing the caller's main script in it again (it
+    does, to find functions defined there; ours are in this module, and a script run without the `if
+    __name__ == "__main__":` guard would run itself again)."""
+    main = sys.modules["__main__"]
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__}
+    main.__dict__.pop("__file__", None)
+    main.__spec__ = None
+    try:
+        child.start()
+    finally:
+        main.__dict__.pop("__spec__", None)
+        main.__dict__.update(saved)
+
+# %% ../../chapters/91_workbook_self_check.ipynb #a1573905-c3
 def run_grader(course: Path, assignment: str, echo: Callable[[str], None]) -> list[dict]:
-    """Grade the prepared `course` in a child Python process and return its grades.json; the
-    child's log is kept in course/grading.log and shown only if the machinery fails."""
+    """Grade the prepared `course` in a child process and return its grades.json; the child's log is kept
+    in course/grading.log and shown only if the machinery fails. The child is forked from a server that has
+    imported nbgrader once (multiprocessing's forkserver), so the second check in the same session, a
+    notebook or a test run, does not wait seconds for that import again."""
+    import multiprocessing
     course = Path(course)
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    code = ("import sys; from donegate.selfcheck import grade_in_course; "
-            "sys.exit(grade_in_course(*sys.argv[1:]))")
-    log_path = course / "grading.log"
+    (course / "grading.log").write_text("", encoding="utf-8")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(GRADER_PRELOAD)
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_grade_child, args=(str(course), assignment, STUDENT, env, send))
     stage = "start"
-    with open(log_path, "w", encoding="utf-8") as log:
-        child = subprocess.Popen([sys.executable, "-c", code, str(course), assignment, STUDENT],
-                                 cwd=course, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=log, text=True, encoding="utf-8", errors="replace")
-        chatter = []
-        try:
-            for line in child.stdout:
-                if line.startswith(STAGE_MARK):
-                    stage = line[len(STAGE_MARK):].strip()
-                    _stage(stage, assignment, echo)
-                else:
-                    chatter.append(line)
-            status = child.wait()
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-    grades = course / "grades.json"
+    try:
+        _start_without_main(child)
+        send.close()
+        while True:
+            try:
+                stage = receive.recv()
+            except EOFError:
+                break
+            _stage(stage, assignment, echo)
+        child.join()
+    finally:
+        if child.exitcode is None:
+            child.kill()
+            child.join()
+    status, grades = child.exitcode, course / "grades.json"
     if status != 0 or not grades.is_file():
-        log_text = log_path.read_text(encoding="utf-8", errors="replace") + "".join(chatter)
+        log_text = (course / "grading.log").read_text(encoding="utf-8", errors="replace")
         raise SelfCheckError(grader_failure(assignment, stage, status, log_text))
     return json.loads(grades.read_text(encoding="utf-8"))
 
