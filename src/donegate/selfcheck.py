@@ -349,7 +349,8 @@ def run_grader(course: Path, assignment: str, echo: Callable[[str], None]) -> li
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(GRADER_PRELOAD)
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_grade_child, args=(str(course), assignment, STUDENT, env, send))
+    from donegate.selfcheck import _grade_child as target  # by its module's name (the child looks it up there)
+    child = context.Process(target=target, args=(str(course), assignment, STUDENT, env, send))
     stage = "start"
     try:
         _start_without_main(child)
@@ -946,8 +947,8 @@ def _judge_class() -> type:
                           "message": f"not graded by machine; a person must look at this notebook: {flags[0]}{more}"}
                 verdicts = {c["name"]: failed for c in cells if c["kind"] == "test"}
                 self.log.warning("flagged for a person: %s", "; ".join(flags))
-            elif mode == "vet-only":
-                verdicts = {}
+            elif mode == "vet-only" or not any(self._passed_in_kernel(cell) for cell in nb.cells):
+                verdicts = {}  # a rerun can only take points away, and the kernel gave none
             else:
                 verdicts = run_judge(cells, float(self.config.Execute.get("timeout", 60) or 60))
             for cell in nb.cells:
@@ -959,6 +960,12 @@ def _judge_class() -> type:
             nb.metadata["donegate"] = {"flagged": flags, "judge": mode or "on",
                                        "failed_by_judge": sorted(n for n, v in verdicts.items() if not v["passed"])}
             return nb, resources
+
+        @staticmethod
+        def _passed_in_kernel(cell) -> bool:
+            meta = cell.metadata.get("nbgrader", {})
+            return bool(cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
+                        and not any(o.get("output_type") == "error" for o in cell.outputs))
 
     JudgeOutside.__qualname__, JudgeOutside.__module__ = "JudgeOutside", __name__
     return JudgeOutside
