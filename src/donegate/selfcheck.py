@@ -19,15 +19,16 @@ from typing import Callable
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_LIMITS',
-           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS',
-           'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError',
-           'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options',
-           'course_config', 'build_course', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts',
-           'sandbox_command', 'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge',
-           'judged_output', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result',
-           'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows',
-           'chapter_titles', 'format_progress', 'progress', 'check', 'check_command', 'progress_command']
+__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_PROCESSES',
+           'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'REACH_MODULES', 'REACH_NAMES',
+           'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM',
+           'RECALL_DELAY', 'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids',
+           'find_assignment', 'grading_options', 'course_config', 'build_course', 'grade_in_course', 'grader_failure',
+           'run_grader', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox', 'vet_source',
+           'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output', 'GradedCell',
+           'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file', 'Pass',
+           'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
+           'format_progress', 'progress', 'check', 'check_command', 'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #6a4996da
 class SelfCheckError(Exception):
@@ -374,9 +375,10 @@ def run_grader(course: Path, assignment: str, echo: Callable[[str], None]) -> li
 
 # %% ../../chapters/91_workbook_self_check.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
+SANDBOX_PROCESSES = 512
 # prlimit: 4 GB of address space, 1 GB per file, 512 processes and threads (counted in the sandbox's own user
-# namespace; the kernel does not apply that last limit to root, so a grader run as root has only the others)
-SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824", "--nproc=512")
+# namespace; Linux does not hold root to that last one, so a root grader caps them with a cgroup: below)
+SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824", f"--nproc={SANDBOX_PROCESSES}")
 
 
 def sandbox_mounts() -> list[str]:
@@ -406,8 +408,10 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
             f"only, {SANDBOX_ENV}=off runs it without the sandbox.")
     work, run = Path(box) / "work", Path(box) / "run"
     mounts = [arg for place in sandbox_mounts() for arg in ("--ro-bind", place, place)]
+    group = pids_cgroup(box)  # entered by a shell that then becomes bubblewrap, so all the sandbox is in it
+    enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] if group else []
     # the private /tmp first: a checkout or an environment that lives under /tmp is mounted on top of it
-    return [bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--tmpfs", "/tmp", *mounts,
+    return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--tmpfs", "/tmp", *mounts,
             "--proc", "/proc", "--dev", "/dev",
             "--bind", str(work), str(work), "--bind", str(run), str(run), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
@@ -415,12 +419,60 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
             "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
             "--", "prlimit", *SANDBOX_LIMITS, "--", *command]
 
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c1b
+PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where the machine has one
+
+
+def pids_cgroup(box: Path) -> Path | None:
+    """For a grader run as root, whom RLIMIT_NPROC does not bind: a cgroup of the sandbox's own, capped at
+    SANDBOX_PROCESSES. None where the grader is not root (the rlimit binds it) or there is no writable pids
+    controller of cgroup v1 (then a root grader's sandbox has no process limit; the README says so)."""
+    if os.geteuid() != 0 or not (PIDS_CGROUP / "cgroup.procs").is_file():
+        return None
+    group = PIDS_CGROUP / f"donegate-{Path(box).name}"
+    try:
+        group.mkdir(exist_ok=True)
+        (group / "pids.max").write_text(str(SANDBOX_PROCESSES))
+    except OSError:
+        return None
+    return group
+
+
+def release_sandbox(box: Path, wait: float = 3.0) -> None:
+    """Remove what `sandbox_command` made outside the box for it: the cgroup, once the processes in it are
+    gone (the kernel ends them when the sandbox's namespace goes, which takes a moment for many)."""
+    import time
+    group, deadline = PIDS_CGROUP / f"donegate-{Path(box).name}", time.monotonic() + wait
+    while group.is_dir():
+        try:
+            group.rmdir()
+        except OSError:
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.05)
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2z
+class _SandboxCleanup:
+    """Part of SandboxKernelManager: when its kernel shuts down for good, the sandbox's folder and cgroup go
+    too. (An atexit does the same, but a grader forked by multiprocessing ends without running atexit.)"""
+
+    def _release_box(self) -> None:
+        shutil.rmtree(self.box, ignore_errors=True)
+        release_sandbox(self.box)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart:  # a restarted kernel needs its folder (its sockets are there)
+            self._release_box()
+
+    cleanup_resources = _async_cleanup_resources
+
 # %% ../../chapters/91_workbook_self_check.ipynb #sbx-c2a
 def _kernel_manager_class() -> type:
     """SandboxKernelManager, made on first use: it subclasses jupyter_client's kernel manager."""
     from jupyter_client.manager import AsyncKernelManager
 
-    class SandboxKernelManager(AsyncKernelManager):
+    class SandboxKernelManager(_SandboxCleanup, AsyncKernelManager):
         """A kernel that runs inside `sandbox_command`, reached over Unix sockets in its own folder, and
         interrupted by a message (a signal would stop the sandbox, not the cell)."""
 
@@ -430,7 +482,7 @@ def _kernel_manager_class() -> type:
             self.box = Path(tempfile.mkdtemp(prefix="donegate-sandbox-"))
             for name in ("work", "run"):
                 (self.box / name).mkdir()
-            atexit.register(shutil.rmtree, self.box, True)
+            atexit.register(self._release_box)
             self.transport, self.ip = "ipc", str(self.box / "run" / "kernel")
             self.connection_file = str(self.box / "run" / "kernel.json")
 
@@ -899,6 +951,7 @@ def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
         out, why = err.stdout or b"", f"the judge ran over {limit:g} s in all before it"
     finally:
         shutil.rmtree(box, ignore_errors=True)
+        release_sandbox(box)
     verdicts = {}
     for line in out.splitlines():
         signature, _, payload = line.partition(b" ")
