@@ -513,7 +513,7 @@ def _stale(entry: Any) -> list[str]:
     commands = [h.get("command", "") for h in hooks if isinstance(h, dict)] if isinstance(hooks, list) else []
     return [p for p in (missing_program(c) for c in commands if "donegate" in c) if p]
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-137-b
 def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]]) -> tuple[dict, list[str]]:
     """`settings` with our hook entries added where no working donegate hook for that event is present;
     an entry whose donegate program no longer exists is replaced; other hooks are kept as they are.
@@ -575,6 +575,8 @@ CODEX_EVENTS: dict[str, tuple[str, int, int | None]] = {
     "PostCompact": ("post_compact", 600, None), "PreModelRequest": ("pre_model_request", 600, None),
     "PostModelRequest": ("post_model_request", 600, None), "Interrupt": ("interrupt", 1, 3),
 }
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-trust-b
 CODEX_NO_MATCHER = frozenset({"UserPromptSubmit", "Stop", "PreModelRequest", "PostModelRequest", "Interrupt"})
 
 
@@ -621,7 +623,7 @@ def _gemini_trust_file(env: Mapping[str, str]) -> Path:
 def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-trust2-b
 def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """Why the host would not run the installed hooks in `root`, each with the step that fixes it ([] if
     nothing stops it). Codex and Gemini run project hooks only once the person has trusted them."""
@@ -664,21 +666,29 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
 def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """Write the person's trust records for the gate's hooks in `root` (Codex: the project and each hook's
     hash in config.toml; Gemini: the folder in trustedFolders.json). One line per change."""
-    import tomllib
     env = os.environ if env is None else env
     if host == "gemini":
-        path = _gemini_trust_file(env)
-        rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        if not isinstance(rules, dict):
-            raise GateError(f"{path} is not a JSON object; fix it, then install again")
-        if rules.get(str(root)) == "TRUST_FOLDER":
-            return []
-        rules[str(root)] = "TRUST_FOLDER"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(rules, indent=2) + "\n", encoding="utf-8")
-        return [f"{path}: trusted the folder {root}"]
-    if host != "codex":
+        return _trust_gemini(root, env)
+    return _trust_codex(root, env) if host == "codex" else []
+
+
+def _trust_gemini(root: Path, env: Mapping[str, str]) -> list[str]:
+    """Gemini's record: the folder, in trustedFolders.json."""
+    path = _gemini_trust_file(env)
+    rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not isinstance(rules, dict):
+        raise GateError(f"{path} is not a JSON object; fix it, then install again")
+    if rules.get(str(root)) == "TRUST_FOLDER":
         return []
+    rules[str(root)] = "TRUST_FOLDER"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rules, indent=2) + "\n", encoding="utf-8")
+    return [f"{path}: trusted the folder {root}"]
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-trust3-b
+def _trust_codex(root: Path, env: Mapping[str, str]) -> list[str]:
+    """Codex's records: the project, and each hook's hash, in config.toml."""
+    import tomllib
     path = _codex_config(env)
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     try:
@@ -719,33 +729,13 @@ def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike 
         out(f"donegate install: unknown host {host!r}; use one of {', '.join(HOSTS)}")
         return 2
     if plugin is not None:
-        if host != "claude-code":
-            out("donegate install: --plugin writes a Claude Code plugin; use it with --host claude-code")
-            return 2
-        for path in write_plugin(plugin):
-            out(f"wrote {path}")
-        out(f"load it with: claude --plugin-dir {plugin}")
-        return 0
+        return _install_plugin(host, plugin, out)
     root = find_repo(repo)
     if root is None:
         out(f"donegate install: {repo} is not in a git repository; the gate compares git tree states (git init first)")
         return 2
-    path = root / SETTINGS_FILES[host]
-    try:
-        current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        if not isinstance(current, dict):
-            raise GateError("it is not a JSON object")
-        merged, changes = merge_hooks(current, hook_entries(host))
-    except (ValueError, GateError) as exc:
-        out(f"donegate install: {path} could not be used ({exc}); nothing was changed")
+    if not _merge_settings(host, root, out):
         return 2
-    if not changes:
-        out(f"{path}: the donegate hooks are already installed; nothing changed")
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
-        for line in changes:
-            out(f"{path}: {line}")
     if missing_program(hook_executable()):
         out(f"NOTE: the hooks call `{hook_executable()}` by name and it is not on PATH here, so the host cannot "
             "start the gate: from the donegate checkout run `uv tool install --editable .`")
@@ -764,6 +754,39 @@ def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike 
     if not (root / SCRIPT_NAME).exists():
         out(f"next: `donegate init` writes {SCRIPT_NAME}, the check the gate runs")
     return 0
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-140-b
+def _install_plugin(host: str, plugin: str | os.PathLike, out) -> int:
+    """`donegate install --plugin DIR`: a Claude Code plugin instead of project settings."""
+    if host != "claude-code":
+        out("donegate install: --plugin writes a Claude Code plugin; use it with --host claude-code")
+        return 2
+    for path in write_plugin(plugin):
+        out(f"wrote {path}")
+    out(f"load it with: claude --plugin-dir {plugin}")
+    return 0
+
+
+def _merge_settings(host: str, root: Path, out) -> bool:
+    """Merge the gate's hooks into the host's settings file in `root`, saying each change; False (and
+    nothing written) if the file cannot be used."""
+    path = root / SETTINGS_FILES[host]
+    try:
+        current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        if not isinstance(current, dict):
+            raise GateError("it is not a JSON object")
+        merged, changes = merge_hooks(current, hook_entries(host))
+    except (ValueError, GateError) as exc:
+        out(f"donegate install: {path} could not be used ({exc}); nothing was changed")
+        return False
+    if not changes:
+        out(f"{path}: the donegate hooks are already installed; nothing changed")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+        for line in changes:
+            out(f"{path}: {line}")
+    return True
 
 
 def _uncommitted(root: Path, rel: str) -> bool:
@@ -865,6 +888,18 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     ledger = settings.ledger_file
     rows = ledger.read_text(encoding="utf-8").splitlines() if ledger.exists() else []
     out(f"ledger       {'on' if settings.ledger else 'off'} · {ledger} ({len(rows)} row(s))")
+    problems += _doctor_hooks(root, out)
+    seen = stops_seen(settings.state_dir, root)
+    out(f"stops seen   {len(seen)}" + (f", the last at {seen[-1][0]} ({seen[-1][1]})" if seen else
+                                     ": none yet (after an agent session here, none means the hooks did not run)"))
+    problems += _doctor_stop(root, settings, sessions, out)
+    return 1 if problems else 0
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-017-b
+def _doctor_hooks(root: Path, out) -> int:
+    """doctor's line for each host's settings: not installed, broken, installed but not active, or active.
+    The number of problems."""
+    problems = 0
     for host, rel in SETTINGS_FILES.items():
         path = root / rel
         text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
@@ -890,9 +925,12 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
             note = (f"; NOT active in worktree sessions (claude -w) until {rel} is committed"
                     if host == "claude-code" and _uncommitted(root, rel) else "")
             out(f"hooks        {host:<12} installed and active ({rel}){note}")
-    seen = stops_seen(settings.state_dir, root)
-    out(f"stops seen   {len(seen)}" + (f", the last at {seen[-1][0]} ({seen[-1][1]})" if seen else
-                                     ": none yet (after an agent session here, none means the hooks did not run)"))
+    return problems
+
+
+def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
+    """doctor's last line: what a stop would do now, by the newest session's own rules. 1 if it cannot tell."""
+    problems = 0
     what = "no session has started here yet: the first SessionStart takes the baseline"
     if sessions:  # the newest session's gate says what its next stop would do, by the stop's own rules
         try:
@@ -901,7 +939,7 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
             problems += 1
             what = f"PROBLEM: the state file {sessions[-1]} cannot be used ({exc}); delete it to take a new baseline"
     out(f"a stop now   {what}")
-    return 1 if problems else 0
+    return problems
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-181
 def _lines(actual: Any) -> str:
