@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = ROOT / "chapters" / os.environ.get("DONEGATE_UI_CHAPTER", "02_hooks.ipynb")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TOKEN = "donegate-browser-test"
+LEARNER = "browser-learner"
 
 pytestmark = pytest.mark.ui
 
@@ -54,16 +55,23 @@ def wait_for_server(url: str, proc: subprocess.Popen, limit: float = 90.0) -> No
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
+    """The README's command, `donegate lab`, on a copy of the workbook (chapters/, labs/, solutions/)."""
     assert CHROMIUM, "Chromium is required in CI (DONEGATE_REQUIRE_UI=1): apt-get install chromium"
     work = tmp_path_factory.mktemp("lab")
-    shutil.copy(CHAPTER, work / CHAPTER.name)
+    for folder in ("chapters", "labs", "solutions"):
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.feedback.html"))
     config = work / ".config"
     (config / "labconfig").mkdir(parents=True)
-    # No news pop-up, no update check: nothing reaches outside the machine.
+    # No news pop-up, no update check, no browser of its own: nothing reaches outside the machine.
     (config / "labconfig" / "page_config.json").write_text(
         json.dumps({"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}})
     )
     port = free_port()
+    (config / "jupyter_server_config.json").write_text(json.dumps({
+        "ServerApp": {"open_browser": False, "ip": "127.0.0.1", "port": port, "port_retries": 0},
+        "IdentityProvider": {"token": TOKEN},
+        "LabApp": {"check_for_updates_class": "jupyterlab.NeverCheckForUpdate"},
+    }))
     env = dict(os.environ)
     env.update(
         JUPYTER_CONFIG_DIR=str(config),
@@ -71,16 +79,13 @@ def lab(tmp_path_factory):
         JUPYTERLAB_WORKSPACES_DIR=str(work / ".workspaces"),
         JUPYTER_RUNTIME_DIR=str(work / ".runtime"),
         PATH=str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", ""),
+        DONEGATE_ROOT=str(work),
         DONEGATE_PROGRESS_FILE=str(work / "progress.json"),
+        DONEGATE_LEARNER=LEARNER,
     )
     log = open(work / "jupyterlab.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
-         f"--ServerApp.root_dir={work}", f"--IdentityProvider.token={TOKEN}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--ServerApp.allow_root=True"],
-        cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("donegate")), "lab", f"chapters/{CHAPTER.name}"],
+                            cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for_server(f"http://127.0.0.1:{port}/api/status?token={TOKEN}", proc)
         yield f"http://127.0.0.1:{port}", work
@@ -105,7 +110,7 @@ def page(lab):
                   "--disable-component-update", "--disable-sync", "--no-first-run"],
         )
         pg = browser.new_page(viewport={"width": 1400, "height": 1000})
-        pg.goto(f"{base}/lab/tree/{CHAPTER.name}?token={TOKEN}")
+        pg.goto(f"{base}/lab/tree/chapters/{CHAPTER.name}?token={TOKEN}")
         pg.wait_for_selector(".jp-Notebook", timeout=60_000)
         pg.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
         try:
@@ -141,18 +146,52 @@ def test_chapter_runs_all_cells_and_a_quiz_answers_a_click(page, lab):
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'] .ansi-red-fg, .jp-RenderedText[data-mime-type='application/vnd.jupyter.error']")
     assert errors.count() == 0, errors.first.inner_text()
 
-    options = quiz.locator(".widget-radio-box label")
-    assert options.count() >= 2
-    options.first.click()
-    quiz.locator("button", has_text="Check").click()
+    # Before any click: no why of any of the chapter's quizzes is on the page, and no cell names an answer.
+    from donegate.quiz import Quiz
+
+    ids = re.findall(r'Quiz\.load\(\\?"([^"\\]+)', CHAPTER.read_text(encoding="utf-8"))
+    assert ids, f"{CHAPTER.name} has no quiz to try"
+    quizzes = [Quiz.load(i, folder=CHAPTER.parent, learner=LEARNER) for i in ids]
+    before = page.locator(".jp-Notebook").first.text_content()  # hidden and off-screen cells too
+    assert "answer=" not in before
+    for q in quizzes:
+        for why in q.options.values():
+            assert why.replace("`", "") not in before, why
+    q = quizzes[0]
+    rows = quiz.locator(".donegate-quiz-option")
+    quiz.scroll_into_view_if_needed()
+    rows.last.wait_for(timeout=10_000)
+    shown = [rows.nth(i).locator(".widget-html-content").text_content().strip() for i in range(rows.count())]
+    assert shown == [o.replace("`", "") for o in q.order], "the options are not in this learner's order"
+
+    (lab[1] / "quiz-before-click.png").write_bytes(quiz.screenshot())
     feedback = quiz.locator(".donegate-quiz-feedback")
-    page.wait_for_function(
-        "el => el.innerText.trim().length > 0", arg=feedback.element_handle(), timeout=10_000
-    )
-    text = feedback.inner_text()
-    assert text.startswith(("Correct.", "Not quite.")), text
-    assert len(text) > len("Not quite. ") + 10, "the feedback must carry the why"
+    for option, verdict in ((next(o for o in q.order if o != q.answer), "Not quite."), (q.answer, "Correct.")):
+        rows.nth(q.order.index(option)).locator("button").click()
+        quiz.locator("button", has_text="Check").click()
+        page.wait_for_function("([el, v]) => el.innerText.trim().startsWith(v)",
+                               arg=[feedback.element_handle(), verdict], timeout=10_000)
+        text = feedback.inner_text()
+        assert q.options[option].replace("`", "") in text, text
+    assert "Read section" not in text, "a right answer needs no pointer back"
 
     plots = page.locator(".jp-OutputArea-output img[src^='data:image/png']")
     assert plots.count() >= 1, "no plot rendered"
     assert plots.first.evaluate("img => img.naturalWidth") > 100
+
+
+def test_the_file_browser_reaches_a_lab_with_no_validate_button_of_nbgrader(page, lab):
+    """The workbook is served from its root: from the chapter, up to the root, into labs/, open lab01. nbgrader's
+    Validate (visible tests only) is hidden there, so it cannot contradict `donegate check`."""
+    page.locator(".jp-BreadCrumbs-home").first.click()
+    for name in ("labs", "lab01-fail-open-hooks", "lab01-fail-open-hooks.ipynb"):
+        item = page.locator(".jp-DirListing-item", has=page.locator(".jp-DirListing-itemText", has_text=re.compile(f"^{re.escape(name)}$")))
+        item.first.dblclick(timeout=30_000)
+    tab = page.locator(".lm-TabBar-tab", has_text="lab01-fail-open-hooks.ipynb")
+    tab.first.wait_for(timeout=60_000)
+    panel = page.locator(".jp-NotebookPanel:visible")
+    panel.locator(".jp-Cell").first.wait_for(timeout=60_000)
+    assert "Lab 01" in panel.first.inner_text()
+    toolbar = panel.first.locator(".jp-Toolbar").first.inner_text()
+    assert "Validate" not in toolbar, toolbar
+    (lab[1] / "lab01.png").write_bytes(page.screenshot())

@@ -198,3 +198,64 @@ def test_check_of_the_solution_gets_full_marks_exits_0_and_records_the_pass(solv
     assert "Full marks." in done.stdout
     recorded = json.loads((folder / "progress.json").read_text())["passes"]
     assert [p["assignment"] for p in recorded] == [LAB01]
+
+
+@pytest.fixture
+def workbook(tmp_path, monkeypatch):
+    """A scratch workbook (solutions/ and labs/ of lab01 and recall02) that find_root returns."""
+    for folder in ("solutions", "labs"):
+        for lab in (LAB01, "recall02-hooks"):
+            shutil.copytree(ROOT / folder / lab, tmp_path / folder / lab)
+    monkeypatch.setenv("DONEGATE_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_start_copies_the_release_into_work_and_never_over_the_learner_s_work(workbook, capsys):
+    assert main(["start", "lab01"]) == 0
+    mine = workbook / "work" / LAB01 / f"{LAB01}.ipynb"
+    assert mine.read_bytes() == (workbook / "labs" / LAB01 / f"{LAB01}.ipynb").read_bytes()
+    assert f"uv run donegate check work/{LAB01}/{LAB01}.ipynb" in capsys.readouterr().out
+    mine.write_text('{"my": "work"}')
+    assert main(["start", LAB01]) == 0
+    assert mine.read_text() == '{"my": "work"}'
+    assert "your work is kept, nothing was copied" in capsys.readouterr().out
+
+
+def test_start_of_an_unknown_lab_names_the_ones_there_are(workbook, capsys):
+    assert main(["start", "lab99"]) == 2
+    err = capsys.readouterr().err
+    assert "lab99" in err and "lab01, recall02" in err
+    assert not (workbook / "work").exists()
+
+
+def test_work_is_ignored_by_git():
+    ignored = subprocess.run(["git", "check-ignore", "-q", "work/lab01-fail-open-hooks/x.ipynb"], cwd=ROOT)
+    assert ignored.returncode == 0, "work/ must be in .gitignore: a learner's copies are not tracked files"
+
+
+def test_lab_serves_the_root_on_chapter_00_and_allows_root_only_for_root(workbook):
+    from donegate.cli import lab_arguments
+
+    (workbook / "chapters").mkdir()
+    (workbook / "chapters" / "00_start_here.ipynb").write_text("{}")
+    args = lab_arguments(workbook, None, None, is_root=False)
+    assert args[1:] == ["-m", "jupyterlab", f"--ServerApp.root_dir={workbook}", "chapters/00_start_here.ipynb"]
+    assert lab_arguments(workbook, None, 8899, is_root=True)[-2:] == ["--port=8899", "--allow-root"]
+    with pytest.raises(FileNotFoundError, match="outside the workbook"):
+        lab_arguments(workbook, str(ROOT / "README.md"), None, is_root=False)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        lab_arguments(workbook, str(workbook / "nope.ipynb"), None, is_root=False)
+
+
+def test_lab_turns_off_every_part_of_nbgrader_this_environment_installs(workbook):
+    from donegate.cli import lab_config
+
+    folder = lab_config(workbook)
+    page = json.loads((folder / "labconfig" / "page_config.json").read_text())
+    assert page["disabledExtensions"] == {"@jupyter/nbgrader": True}
+    server = json.loads((folder / "jupyter_server_config.json").read_text())["ServerApp"]["jpserver_extensions"]
+    installed = json.loads((Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.d" / "nbgrader.json")
+                           .read_text())["ServerApp"]["jpserver_extensions"]
+    assert set(installed) and {name: False for name in installed} == server
+    labext = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader" / "package.json"
+    assert json.loads(labext.read_text())["name"] in page["disabledExtensions"]

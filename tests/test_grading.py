@@ -78,6 +78,7 @@ EXPECTED = {
     (LAB01, "fail-open"): (16, "full marks minus exactly the fail-closed cells, 1 + 3 + 2 = 6 points"),
     (LAB01, "edited-tests"): (16, "fail-open code with weakened visible tests: the tests are restored, so its honest 16"),
     (LAB01, "deleted-test-cell"): (22, "correct code with test_rm_rf_is_blocked deleted: it is put back and scores 1"),
+    (LAB01, "single-name-regex"): (20, "reads a single plain name as a regular expression (Edit sees NotebookEdit): loses the matcher-forms cell, 2"),
     (LAB01, "always-equal"): (4, "only matches() and the missing-on_error TypeError score (1 + 2 + 1); every result check is 0"),
     (LAB01, "copy-pasted-answer"): (22, "the full solution with its matches() cell pasted twice: the copy is graded as an ordinary cell"),
     (LAB01, "deleted-answer"): (2, "matches() and the test after it deleted: the test comes back, the answer comes back empty; only the two on_error cells need no matcher, 1 + 1"),

@@ -96,11 +96,26 @@ def test_comma_separated_names_match_exactly_those_names():
     assert (m.kind, m.matches("Write"), m.matches("NotebookEdit")) == ("names", True, False)
 
 
-def test_a_single_name_is_an_unanchored_regex_so_edit_matches_notebookedit():
+def test_a_single_plain_name_is_an_exact_name_so_edit_does_not_match_notebookedit():
     m = Matcher("Edit")
+    assert m.kind == "names"
+    assert m.matches("Edit") and not m.matches("NotebookEdit") and not m.matches("MultiEdit")
+    assert not m.matches("Write")
+
+
+@pytest.mark.parametrize("pattern", ["my-tool", "my_tool", "Tool2", " Edit ", "Edit ,Write"])
+def test_names_of_the_plain_alphabet_with_dashes_digits_and_spaces_are_exact(pattern):
+    m = Matcher(pattern)
+    assert m.kind == "names"
+    assert not m.matches("x" + sorted(m.names)[0])
+
+
+def test_one_character_outside_the_name_alphabet_makes_an_unanchored_regex():
+    m = Matcher("Edit.*")
     assert m.kind == "regex"
     assert m.matches("Edit") and m.matches("NotebookEdit") and m.matches("MultiEdit")
     assert not m.matches("Write")
+    assert Matcher("mcp__.*").matches("mcp__git__commit") and Matcher("Notebook").kind == "names"
 
 
 def test_an_anchored_regex_matches_only_the_exact_name():

@@ -1,35 +1,54 @@
-"""The quiz helper: the widget and the data class give the same verdict, with the why."""
+"""The quiz helper: the widget and the data class give the same verdict, with the why; the data lives in
+chapters/quizzes.json, and each learner sees the options in an order of their own."""
+import ast
+import json
+import re
+from pathlib import Path
+
 import pytest
 
-from donegate.quiz import Quiz
+from donegate.quiz import Quiz, as_html, learner_id, option_order, quiz_file
 
+ROOT = Path(__file__).resolve().parent.parent
+QUIZZES = json.loads((ROOT / "chapters" / "quizzes.json").read_text(encoding="utf-8"))
 OPTIONS = {
     "Registration order": "Yes: order is policy.",
     "Alphabetical": "No: names carry no priority.",
 }
 
 
-def make() -> Quiz:
-    return Quiz("Which hook runs first?", options=OPTIONS, answer="Registration order")
+def make(learner: str = "ada") -> Quiz:
+    return Quiz("Which hook runs first?", options=OPTIONS, answer="Registration order",
+                section='8 ("Order is policy")', quiz_id="t-1", learner=learner)
+
+
+def click(q: Quiz, option: str) -> None:
+    q.widget
+    q._choices[option].value = True
+    q._button.click()
 
 
 def test_clicking_the_right_option_and_check_shows_correct_with_the_why():
     q = make()
-    widget = q.widget
-    q._radio.value = "Registration order"
-    q._button.click()
+    click(q, "Registration order")
     assert q.feedback == "Correct. Yes: order is policy."
     assert "Correct. Yes: order is policy." in q._out.value
-    assert widget.children[-1] is q._out
+    assert q.widget.children[-1] is q._out
 
 
-def test_clicking_a_wrong_option_shows_not_quite_with_that_options_why():
+def test_a_wrong_option_shows_not_quite_with_its_why_and_the_section_to_read_again():
     q = make()
-    q.widget
-    q._radio.value = "Alphabetical"
-    q._button.click()
-    assert q.feedback.startswith("Not quite.")
+    click(q, "Alphabetical")
+    assert q.feedback == 'Not quite. No: names carry no priority. Read section 8 ("Order is policy") again.'
     assert "names carry no priority" in q._out.value
+
+
+def test_one_choice_at_a_time_and_select_from_code_moves_the_buttons():
+    q = make()
+    click(q, "Alphabetical")
+    q.select("Registration order")
+    assert {o: b.value for o, b in q._choices.items()} == {"Registration order": True, "Alphabetical": False}
+    assert q.check() is True
 
 
 def test_check_without_a_choice_asks_for_one():
@@ -38,20 +57,13 @@ def test_check_without_a_choice_asks_for_one():
     assert "Pick an option" in q.feedback
 
 
-def test_select_from_code_moves_the_radio_button():
-    q = make()
-    q.widget
-    q.select("Alphabetical")
-    assert q._radio.value == "Alphabetical"
-
-
 @pytest.mark.parametrize(
     "options, answer",
     [({"Only": "why"}, "Only"), (OPTIONS, "Not an option"), ({"A": "", "B": "why"}, "B")],
 )
 def test_a_badly_written_quiz_is_refused(options, answer):
     with pytest.raises(ValueError):
-        Quiz("?", options=options, answer=answer)
+        Quiz("?", options=options, answer=answer, learner="ada")
 
 
 def test_unknown_option_is_refused():
@@ -59,9 +71,79 @@ def test_unknown_option_is_refused():
         make().select("Nope")
 
 
-def test_without_widgets_the_quiz_shows_its_question_and_options_as_text():
-    bundle = make()._repr_mimebundle_()
+def test_nothing_on_the_page_before_check_tells_the_answer():
+    """The widget's state before a click holds the question and the options, never a why or the answer's mark."""
+    for quiz_id in QUIZZES:
+        q = Quiz.load(quiz_id, folder=ROOT / "chapters", learner="ada")
+        shown = [q.widget.children[0].value] + [row.children[1].value for row in q.widget.children[1:-2]]
+        shown += [row.children[0].description for row in q.widget.children[1:-2]] + [q._out.value]
+        page = " ".join(shown)
+        assert not any(why in page for why in (as_html(w) for w in q.options.values())), quiz_id
+        assert q._out.value == "" and not any(b.value for b in q._choices.values()), quiz_id
+
+
+def test_each_learner_keeps_one_order_and_learners_differ():
+    orders = {learner: option_order(list("ABCD"), f"{learner}\0q") for learner in ("ada", "grace", "alan", "edsger")}
+    assert all(option_order(list("ABCD"), f"{learner}\0q") == order for learner, order in orders.items())
+    assert len({tuple(o) for o in orders.values()}) > 1
+    assert all(sorted(o) == list("ABCD") for o in orders.values())
+
+
+def test_the_right_option_is_not_where_the_author_put_it():
+    """Authors list the right option first; for a learner it lands first only as often as chance says."""
+    assert all(next(iter(data["options"])) == data["answer"] for data in QUIZZES.values()), \
+        "the data file was rewritten: this test's premise (answers first) no longer holds; check the order another way"
+    for learner in ("ada", "grace", "alan"):
+        first = sum(Quiz.load(i, folder=ROOT / "chapters", learner=learner).order[0] == QUIZZES[i]["answer"]
+                    for i in QUIZZES)
+        assert first < len(QUIZZES) * 0.6, (learner, first)
+
+
+def test_the_learner_id_comes_from_the_environment_or_a_file_made_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("DONEGATE_LEARNER", "student-17")
+    assert learner_id() == "student-17"
+    monkeypatch.delenv("DONEGATE_LEARNER")
+    monkeypatch.setenv("DONEGATE_PROGRESS_FILE", str(tmp_path / "state" / "progress.json"))
+    made = learner_id()
+    assert re.fullmatch(r"[0-9a-f]{16}", made) and (tmp_path / "state" / "learner-id").read_text().strip() == made
+    assert learner_id() == made
+
+
+def test_every_quiz_is_named_by_one_chapter_cell_and_no_cell_shows_an_answer():
+    named = []
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] != "code" or "#| export" in source:
+                continue
+            for quiz_id in re.findall(r'Quiz\.load\("([^"]+)"', source):
+                named.append(quiz_id)
+                assert QUIZZES[quiz_id]["chapter"] == path.name, quiz_id
+            tree = ast.parse(source)
+            tried = {id(n) for t in ast.walk(tree) if isinstance(t, ast.Try) for b in t.body for n in ast.walk(b)}
+            built = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "Quiz"
+                     and id(n) not in tried]  # a quiz built in the cell (one built to show a refusal is tried)
+            assert not built, (path.name, source[:200])
+            assert not any(why in source for data in QUIZZES.values() for why in data["options"].values())
+    assert set(named) == set(QUIZZES), "a quiz in quizzes.json that no chapter loads, or a load of no quiz"
+
+
+def test_a_wrong_id_or_a_missing_file_says_what_to_do(tmp_path):
+    with pytest.raises(KeyError, match="02-q2"):
+        Quiz.load("02-nope", folder=ROOT / "chapters")
+    with pytest.raises(FileNotFoundError, match="DONEGATE_QUIZZES"):
+        quiz_file(tmp_path)
+
+
+def test_code_in_backticks_is_rendered_as_code():
+    assert as_html("use `a|b` <now>") == "use <code>a|b</code> &lt;now&gt;"
+    assert as_html("one ` alone") == "one ` alone"
+
+
+def test_without_widgets_the_quiz_shows_its_question_and_options_in_the_learner_s_order():
+    q = make()
+    bundle = q._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     text = bundle["text/plain"]
     assert text.startswith("Quiz. Which hook runs first?")
-    assert "( ) Registration order" in text and "( ) Alphabetical" in text
+    assert [line.split(". ", 1)[1] for line in text.splitlines()[1:3]] == q.order

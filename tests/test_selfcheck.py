@@ -4,6 +4,7 @@ Grading runs use a tiny nbgrader assignment built here in a temporary DONEGATE_R
 self-check is testable on its own) and the real lab01, always on copies in tmp_path.
 """
 import json
+import re
 import os
 import shutil
 import stat
@@ -143,6 +144,30 @@ def test_feedback_page_is_written_next_to_the_notebook(half_right):
     result, _, folder = half_right
     assert result.feedback == folder / "tiny.feedback.html"
     assert "add must handle negative numbers" in result.feedback.read_text(encoding="utf-8")
+
+
+@pytest.mark.grading
+def test_the_feedback_page_names_each_test_with_its_points_and_reason_and_folds_the_sources(half_right):
+    """For someone checking alone: tests by name (not 'Test cell'), the terminal's reason, hidden sources folded."""
+    result, _, _ = half_right
+    page = result.feedback.read_text(encoding="utf-8")
+    table = page[page.index('id="donegate-tests"'):page.index("</table>")]
+    assert re.search(r"<code>test_add_hidden</code>.*?0\.0 / 2\.0.*?AssertionError: add must handle negative numbers",
+                     table, re.S), table
+    assert re.search(r"<code>test_add_visible</code>.*?1\.0 / 1\.0.*?passed", table, re.S), table
+    assert "Test cell" not in page
+    folded = re.findall(r'<details class="donegate-test-source">(.*?)</details>', page, re.S)
+    assert len(folded) == 2 and any("negative numbers" in f for f in folded)
+
+
+@pytest.mark.grading
+def test_the_feedback_page_requests_nothing_from_the_network(half_right):
+    """No MathJax from a CDN, no script, stylesheet or image from anywhere but the page itself."""
+    result, _, _ = half_right
+    page = result.feedback.read_text(encoding="utf-8")
+    fetched = re.findall(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?([^"'\s>]+)""", page, re.I)
+    assert [url for url in fetched if not url.startswith(("#", "data:"))] == []
+    assert "MathJax.Hub" not in page and "cdnjs" not in page
 
 
 @pytest.mark.grading

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 # %% auto #0
-__all__ = ['COMMANDS', 'Argument', 'arg', 'Command', 'build_parser', 'load', 'main']
+__all__ = ['COMMANDS', 'WORK_FOLDER', 'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'load', 'main',
+           'assignment_named', 'start_lab', 'start_command', 'lab_config', 'lab_arguments', 'lab_command']
 
 # %% ../../chapters/92_workbook_cli.ipynb #4fcae88a
 @dataclass(frozen=True)
@@ -188,6 +189,28 @@ COMMANDS.update({
     ),
 })
 
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-learn
+COMMANDS.update({
+    "start": Command(
+        "donegate.cli:start_command",
+        "copy a lab or recall exercise into work/ (git-ignored), where your work lives",
+        (arg("assignment", help="the lab or recall exercise: lab01, recall02, or its full id"),),
+        description="Copy labs/<id>/ into work/<id>/, a folder git ignores, so that a git pull or an "
+        "instructor's release never meets your work. A file already there is kept as it is. Prints where "
+        "the notebook is and how to check it. Exit status: 0 ready, 2 no such lab or no checkout.",
+    ),
+    "lab": Command(
+        "donegate.cli:lab_command",
+        "open JupyterLab at the workbook's root, on chapter 00 or the notebook you name",
+        (arg("notebook", nargs="?", help="the notebook to open (default: chapters/00_start_here.ipynb)"),
+         arg("--port", type=int, help="the port to serve on (default: JupyterLab's, 8888 or the next free)")),
+        description="Start JupyterLab with the checkout as its root folder (chapters/, labs/ and work/ in its "
+        "file browser), with nbgrader's learner buttons hidden: here the check is `donegate check`, which "
+        "runs the hidden tests too, and nbgrader's Validate runs only the visible ones. As root (a "
+        "container) it adds --allow-root and says so. Exit status: JupyterLab's.",
+    ),
+})
+
 # %% ../../chapters/92_workbook_cli.ipynb #d32aadcc
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -248,3 +271,115 @@ def main(argv: Sequence[str] | None = None, commands: dict[str, Command] = COMMA
     except KeyboardInterrupt:
         print(f"donegate {name}: interrupted", file=sys.stderr)
         return 130
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-start
+WORK_FOLDER = "work"  # git-ignored: the learner's copies of the labs
+
+
+def assignment_named(name: str, root) -> str:
+    """The full id of a lab or recall exercise from its id or its short name (lab01, recall02)."""
+    from donegate.selfcheck import SelfCheckError, known_assignments
+
+    ids = known_assignments(root)
+    found = [i for i in ids if name.strip() in (i, i.split("-")[0])]
+    if len(found) != 1:
+        raise SelfCheckError(f"there is no lab or recall exercise {name!r}; there are: "
+                             f"{', '.join(i.split('-')[0] for i in ids)}")
+    return found[0]
+
+
+def start_lab(name: str, root=None):
+    """Copy labs/<id>/ into work/<id>/, every file that is not there yet (nothing of yours is written
+    over). Returns (the notebook, the files copied now, relative to the root)."""
+    import shutil
+    from pathlib import Path
+
+    from donegate.selfcheck import find_root
+
+    root = find_root() if root is None else Path(root)
+    lab = assignment_named(name, root)
+    source, target = root / "labs" / lab, root / WORK_FOLDER / lab
+    copied = []
+    for path in sorted(p for p in source.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts):
+        into = target / path.relative_to(source)
+        if not into.exists():
+            into.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, into)
+            copied.append(str(into.relative_to(root)))
+    return target / f"{lab}.ipynb", copied
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-startcmd
+def start_command(assignment: str) -> int:
+    """`donegate start ASSIGNMENT`: 0 when the copy is ready, 2 if there is no such assignment."""
+    from donegate.selfcheck import SelfCheckError, find_root
+
+    try:
+        root = find_root()
+        notebook, copied = start_lab(assignment, root)
+    except SelfCheckError as err:
+        print(f"donegate start: {err}", file=sys.stderr)
+        return 2
+    where = notebook.relative_to(root)
+    if copied:
+        print(f"Copied {len(copied)} file(s) of labs/{notebook.parent.name}/ into {where.parent}/ (git ignores it).")
+    else:
+        print(f"{where.parent}/ is already there: your work is kept, nothing was copied.")
+    print(f"Open {where} in JupyterLab (uv run donegate lab {where}), fill in the YOUR CODE HERE cells,")
+    print(f"then check it: uv run donegate check {where}")
+    return 0
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-lab
+NBGRADER_SERVER = ("formgrader", "validate_assignment", "assignment_list", "course_list")
+
+
+def lab_config(root) -> "Path":
+    """The workbook's own Jupyter config folder: nbgrader's lab extension and server parts turned off."""
+    import json
+
+    folder = root / ".donegate" / "jupyter"
+    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    (folder / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyter/nbgrader": True}}, indent=1) + "\n")
+    server = {f"nbgrader.server_extensions.{name}": False for name in NBGRADER_SERVER}
+    (folder / "jupyter_server_config.json").write_text(
+        json.dumps({"ServerApp": {"jpserver_extensions": server}}, indent=1) + "\n")
+    return folder
+
+
+def lab_arguments(root, notebook: str | None, port: int | None, is_root: bool) -> list[str]:
+    """JupyterLab's command line: the checkout as root folder, the notebook to open, --allow-root for root."""
+    from pathlib import Path
+
+    target = Path(notebook).resolve() if notebook else root / "chapters" / "00_start_here.ipynb"
+    if not target.exists():
+        raise FileNotFoundError(f"{notebook}: no such file; name a notebook of this workbook, e.g. "
+                                "chapters/02_hooks.ipynb or work/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb")
+    if not target.is_relative_to(root):
+        raise FileNotFoundError(f"{target} is outside the workbook ({root}); JupyterLab serves the workbook's folder")
+    args = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}", str(target.relative_to(root))]
+    return args + ([f"--port={port}"] if port else []) + (["--allow-root"] if is_root else [])
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-labcmd
+def lab_command(notebook: str | None = None, port: int | None = None) -> int:
+    """`donegate lab [NOTEBOOK]`: run JupyterLab (its exit status), 2 if it cannot start."""
+    import os
+    import subprocess
+
+    from donegate.selfcheck import SelfCheckError, find_root
+
+    try:
+        root = find_root()
+        is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+        args = lab_arguments(root, notebook, port, is_root)
+    except (SelfCheckError, FileNotFoundError) as err:
+        print(f"donegate lab: {err}", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(lab_config(root)), env.get("JUPYTER_CONFIG_PATH")]))
+    if is_root:
+        print("donegate lab: running as root (a container?), so JupyterLab is started with --allow-root", file=sys.stderr)
+    print(f"donegate lab: serving {root} (Ctrl-C to stop)", file=sys.stderr)
+    try:
+        return subprocess.call(args, cwd=root, env=env)
+    except KeyboardInterrupt:
+        return 0

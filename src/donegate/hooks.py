@@ -103,14 +103,14 @@ class Decision:
         return cls("block", reason)
 
 # %% ../../chapters/02_hooks.ipynb #ch02-019
-_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]+")
+_NAME_LIST = re.compile(r"[A-Za-z0-9_|, -]+")  # only these characters: a list of exact names
 
 
 class Matcher:
     """Which tool names a hook sees, from a host-style pattern.
 
-    `*` or empty: every tool. Two or more plain names joined by `|` or `,`: exactly those names.
-    Anything else, a single name included: a regular expression searched anywhere in the name.
+    `*` or empty: every tool. Only letters, digits, `_`, `-`, `|`, `,` and spaces (`Edit`, `Edit|Write`):
+    exactly those names. Anything else (`Edit.*`, `^Bash$`): a regular expression searched anywhere in the name.
     """
 
     def __init__(self, pattern: str | None = "*") -> None:
@@ -125,7 +125,7 @@ class Matcher:
         parts = [p.strip() for p in re.split(r"[|,]", text)]
         if text in ("", "*"):
             self.kind = "all"
-        elif len(parts) > 1 and all(_TOOL_NAME.fullmatch(p) or not p for p in parts):
+        elif _NAME_LIST.fullmatch(text):
             if not all(parts):
                 raise ValueError(f"matcher {pattern!r} has an empty name between separators; "
                                  "write names like 'Edit|Write'")

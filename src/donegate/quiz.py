@@ -3,19 +3,67 @@
 # %% ../../chapters/90_workbook_quizzes.ipynb #bc218f91
 from __future__ import annotations
 
+import hashlib
 import html
+import json
+import os
+import random
+import secrets
+from pathlib import Path
 
 # %% auto #0
-__all__ = ['Quiz']
+__all__ = ['LEARNER_ENV', 'QUIZ_FILE', 'learner_id', 'option_order', 'as_html', 'Quiz', 'quiz_file']
+
+# %% ../../chapters/90_workbook_quizzes.ipynb #q-order
+LEARNER_ENV = "DONEGATE_LEARNER"
+QUIZ_FILE = "quizzes.json"
+
+
+def learner_id() -> str:
+    """Who is answering: $DONEGATE_LEARNER, else a random id kept beside the progress file (made once)."""
+    if os.environ.get(LEARNER_ENV, "").strip():
+        return os.environ[LEARNER_ENV].strip()
+    from donegate.selfcheck import progress_file
+
+    path = progress_file().with_name("learner-id")
+    try:
+        kept = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        kept = ""
+    if not kept:
+        kept = secrets.token_hex(8)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(kept + "\n", encoding="utf-8")
+        except OSError:  # a read-only home: this session's order is still one order
+            pass
+    return kept
+
+
+def option_order(options, key: str) -> list[str]:
+    """The options shuffled by a seed made of `key` (learner and quiz): stable for one key, another for the next."""
+    order = list(options)
+    random.Random(hashlib.sha256(key.encode("utf-8")).digest()).shuffle(order)
+    return order
+
+
+def as_html(text: str) -> str:
+    """Text as HTML: escaped, each `backticked` span set as code (an unpaired backtick stays a backtick)."""
+    parts = html.escape(text).split("`")
+    if len(parts) % 2 == 0:
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return "".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts))
 
 # %% ../../chapters/90_workbook_quizzes.ipynb #ecca2648
 class Quiz:
     """A multiple-choice question whose every option carries the why; shown as an ipywidgets form.
 
-    `options` maps each option's text to its explanation; `answer` is the text of the right option.
+    `options` maps each option's text to its explanation; `answer` is the text of the right option;
+    `section` names the part of the chapter that teaches it (a wrong answer points back there).
     """
 
-    def __init__(self, question: str, options: dict[str, str], answer: str):
+    def __init__(self, question: str, options: dict[str, str], answer: str, *, section: str = "",
+                 quiz_id: str = "", learner: str | None = None):
         if not isinstance(options, dict) or len(options) < 2:
             raise ValueError("A quiz needs at least two options, given as {option text: why}.")
         if answer not in options:
@@ -23,31 +71,71 @@ class Quiz:
         missing = [o for o, why in options.items() if not str(why).strip()]
         if missing:
             raise ValueError(f"Every option needs its why; these have none: {missing}.")
-        self.question, self.options, self.answer = question, dict(options), answer
+        self.question, self.options, self.answer, self.section = question, dict(options), answer, section
+        self.quiz_id = quiz_id or question
+        self.order = option_order(self.options, f"{learner or learner_id()}\0{self.quiz_id}")
         self.selected: str | None = None
         self.feedback: str = ""
         self._widget = None
 
-    def select(self, option: str) -> None:
-        """Choose an option by its text (what clicking a radio button does)."""
-        if option not in self.options:
-            raise ValueError(f"{option!r} is not one of the options: {list(self.options)}.")
-        self.selected = option
-        if self._widget is not None and self._radio.value != option:
-            self._radio.value = option
+# %% ../../chapters/90_workbook_quizzes.ipynb #q-load
+def quiz_file(folder: str | os.PathLike | None = None) -> Path:
+    """The quizzes.json a chapter's quizzes come from (see above for where it is looked for)."""
+    if folder:
+        places = [Path(folder)]
+    else:
+        given = os.environ.get("DONEGATE_QUIZZES", "").strip()
+        installed = globals().get("__file__")  # the library's own file (a chapter that defines Quiz has none)
+        places = [Path(given)] if given else []
+        places += [Path.cwd(), Path.cwd() / "chapters"]
+        places += [Path(installed).resolve().parents[2] / "chapters"] if installed else []
+    for place in places:
+        if (place / QUIZ_FILE).is_file():
+            return place / QUIZ_FILE
+    raise FileNotFoundError(f"no {QUIZ_FILE} in {', '.join(str(p) for p in places)}; run the chapter from "
+                            "the workbook's chapters/ folder, or set DONEGATE_QUIZZES to the folder that has it")
 
-    def check(self) -> bool:
-        """Judge the selected option, set `feedback` (plain text) and return whether it was right."""
-        if self.selected is None:
-            self.feedback = "Pick an option first, then press Check."
-            correct = False
-        else:
-            correct = self.selected == self.answer
-            verdict = "Correct." if correct else "Not quite."
-            self.feedback = f"{verdict} {self.options[self.selected]}"
-        if self._widget is not None:
-            self._show_feedback(correct)
-        return correct
+
+def _load(cls, quiz_id: str, folder: str | os.PathLike | None = None, learner: str | None = None) -> Quiz:
+    """The quiz `quiz_id` of quizzes.json."""
+    path = quiz_file(folder)
+    quizzes = json.loads(path.read_text(encoding="utf-8"))
+    if quiz_id not in quizzes:
+        raise KeyError(f"no quiz {quiz_id!r} in {path}; its quizzes are: {', '.join(sorted(quizzes))}")
+    data = quizzes[quiz_id]
+    return cls(data["question"], data["options"], data["answer"], section=data.get("section", ""),
+               quiz_id=quiz_id, learner=learner)
+
+
+Quiz.load = classmethod(_load)
+
+# %% ../../chapters/90_workbook_quizzes.ipynb #q-check
+def _select(self: Quiz, option: str) -> None:
+    """Choose an option by its text (what clicking its button does)."""
+    if option not in self.options:
+        raise ValueError(f"{option!r} is not one of the options: {list(self.options)}.")
+    self.selected = option
+    for text, button in getattr(self, "_choices", {}).items():
+        if button.value != (text == option):
+            button.value = text == option
+
+
+def _check(self: Quiz) -> bool:
+    """Judge the selected option, set `feedback` (plain text) and return whether it was right."""
+    if self.selected is None:
+        self.feedback = "Pick an option first, then press Check."
+        correct = False
+    else:
+        correct = self.selected == self.answer
+        verdict = "Correct." if correct else "Not quite."
+        back = f" Read section {self.section} again." if self.section and not correct else ""
+        self.feedback = f"{verdict} {self.options[self.selected]}{back}"
+    if self._widget is not None:
+        self._show_feedback(correct)
+    return correct
+
+
+Quiz.select, Quiz.check = _select, _check
 
 # %% ../../chapters/90_workbook_quizzes.ipynb #72c3a478
 def _quiz_widget(self: Quiz):
@@ -55,31 +143,31 @@ def _quiz_widget(self: Quiz):
     if self._widget is None:
         import ipywidgets as w
 
-        self._radio = w.RadioButtons(options=list(self.options), value=None,
-                                     layout=w.Layout(width="max-content"))
+        self._choices, rows = {}, []
+        for letter, option in zip("ABCDEFGHIJ", self.order):
+            button = w.ToggleButton(description=letter, value=False, layout=w.Layout(width="3em"))
+            button.observe(lambda change, picked=option: change["new"] and self.select(picked), names="value")
+            row = w.HBox([button, w.HTML(as_html(option))])
+            row.add_class("donegate-quiz-option")
+            self._choices[option] = button
+            rows.append(row)
         self._button = w.Button(description="Check", button_style="primary")
+        self._button.on_click(lambda _b: self.check())
         self._out = w.HTML(value="")
         self._out.add_class("donegate-quiz-feedback")
-
-        def on_pick(change):
-            if change["new"] is not None:
-                self.selected = change["new"]
-
-        self._radio.observe(on_pick, names="value")
-        self._button.on_click(lambda _b: self.check())
-        title = w.HTML(f"<b>Quiz.</b> {html.escape(self.question)}")
-        self._widget = w.VBox([title, self._radio, self._button, self._out])
+        title = w.HTML(f"<b>Quiz.</b> {as_html(self.question)}")
+        self._widget = w.VBox([title, *rows, self._button, self._out])
     return self._widget
 
-
+# %% ../../chapters/90_workbook_quizzes.ipynb #q-feedback
 def _show_feedback(self: Quiz, correct: bool) -> None:
     colour = "#1a7f37" if correct else "#b42318"
-    self._out.value = f'<div style="color:{colour}">{html.escape(self.feedback)}</div>'
+    self._out.value = f'<div style="color:{colour}">{as_html(self.feedback)}</div>'
 
 
 def _as_text(self: Quiz) -> str:
     """The quiz as plain text: what a viewer without widgets (a static render, a terminal) shows."""
-    lines = [f"Quiz. {self.question}"] + [f"  ( ) {option}" for option in self.options]
+    lines = [f"Quiz. {self.question}"] + [f"  {letter}. {option}" for letter, option in zip("ABCDEFGHIJ", self.order)]
     return "\n".join(lines + ["(Run this cell in JupyterLab to answer it.)"])
 
 

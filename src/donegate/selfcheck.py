@@ -19,15 +19,16 @@ from typing import Callable
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_PROCESSES',
-           'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'REACH_MODULES', 'REACH_NAMES',
-           'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM',
-           'RECALL_DELAY', 'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids',
-           'find_assignment', 'grading_options', 'course_config', 'build_course', 'grade_in_course', 'grader_failure',
-           'run_grader', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox', 'vet_source',
-           'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output', 'GradedCell',
-           'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file', 'Pass',
-           'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
+__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES',
+           'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE',
+           'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS',
+           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError', 'find_root',
+           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
+           'build_course', 'nbgrader_templates', 'feedback_options', 'generate_feedback', 'grade_in_course',
+           'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox',
+           'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output',
+           'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
+           'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
            'format_progress', 'progress', 'check', 'check_command', 'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #6a4996da
@@ -197,7 +198,7 @@ def course_config(course: Path, options: dict[str, dict[str, object]]) -> str:
 
 def build_course(root: Path, assignment: str, notebook: Path, course: Path) -> None:
     """Lay out a course in `course`: source/<id>/ from solutions/<id>/, the learner's notebook as
-    the submission of STUDENT, and its own nbgrader_config.py."""
+    the submission of STUDENT, and its own nbgrader_config.py (with the feedback template below)."""
     course = Path(course)
     shutil.copytree(Path(root) / "solutions" / assignment, course / "source" / assignment,
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.feedback.html", "__pycache__"))
@@ -205,7 +206,66 @@ def build_course(root: Path, assignment: str, notebook: Path, course: Path) -> N
     submitted.mkdir(parents=True)
     shutil.copyfile(notebook, submitted / f"{assignment}.ipynb")
     (course / "exchange").mkdir()
-    (course / "nbgrader_config.py").write_text(course_config(course, grading_options(root)), encoding="utf-8")
+    options = {**grading_options(root), **feedback_options(course)}
+    (course / "nbgrader_config.py").write_text(course_config(course, options), encoding="utf-8")
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sc-fb-files
+FEEDBACK_TEMPLATE = "donegate_feedback"
+FEEDBACK_FILES = {
+    "conf.json": '{"base_template": "feedback", "mimetypes": {"text/html": true}}\n',
+    "mathjax.html.j2": "{%- macro mathjax(url=None) -%}{%- endmacro %}\n",  # no script, no CDN request
+    "index.html.j2": """{%- extends 'feedback/index.html.j2' -%}
+{% block body %}
+<body>
+<a name="top"></a>
+<div class="container"><div class="panel panel-default">
+<div class="panel-heading">
+<h4>{{ resources.nbgrader.notebook }}: {{ resources.nbgrader.score | float | round(2) }} of
+{{ resources.nbgrader.max_score | float | round(2) }} points</h4>
+<table class="table table-condensed" id="donegate-tests">
+<tr><th>test</th><th>points</th><th>what happened</th></tr>
+{%- for cell in nb.cells if cell.metadata.nbgrader and cell.metadata.nbgrader.grade
+      and not cell.metadata.nbgrader.solution %}
+<tr><td><a href="#{{ cell.metadata.nbgrader.grade_id }}"><code>{{ cell.metadata.nbgrader.grade_id }}</code></a></td>
+<td>{{ cell.metadata.nbgrader.score | float | round(2) }} / {{ cell.metadata.nbgrader.points | float | round(2) }}</td>
+<td>{{ cell | donegate_reason(cell.metadata.nbgrader.score, cell.metadata.nbgrader.points) }}</td></tr>
+{%- endfor %}
+</table>
+</div>
+<div class="panel-body"><div id="notebook" class="border-box-sizing">
+<div class="container" id="notebook-container">{{ super.super() }}</div></div></div>
+</div></div>
+</body>
+{% endblock body %}
+{% block input %}
+{%- if cell.metadata.nbgrader and cell.metadata.nbgrader.grade and not cell.metadata.nbgrader.solution -%}
+<details class="donegate-test-source"><summary>the source of <code>{{ cell.metadata.nbgrader.grade_id }}</code>,
+hidden tests included: open it once you have tried</summary>{{ super() }}</details>
+{%- else -%}{{ super() }}{%- endif -%}
+{% endblock input %}
+""",
+}
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sc-fb-options
+def nbgrader_templates() -> Path:
+    """nbgrader's own templates folder (its feedback template is in there), found without importing nbgrader."""
+    import importlib.util
+
+    return Path(importlib.util.find_spec("nbgrader").origin).parent / "server_extensions" / "formgrader" / "templates"
+
+
+def feedback_options(course: Path) -> dict[str, dict[str, object]]:
+    """Write the self-check's feedback template into course/templates/ and return the HTMLExporter
+    options that use it (nbgrader's own feedback template stays its base)."""
+    folder = Path(course) / "templates" / FEEDBACK_TEMPLATE
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in FEEDBACK_FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return {"HTMLExporter": {
+        "template_name": FEEDBACK_TEMPLATE,
+        "extra_template_basedirs": [str(nbgrader_templates()), str(Path(course) / "templates")],
+        "filters": {"donegate_reason": "donegate.selfcheck.reason_for"},
+    }}
 
 # %% ../../chapters/91_workbook_self_check.ipynb #37c34afb
 STAGE_MARK = "donegate-stage:"
@@ -221,6 +281,24 @@ def _in_process_gradebook_version(api_module) -> None:
         return  # keep nbgrader's own way
     if head:
         api_module.get_alembic_version = lambda: head
+
+
+def generate_feedback(api, assignment: str, student: str) -> dict:
+    """nbgrader's generate_feedback for one submission, with the feedback template the course configures
+    (the API's own method sets HTMLExporter.template_name to nbgrader's `feedback`, whatever the config says).
+    nbgrader's templates folder joins the exporter's search path, so a template can extend `feedback/...`."""
+    from nbgrader.converters import GenerateFeedback
+    from nbgrader.utils import capture_log, temp_attrs
+    from traitlets.config import Config
+
+    with temp_attrs(api.coursedir, assignment_id=assignment, student_id=student):
+        app = GenerateFeedback(coursedir=api.coursedir, parent=api)
+        more = Config()
+        more.HTMLExporter.extra_template_paths = [*app.config.HTMLExporter.extra_template_paths,
+                                                  str(nbgrader_templates())]
+        app.update_config(more)
+        app.force = True
+        return capture_log(app)
 
 # %% ../../chapters/91_workbook_self_check.ipynb #37c34afb-c1
 def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT,
@@ -246,7 +324,7 @@ def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT,
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
     stages = [("generate", lambda: api.generate_assignment(assignment)),
               ("autograde", lambda: api.autograde(assignment, student)),
-              ("feedback", lambda: api.generate_feedback(assignment, student))]
+              ("feedback", lambda: generate_feedback(api, assignment, student))]
     for name, run in stages:
         announce(name)
         outcome = run()

@@ -102,7 +102,7 @@ MIN_PYTHON: tuple[int, int] = (3, 11)
 KEY_PACKAGES: tuple[str, ...] = ("jupyterlab", "nbgrader", "ipywidgets", "matplotlib", "nbclient", "unidiff", "nbdev")
 FOLDERS: tuple[str, ...] = ("chapters", "labs", "solutions")
 SYNC_FIX = "run `uv sync` in the repository folder, then restart the kernel"
-START_FIX = "start JupyterLab from the repository folder: `cd donegate && uv run jupyter lab`"
+START_FIX = "start JupyterLab from the repository folder: `cd donegate && uv run donegate lab`"
 
 # %% ../../chapters/00_start_here.ipynb #d29fa818
 def _version_tuple(version: str) -> tuple[int, ...]:
@@ -174,7 +174,7 @@ def check_donegate(root: Path | None) -> Check:
     if root is not None and not location.is_relative_to(root):
         return Check("donegate", False, f"{found}, not from {root}",
                      fix=f"this kernel imports another copy: run `uv sync` in {root} and start "
-                         "JupyterLab there with `uv run jupyter lab`")
+                         "JupyterLab there with `uv run donegate lab`")
     return Check("donegate", True, found)
 
 
@@ -208,7 +208,7 @@ def check_git() -> Check:
 def check_widgets() -> Check:
     """JupyterLab's widget extension is installed, so quizzes render as buttons rather than text."""
     hint = ("if a quiz shows as text such as `VBox(children=...)`, this page comes from another Jupyter: "
-            "start `uv run jupyter lab` in the repository folder and reload the tab")
+            "start `uv run donegate lab` in the repository folder and reload the tab")
     try:
         from jupyter_core.paths import jupyter_path
     except ImportError:
