@@ -126,7 +126,7 @@ def test_progress_shows_a_recall_due_in_22_hours_two_hours_after_the_lab(run, tm
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: " ".join(line.split()[1:]) for line in done.stdout.splitlines() if line.startswith("        ")}
     assert rows[LAB01].startswith("passed ")
-    assert rows["recall02-hooks"] == "due in 22 h"
+    assert rows["recall02-hooks"].startswith("#1 due in 22 h (")
     assert "Hooks" in done.stdout and "91" not in done.stdout.split("\n", 2)[2]
 
 
@@ -259,3 +259,18 @@ def test_lab_turns_off_every_part_of_nbgrader_this_environment_installs(workbook
     assert set(installed) and {name: False for name in installed} == server
     labext = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader" / "package.json"
     assert json.loads(labext.read_text())["name"] in page["disabledExtensions"]
+
+
+def test_recall_hands_out_a_blank_copy_per_repetition(workbook, tmp_path, monkeypatch, capsys):
+    progress = tmp_path / "progress.json"
+    monkeypatch.setenv("DONEGATE_PROGRESS_FILE", str(progress))
+    assert main(["recall", "recall02"]) == 0
+    first = workbook / "work" / "recall02-hooks" / "1" / "recall02-hooks.ipynb"
+    assert first.is_file() and "Repetition 1 of recall02-hooks" in capsys.readouterr().out
+    first.write_text('{"my": "first try"}')
+    _passes(progress, recall02_hooks=timedelta(hours=1))
+    assert main(["recall", "recall02-hooks"]) == 0
+    second = workbook / "work" / "recall02-hooks" / "2" / "recall02-hooks.ipynb"
+    assert second.read_bytes() == (workbook / "labs" / "recall02-hooks" / "recall02-hooks.ipynb").read_bytes()
+    assert first.read_text() == '{"my": "first try"}'
+    assert main(["recall", "lab01"]) == 2 and "is a lab" in capsys.readouterr().err

@@ -24,3 +24,19 @@ def test_notebook_runs_top_to_bottom(path, tmp_path, monkeypatch):
     client.execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "solutions").glob("recall*/recall*.ipynb")), ids=lambda p: p.parent.name)
+def test_a_recall_brief_names_what_to_build_in_about_80_words(path):
+    """Recall is recall: the brief names the functions to write (each one the answer defines) in at most about
+    80 words, instead of restating the rules the hidden tests check."""
+    import ast
+    import json
+
+    cells = {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]}
+    brief = cells["brief"].split("\n", 1)[1]
+    assert len(brief.split()) <= 85, f"{path.parent.name}: the brief has {len(brief.split())} words"
+    answer = cells["answer"].replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", "")
+    defined = [n.name for n in ast.parse(answer).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+    named = [name for name in defined if f"`{name}(" in brief]
+    assert named, f"{path.parent.name}: the brief names none of {defined}"

@@ -16,7 +16,7 @@ import pytest
 from donegate import selfcheck
 from donegate.selfcheck import (
     CURRICULUM, SelfCheckError, check, chapter_titles, course_config, due_label, find_assignment,
-    find_root, grading_options, load_passes, progress, progress_file, progress_rows, read_notebook,
+    find_root, grading_options, load_passes, progress, progress_file, progress_rows, read_notebook, schedule_note,
     record_pass,
 )
 
@@ -435,26 +435,57 @@ def test_recall_waits_for_its_lab(chapter02):
     assert state_of(LAB01, T0, root, path) == ("todo", "not passed yet")
 
 
-def test_recall_is_due_24_hours_after_the_lab_passed(chapter02):
+SCHEDULE_LATER = "#2 2026-03-05; #3 2026-03-09; #4 2026-03-23"  # 3, 7 and 21 days after the lab's pass at T0
+
+
+def test_recall_is_due_1_3_7_and_21_days_after_the_lab_passed(chapter02):
     root, path = chapter02
     record_pass(LAB01, T0, 22, 22, path)
     assert state_of(LAB01, T0 + timedelta(hours=1), root, path) == ("passed", "passed 2026-03-02 09:00 UTC")
-    assert state_of("recall02-hooks", T0 + timedelta(hours=19), root, path) == ("later", "due in 5 h")
-    assert state_of("recall02-hooks", T0 + timedelta(hours=24), root, path) == ("due", "due now")
+    assert state_of("recall02-hooks", T0 + timedelta(hours=19), root, path) == (
+        "later", f"#1 due in 5 h (2026-03-03 09:00 UTC); {SCHEDULE_LATER}")
+    assert state_of("recall02-hooks", T0 + timedelta(hours=24), root, path) == (
+        "due", f"#1 due now (2026-03-03 09:00 UTC); {SCHEDULE_LATER}")
 
 
 def test_passing_the_lab_again_does_not_postpone_the_recall(chapter02):
     root, path = chapter02
     record_pass(LAB01, T0, 22, 22, path)
     record_pass(LAB01, T0 + timedelta(hours=20), 22, 22, path)
-    assert state_of("recall02-hooks", T0 + timedelta(hours=24), root, path) == ("due", "due now")
+    assert state_of("recall02-hooks", T0 + timedelta(hours=24), root, path)[0] == "due"
 
 
-def test_a_passed_recall_is_done(chapter02):
+def test_each_pass_of_a_recall_is_its_next_repetition_until_all_four_are_done(chapter02):
     root, path = chapter02
     record_pass(LAB01, T0, 22, 22, path)
     record_pass("recall02-hooks", T0 + timedelta(hours=30), 5, 5, path)
-    assert state_of("recall02-hooks", T0 + timedelta(days=3), root, path) == ("done", "done 2026-03-03 15:00 UTC")
+    assert state_of("recall02-hooks", T0 + timedelta(days=2), root, path) == (
+        "later", "#1 done 2026-03-03 15:00 UTC; #2 due in 24 h (2026-03-05 09:00 UTC); #3 2026-03-09; #4 2026-03-23")
+    for days in (3, 7, 21):
+        record_pass("recall02-hooks", T0 + timedelta(days=days, hours=1), 5, 5, path)
+    state, label = state_of("recall02-hooks", T0 + timedelta(days=30), root, path)
+    assert state == "done" and label.count(" done ") == 4 and "early" not in label
+
+
+def test_a_recall_passed_before_it_is_due_is_recorded_as_early(chapter02):
+    root, path = chapter02
+    record_pass("recall02-hooks", T0 - timedelta(hours=1), 5, 5, path)
+    assert state_of("recall02-hooks", T0, root, path) == (
+        "waiting", f"#1 done 2026-03-02 08:00 UTC, early (before the lab); after you pass {LAB01}")
+    record_pass(LAB01, T0, 22, 22, path)
+    record_pass("recall02-hooks", T0 + timedelta(days=1, hours=2), 5, 5, path)  # #2, due on day 3
+    label = state_of("recall02-hooks", T0 + timedelta(days=2), root, path)[1]
+    assert label.startswith("#1 done 2026-03-02 08:00 UTC, early (due 2026-03-03); "
+                            "#2 done 2026-03-03 11:00 UTC, early (due 2026-03-05); #3 due in 5 days"), label
+
+
+def test_a_pass_says_what_it_means_for_the_schedule(chapter02):
+    root, path = chapter02
+    record_pass(LAB01, T0, 22, 22, path)
+    assert "recall02-hooks is due 1, 3, 7 and 21 days after you first pass" in schedule_note(LAB01, T0, path)
+    record_pass("recall02-hooks", T0 + timedelta(hours=2), 5, 5, path)
+    note = schedule_note("recall02-hooks", T0 + timedelta(hours=2), path)
+    assert note.startswith("Recall recall02-hooks, repetition 1 of 4: #1 done") and "early (due 2026-03-03)" in note
 
 
 def test_assignments_without_solutions_are_not_yet_available(chapter02):
@@ -469,13 +500,15 @@ def test_a_recall_after_two_labs_is_due_a_day_after_the_later_one(tmp_path):
     record_pass("lab06-edited-tests", T0, 1, 1, path)
     assert state_of("recall07-verify-loop", T0 + timedelta(days=2), root, path) == ("waiting", "after you pass lab07-gate-pitfalls")
     record_pass("lab07-gate-pitfalls", T0 + timedelta(days=2), 1, 1, path)
-    assert state_of("recall07-verify-loop", T0 + timedelta(days=2, hours=23, minutes=20), root, path) == ("later", "due in 40 min")
+    assert state_of("recall07-verify-loop", T0 + timedelta(days=2, hours=23, minutes=20), root, path) == (
+        "later", "#1 due in 40 min (2026-03-05 09:00 UTC); #2 2026-03-07; #3 2026-03-11; #4 2026-03-25")
 
 
 def test_due_labels_round_up():
     assert due_label(T0, T0 - timedelta(hours=4, minutes=1)) == "due in 5 h"
     assert due_label(T0, T0 - timedelta(seconds=30)) == "due in 1 min"
     assert due_label(T0, T0 + timedelta(days=9)) == "due now"
+    assert due_label(T0, T0 - timedelta(days=2, seconds=1)) == "due in 3 days"
 
 
 def test_the_curriculum_names_every_lab_once():

@@ -11,7 +11,8 @@ from typing import Callable, Sequence
 
 # %% auto #0
 __all__ = ['COMMANDS', 'WORK_FOLDER', 'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'load', 'main',
-           'assignment_named', 'start_lab', 'start_command', 'lab_config', 'lab_arguments', 'lab_command']
+           'assignment_named', 'start_lab', 'start_command', 'recall_command', 'lab_config', 'lab_arguments',
+           'lab_command']
 
 # %% ../../chapters/92_workbook_cli.ipynb #4fcae88a
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ COMMANDS: dict[str, Command] = {
         "donegate.selfcheck:progress_command",
         "show the chapters, the labs you passed and the recall exercises due",
         description="List the chapters, the labs you passed (with the time) and the recall exercises: "
-                    "each becomes due 24 hours after you pass its chapter's lab.",
+                    "each is done four times, due 1, 3, 7 and 21 days after you pass its chapter's lab.",
     ),
 }
 
@@ -199,6 +200,15 @@ COMMANDS.update({
         "instructor's release never meets your work. A file already there is kept as it is. Prints where "
         "the notebook is and how to check it. Exit status: 0 ready, 2 no such lab or no checkout.",
     ),
+    "recall": Command(
+        "donegate.cli:recall_command",
+        "hand out a blank copy of a recall exercise for its next repetition",
+        (arg("name", help="the recall exercise: recall02, or its full id"),),
+        description="A recall exercise is done four times, 1, 3, 7 and 21 days after its lab (`donegate "
+        "progress` shows the dates). Each repetition starts from a blank page: this copies labs/<id>/ into "
+        "work/<id>/<n>/, n being one more than the passes recorded so far; a copy already there is kept. "
+        "Exit status: 0 ready, 2 no such recall exercise.",
+    ),
     "lab": Command(
         "donegate.cli:lab_command",
         "open JupyterLab at the workbook's root, on chapter 00 or the notebook you name",
@@ -288,17 +298,21 @@ def assignment_named(name: str, root) -> str:
     return found[0]
 
 
-def start_lab(name: str, root=None):
-    """Copy labs/<id>/ into work/<id>/, every file that is not there yet (nothing of yours is written
-    over). Returns (the notebook, the files copied now, relative to the root)."""
+def start_lab(name: str, root=None, progress_path=None):
+    """Copy labs/<id>/ into work/<id>/ (a recall exercise: into work/<id>/<n>/, n its next repetition, one
+    more than the passes recorded), every file that is not there yet: nothing of yours is written over.
+    Returns (the notebook, the files copied now relative to the root, n or None)."""
     import shutil
     from pathlib import Path
 
-    from donegate.selfcheck import find_root
+    from donegate.selfcheck import find_root, load_passes
 
     root = find_root() if root is None else Path(root)
     lab = assignment_named(name, root)
-    source, target = root / "labs" / lab, root / WORK_FOLDER / lab
+    source, target, repetition = root / "labs" / lab, root / WORK_FOLDER / lab, None
+    if lab.startswith("recall"):
+        repetition = 1 + sum(1 for p in load_passes(progress_path) if p.assignment == lab)
+        target = target / str(repetition)
     copied = []
     for path in sorted(p for p in source.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts):
         into = target / path.relative_to(source)
@@ -306,20 +320,26 @@ def start_lab(name: str, root=None):
             into.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, into)
             copied.append(str(into.relative_to(root)))
-    return target / f"{lab}.ipynb", copied
+    return target / f"{lab}.ipynb", copied, repetition
 
 # %% ../../chapters/92_workbook_cli.ipynb #cli-c-startcmd
-def start_command(assignment: str) -> int:
-    """`donegate start ASSIGNMENT`: 0 when the copy is ready, 2 if there is no such assignment."""
+def start_command(assignment: str, recall_only: bool = False) -> int:
+    """`donegate start ASSIGNMENT` (and `donegate recall NAME`): 0 when the copy is ready, 2 if there is no such
+    assignment (or, for `recall`, it is a lab)."""
     from donegate.selfcheck import SelfCheckError, find_root
 
+    command = "recall" if recall_only else "start"
     try:
         root = find_root()
-        notebook, copied = start_lab(assignment, root)
+        if recall_only and not assignment_named(assignment, root).startswith("recall"):
+            raise SelfCheckError(f"{assignment} is a lab, not a recall exercise: `uv run donegate start {assignment}`")
+        notebook, copied, repetition = start_lab(assignment, root)
     except SelfCheckError as err:
-        print(f"donegate start: {err}", file=sys.stderr)
+        print(f"donegate {command}: {err}", file=sys.stderr)
         return 2
     where = notebook.relative_to(root)
+    if repetition:
+        print(f"Repetition {repetition} of {notebook.stem}: a blank copy of its own, so this one is from memory too.")
     if copied:
         print(f"Copied {len(copied)} file(s) of labs/{notebook.parent.name}/ into {where.parent}/ (git ignores it).")
     else:
@@ -327,6 +347,11 @@ def start_command(assignment: str) -> int:
     print(f"Open {where} in JupyterLab (uv run donegate lab {where}), fill in the YOUR CODE HERE cells,")
     print(f"then check it: uv run donegate check {where}")
     return 0
+
+
+def recall_command(name: str) -> int:
+    """`donegate recall NAME`: the next repetition's blank copy (see start_command)."""
+    return start_command(name, recall_only=True)
 
 # %% ../../chapters/92_workbook_cli.ipynb #cli-c-lab
 NBGRADER_SERVER = ("formgrader", "validate_assignment", "assignment_list", "course_list")

@@ -22,14 +22,15 @@ from .setup import find_repository
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES',
            'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE',
            'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS',
-           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_DELAY', 'SelfCheckError', 'find_root',
+           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'SelfCheckError', 'find_root',
            'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
            'build_course', 'nbgrader_templates', 'feedback_options', 'generate_feedback', 'grade_in_course',
            'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox',
            'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output',
            'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
-           'Pass', 'load_passes', 'record_pass', 'Step', 'Row', 'due_label', 'progress_rows', 'chapter_titles',
-           'format_progress', 'progress', 'check', 'check_command', 'progress_command']
+           'Pass', 'load_passes', 'record_pass', 'Step', 'Repetition', 'repetitions', 'Row', 'due_label', 'recall_row',
+           'progress_rows', 'chapter_titles', 'format_progress', 'progress', 'schedule_note', 'check', 'check_command',
+           'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #6a4996da
 class SelfCheckError(Exception):
@@ -1292,7 +1293,7 @@ def record_pass(assignment: str, when: datetime, score: float, max_score: float,
 # %% ../../chapters/91_workbook_self_check.ipynb #4962396c
 @dataclass(frozen=True)
 class Step:
-    """A chapter's graded work: the lab(s) to pass, then the recall exercise due a day later."""
+    """A chapter's graded work: the lab(s) to pass, then the recall exercise on RECALL_SCHEDULE."""
     chapter: str
     labs: tuple[str, ...]
     recall: str | None = None
@@ -1307,13 +1308,34 @@ CURRICULUM: tuple[Step, ...] = (
     Step("07", ("lab06-edited-tests", "lab07-gate-pitfalls"), "recall07-verify-loop"),
     Step("08", ("lab08-capstone",), "recall08-host-answers"),
 )
-RECALL_DELAY = timedelta(hours=24)
+RECALL_SCHEDULE: tuple[timedelta, ...] = tuple(timedelta(days=d) for d in (1, 3, 7, 21))  # after the lab
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """One repetition of a recall exercise: when it is due (None: its lab is not passed yet), when it was
+    done (None: not yet), and whether it was done before it was due."""
+    number: int
+    due: datetime | None
+    done: datetime | None = None
+
+    @property
+    def early(self) -> bool:
+        return self.done is not None and (self.due is None or self.done < self.due)
+
+
+def repetitions(lab_passed: datetime | None, passes: list[datetime]) -> list[Repetition]:
+    """The schedule of one recall exercise: the n-th of its passes (oldest first) is repetition n."""
+    done = sorted(passes)
+    return [Repetition(n, None if lab_passed is None else lab_passed + gap, done[n - 1] if n <= len(done) else None)
+            for n, gap in enumerate(RECALL_SCHEDULE, start=1)]
 
 # %% ../../chapters/91_workbook_self_check.ipynb #2ea0f668
 @dataclass(frozen=True)
 class Row:
     """One assignment in `donegate progress`. state is one of: unavailable, todo, passed (labs);
-    unavailable, waiting, later, due, done (recall). when is the pass time, or the due time."""
+    unavailable, waiting, later, due, done (recall: done when every repetition is). when is the pass
+    time, or the next repetition's due time."""
     chapter: str
     assignment: str
     kind: str
@@ -1334,26 +1356,52 @@ def _at(moment: datetime, now: datetime) -> str:
     return moment.astimezone(now.tzinfo).strftime("%Y-%m-%d %H:%M %Z").strip()
 
 
+def _day(moment: datetime, now: datetime) -> str:
+    return moment.astimezone(now.tzinfo).strftime("%Y-%m-%d")
+
+
 def due_label(due: datetime, now: datetime) -> str:
-    """`due now`, or how long until `due`, rounded up: `due in 5 h`, `due in 40 min`."""
+    """`due now`, or how long until `due`, rounded up: `due in 3 days`, `due in 5 h`, `due in 40 min`."""
     left = (_aware(due) - _aware(now)).total_seconds()
     if left <= 0:
         return "due now"
+    if left >= 2 * 86400:
+        return f"due in {math.ceil(left / 86400)} days"
     if left >= 3600:
         return f"due in {math.ceil(left / 3600)} h"
     return f"due in {math.ceil(left / 60)} min"
 
 # %% ../../chapters/91_workbook_self_check.ipynb #2ea0f668-c1
+def recall_row(step: Step, first: dict[str, datetime], passes: list[datetime], now: datetime) -> Row:
+    """The progress row of a chapter's recall exercise: each repetition, done (early or not), due, or to come."""
+    lab_passed = max(first[lab] for lab in step.labs) if all(lab in first for lab in step.labs) else None
+    reps = repetitions(lab_passed, passes)
+    parts = [f"#{r.number} done {_at(r.done, now)}" + (f", early (due {_day(r.due, now)})" if r.due and r.early
+                                                      else ", early (before the lab)" if r.early else "")
+             for r in reps if r.done]
+    upcoming = [r for r in reps if r.done is None]
+    if not upcoming:
+        return Row(step.chapter, step.recall, "recall", "done", reps[-1].done, "; ".join(parts))
+    if lab_passed is None:
+        waiting = ", ".join(lab for lab in step.labs if lab not in first)
+        return Row(step.chapter, step.recall, "recall", "waiting", None, "; ".join(parts + [f"after you pass {waiting}"]))
+    nxt = upcoming[0]
+    parts.append(f"#{nxt.number} {due_label(nxt.due, now)} ({_at(nxt.due, now)})")
+    parts += [f"#{r.number} {_day(r.due, now)}" for r in upcoming[1:]]
+    return Row(step.chapter, step.recall, "recall", "due" if now >= nxt.due else "later", nxt.due, "; ".join(parts))
+
+
 def progress_rows(now: datetime | None = None, root: Path | None = None,
                   progress_path: Path | None = None) -> list[Row]:
-    """The state of every lab and recall exercise in CURRICULUM at `now` (default: the clock): a
-    recall is due RECALL_DELAY after the last of its chapter's labs was first passed."""
+    """The state of every lab and recall exercise in CURRICULUM at `now` (default: the clock)."""
     now = _aware(now or _now())
     root = Path(root) if root else find_root()
     available = set(known_assignments(root))
     first: dict[str, datetime] = {}
+    every: dict[str, list[datetime]] = {}
     for p in load_passes(progress_path):
         first.setdefault(p.assignment, p.passed_at)
+        every.setdefault(p.assignment, []).append(p.passed_at)
     rows = []
     for step in CURRICULUM:
         for lab in step.labs:
@@ -1363,20 +1411,10 @@ def progress_rows(now: datetime | None = None, root: Path | None = None,
                 rows.append(Row(step.chapter, lab, "lab", "passed", first[lab], f"passed {_at(first[lab], now)}"))
             else:
                 rows.append(Row(step.chapter, lab, "lab", "todo", None, "not passed yet"))
-        recall = step.recall
-        if recall is None:
-            continue
-        if recall not in available:
-            rows.append(Row(step.chapter, recall, "recall", "unavailable", None, "not yet available"))
-        elif recall in first:
-            rows.append(Row(step.chapter, recall, "recall", "done", first[recall], f"done {_at(first[recall], now)}"))
-        elif all(lab in first for lab in step.labs):
-            due = max(first[lab] for lab in step.labs) + RECALL_DELAY
-            state = "due" if now >= due else "later"
-            rows.append(Row(step.chapter, recall, "recall", state, due, due_label(due, now)))
-        else:
-            waiting = ", ".join(lab for lab in step.labs if lab not in first)
-            rows.append(Row(step.chapter, recall, "recall", "waiting", None, f"after you pass {waiting}"))
+        if step.recall is not None and step.recall not in available:
+            rows.append(Row(step.chapter, step.recall, "recall", "unavailable", None, "not yet available"))
+        elif step.recall is not None:
+            rows.append(recall_row(step, first, every.get(step.recall, []), now))
     return rows
 
 # %% ../../chapters/91_workbook_self_check.ipynb #9ac6f24a
@@ -1415,8 +1453,8 @@ def format_progress(rows: list[Row], titles: dict[str, str], now: datetime, wher
             lines.append(f"        {r.assignment:<{width}}  {r.label}")
     due = [r.assignment for r in rows if r.state == "due"]
     if due:
-        lines += ["", f"Due now: {', '.join(due)}. Do it from memory, then self-check it: "
-                      f"donegate check labs/{due[0]}/{due[0]}.ipynb"]
+        lines += ["", f"Due now: {', '.join(due)}. Get a blank copy and do it from memory: "
+                      f"uv run donegate recall {due[0]}"]
     return "\n".join(lines)
 
 # %% ../../chapters/91_workbook_self_check.ipynb #9ac6f24a-c1
@@ -1430,6 +1468,28 @@ def progress(*, now: datetime | None = None, root: Path | None = None,
     where = Path(progress_path) if progress_path else progress_file()
     echo(format_progress(rows, chapter_titles(root), now, where))
     return rows
+
+# %% ../../chapters/91_workbook_self_check.ipynb #sc-sched-note
+def schedule_note(assignment: str, when: datetime, progress_path: Path | None = None) -> str:
+    """What a pass means for the recall schedule: after a lab, when its recall is due; after a recall, which
+    repetition it was (early or not) and when the next one is."""
+    when = _aware(when)
+    step = next((s for s in CURRICULUM if assignment in s.labs and s.recall), None)
+    days = [str(gap.days) for gap in RECALL_SCHEDULE]
+    gaps = ", ".join(days[:-1]) + f" and {days[-1]}"
+    if step:
+        return (f"{step.recall} is due {gaps} days after you first pass {' and '.join(step.labs)}; "
+                f"`uv run donegate progress` shows the dates.")
+    step = next((s for s in CURRICULUM if s.recall == assignment), None)
+    if step is None:
+        return ""
+    passes = load_passes(progress_path)
+    first = {}
+    for p in passes:
+        first.setdefault(p.assignment, p.passed_at)
+    row = recall_row(step, first, [p.passed_at for p in passes if p.assignment == assignment], when)
+    done = sum(1 for p in passes if p.assignment == assignment)
+    return f"Recall {assignment}, repetition {min(done, len(RECALL_SCHEDULE))} of {len(RECALL_SCHEDULE)}: {row.label}."
 
 # %% ../../chapters/91_workbook_self_check.ipynb #8eb5353f
 def check(path: str | Path, *, root: Path | None = None, now: datetime | None = None,
@@ -1468,10 +1528,7 @@ def check(path: str | Path, *, root: Path | None = None, now: datetime | None = 
     when = now or _now()
     where = record_pass(assignment, when, result.score, result.max_score, progress_path)
     echo(f"Full marks. Pass recorded at {when:%Y-%m-%d %H:%M %Z} in {where}.")
-    step = next((s for s in CURRICULUM if assignment in s.labs and s.recall), None)
-    if step:
-        echo(f"{step.recall} becomes due {RECALL_DELAY.total_seconds() / 3600:g} h after you first pass "
-             f"{' and '.join(step.labs)}; `donegate progress` shows when.")
+    echo(schedule_note(assignment, when, progress_path))
     return CheckResult(assignment, notebook, cells, feedback, when)
 
 # %% ../../chapters/91_workbook_self_check.ipynb #b1ac4948
