@@ -40,3 +40,19 @@ def test_a_recall_brief_names_what_to_build_in_about_80_words(path):
     defined = [n.name for n in ast.parse(answer).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
     named = [name for name in defined if f"`{name}(" in brief]
     assert named, f"{path.parent.name}: the brief names none of {defined}"
+
+
+def test_every_chapter_states_the_time_it_takes_as_measured():
+    """The time a chapter's first cell states is tools/reading_times.py's measure of it (prose and code, within
+    15 %): a chapter that grows says so. `uv run python tools/reading_times.py --write` puts the measures in."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reading_times", ROOT / "tools" / "reading_times.py")
+    reading = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reading)
+    wrong = {}
+    for path in reading.chapters():
+        minutes, said = reading.measure(path)[2], reading.stated(path)
+        if said is None or abs(said - minutes) > max(5, 0.15 * minutes):
+            wrong[path.name] = (said, minutes)
+    assert len(reading.chapters()) >= 10 and not wrong, f"(stated, measured) minutes: {wrong}"
