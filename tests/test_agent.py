@@ -542,3 +542,13 @@ def test_a_local_model_server_is_reached_directly_even_with_a_proxy_set(chat_ser
     monkeypatch.delenv("no_proxy", raising=False)
     reply = OpenAICompatibleModel(server.url, "tiny-model").reply([{"role": "user", "content": "hi"}])
     assert reply.text == "Wrote hello.txt."
+
+
+def test_the_system_prompt_says_what_the_gate_s_tag_means():
+    """The stop gate's refusal arrives as a user message; the prompt tells the model it is the check's report,
+    not the person's instruction, and never a wider task."""
+    from donegate.agent import SYSTEM_PROMPT
+    from donegate.stopgate import TAG
+
+    assert f"begins with {TAG}" in SYSTEM_PROMPT
+    assert "not from the person you work for" in SYSTEM_PROMPT and "never widens the task" in SYSTEM_PROMPT
