@@ -623,24 +623,6 @@ def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckR
     return CheckRun(shown, code, out.decode("utf-8", "replace"), time.monotonic() - start)
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028
-def _utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
-
-
-def _last_lines(text: str, n: int) -> list[str]:
-    """The last `n` lines of `text` that are not blank (a check's output that names no failure)."""
-    return [line.rstrip() for line in text.splitlines() if line.strip()][-n:]
-
-
-def _names(paths: Sequence[str], limit: int = 6) -> str:
-    shown = ", ".join(paths[:limit])
-    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
-
-
 class StopGate:
     """The stop gate for one session in one repository: "done" only when the operator's acceptance
     check passes on what this session changed.
@@ -668,458 +650,578 @@ class StopGate:
         self.blob_dir = state_dir / "blobs"
         self.cache = HashCache(state_dir / "cache" / f"{self.repo_key}.json")
 
-    # -- state ------------------------------------------------------------------------------------
-    def _load(self) -> dict | None:
-        try:
-            return json.loads(self.state_path.read_text())
-        except FileNotFoundError:
-            return None
-        except ValueError as exc:
-            raise GateError(f"the gate's state file {self.state_path} is damaged ({exc}); delete it to take a "
-                            "new baseline (changes made so far in this session will not be seen)") from None
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028b
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
-    def _save(self, state: dict) -> None:
-        # compact: with indent, json falls back from its C encoder to Python (about 10x slower on a large baseline)
-        write_private(self.state_path, json.dumps(state, separators=(",", ":")))
 
-    def _script(self) -> Path:
-        return self.root / SCRIPT_NAME
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
 
-    def _script_armed(self) -> bool:
-        return script_armed(self.root)
 
-    def _keep_protected_blobs(self, tree: TreeState) -> None:
-        globs = (*DEFAULT_PROTECT, *self.settings.protect)
-        for path, ident in tree.entries.items():
-            # a nested repository ("160000") is opaque to the snapshot: there is no blob to keep
-            if ident and ident[0] != "160000" and is_protected(path, globs) and not (self.blob_dir / ident[1]).exists():
-                full = self.root / path
-                data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
-                write_private(self.blob_dir / ident[1], data)
+def _last_lines(text: str, n: int) -> list[str]:
+    """The last `n` lines of `text` that are not blank (a check's output that names no failure)."""
+    return [line.rstrip() for line in text.splitlines() if line.strip()][-n:]
 
-    def start(self, source: str = "startup", base: TreeState | None = None) -> dict:
-        """Take the baseline for this session unless it already has one (a resume or a compaction
-        keeps the first one). `base` is a baseline given instead (a worktree the session made).
-        A session that starts where an earlier one left unverified changes carries them on
-        (`state["inherited"]` says whose): a fork or a cleared session cannot start clean on them.
-        Returns the session's state."""
-        state = self._load()
-        if state is not None:
-            return state
-        now = snapshot(self.root, self.cache)
-        baseline = base or now
-        self._keep_protected_blobs(now)
-        hidden = self._ignored_protected(now)
-        state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": _utc_now(),
-                 "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest,
-                 "hidden_protected": hidden, "armed": self._script_armed(), "stretch": 1, "blocks": 0,
-                 "last_failure": None, "ledger_written": False, "prompts": False, "open": None, "end": None,
-                 "last_refusal": None, "inherited": None}
-        earlier = self._unverified_earlier(now) if base is None else None
-        self.inherited_now = earlier is not None
-        if earlier is not None:
-            other, why = earlier
-            state.update(baseline=other["baseline"], baseline_digest=other["baseline_digest"],
-                         hidden_protected=other.get("hidden_protected"), armed=other["armed"],
-                         last_failure=other.get("last_failure"), end=other.get("end"),
-                         inherited={"session": other["session"], "why": why})
-        self._save(state)
+
+def _names(paths: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(paths[:limit])
+    return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
+
+
+def _load(self: StopGate) -> dict | None:
+    try:
+        return json.loads(self.state_path.read_text())
+    except FileNotFoundError:
+        return None
+    except ValueError as exc:
+        raise GateError(f"the gate's state file {self.state_path} is damaged ({exc}); delete it to take a "
+                        "new baseline (changes made so far in this session will not be seen)") from None
+
+def _save(self: StopGate, state: dict) -> None:
+    # compact: with indent, json falls back from its C encoder to Python (about 10x slower on a large baseline)
+    write_private(self.state_path, json.dumps(state, separators=(",", ":")))
+
+def _script(self: StopGate) -> Path:
+    return self.root / SCRIPT_NAME
+
+def _script_armed(self: StopGate) -> bool:
+    return script_armed(self.root)
+
+
+StopGate._load = _load
+StopGate._save = _save
+StopGate._script = _script
+StopGate._script_armed = _script_armed
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028c
+def _keep_protected_blobs(self: StopGate, tree: TreeState) -> None:
+    globs = (*DEFAULT_PROTECT, *self.settings.protect)
+    for path, ident in tree.entries.items():
+        # a nested repository ("160000") is opaque to the snapshot: there is no blob to keep
+        if ident and ident[0] != "160000" and is_protected(path, globs) and not (self.blob_dir / ident[1]).exists():
+            full = self.root / path
+            data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
+            write_private(self.blob_dir / ident[1], data)
+
+def _start(self: StopGate, source: str = "startup", base: TreeState | None = None) -> dict:
+    """Take the baseline for this session unless it already has one (a resume or a compaction
+    keeps the first one). `base` is a baseline given instead (a worktree the session made).
+    A session that starts where an earlier one left unverified changes carries them on
+    (`state["inherited"]` says whose): a fork or a cleared session cannot start clean on them.
+    Returns the session's state."""
+    state = self._load()
+    if state is not None:
         return state
+    now = snapshot(self.root, self.cache)
+    baseline = base or now
+    self._keep_protected_blobs(now)
+    hidden = self._ignored_protected(now)
+    state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": _utc_now(),
+             "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest,
+             "hidden_protected": hidden, "armed": self._script_armed(), "stretch": 1, "blocks": 0,
+             "last_failure": None, "ledger_written": False, "prompts": False, "open": None, "end": None,
+             "last_refusal": None, "inherited": None}
+    earlier = self._unverified_earlier(now) if base is None else None
+    self.inherited_now = earlier is not None
+    if earlier is not None:
+        other, why = earlier
+        state.update(baseline=other["baseline"], baseline_digest=other["baseline_digest"],
+                     hidden_protected=other.get("hidden_protected"), armed=other["armed"],
+                     last_failure=other.get("last_failure"), end=other.get("end"),
+                     inherited={"session": other["session"], "why": why})
+    self._save(state)
+    return state
 
-    def start_late(self, source: str = "late") -> dict:
-        """The start of a session the gate first meets here in its middle (its SessionStart ran in another
-        folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
-        at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
-        session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
-        return self._load() or self.start(source, base=worktree_baseline(self.root))
 
-    def new_prompt(self, prompt: str | None = None) -> None:
-        """A new user prompt: a new stretch of work (the retry count starts again). A prompt that is
-        the gate's own refusal sent back (Gemini CLI does that) is not a new prompt."""
-        import html
-        state = self.start()
-        text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
-        refusal = state.get("last_refusal") or ""
-        ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
-        if text and (ours or (refusal and (refusal in text or (len(text) >= 40 and text in refusal)))):
-            return
-        state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
-                     open={"ts": _utc_now()})
-        self._save(state)
+StopGate._keep_protected_blobs, StopGate.start = _keep_protected_blobs, _start
 
-    def record_end(self, how: str, why: str) -> None:
-        """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
-        session's changes are not verified, so `status` and the next session start can say so."""
-        state = self._load()
-        if state is None:
-            return
-        now = snapshot(self.root, self.cache)
-        if self._debt(state, now, open_counts=True) is None:
-            return
-        state.update(open=None, end={"status": "yielded_unverified", "exit": how, "why": why,
-                                     "tree": now.digest, "ts": _utc_now()})
-        self._save(state)
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028d
+def _start_late(self: StopGate, source: str = "late") -> dict:
+    """The start of a session the gate first meets here in its middle (its SessionStart ran in another
+    folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
+    at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
+    session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
+    return self._load() or self.start(source, base=worktree_baseline(self.root))
 
-    # -- unverified work left behind ---------------------------------------------------------------
-    def _debt(self, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
-        """Why this session's changes, as the tree is now, are not verified; None if they are (or there
-        are none, or the tree changed only after the session ended cleanly)."""
-        if now.digest == state.get("baseline_digest") or self._settled(state, now) is not None:
-            return None
-        end = state.get("end")
-        if end:
-            return end["why"]
-        failure = state.get("last_failure")
-        if failure:
-            return f"the last check failed ({failure['exit']}): {_first_line(failure['detail'])}"
-        if open_counts and state.get("open"):
-            return ("files changed and the turn ended without a stop decision (a turn limit, an API error or "
-                    "an interrupted run), so no check ran")
+def _new_prompt(self: StopGate, prompt: str | None = None) -> None:
+    """A new user prompt: a new stretch of work (the retry count starts again). A prompt that is
+    the gate's own refusal sent back (Gemini CLI does that) is not a new prompt."""
+    import html
+    state = self.start()
+    text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
+    refusal = state.get("last_refusal") or ""
+    ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
+    if text and (ours or (refusal and (refusal in text or (len(text) >= 40 and text in refusal)))):
+        return
+    state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
+                 open={"ts": _utc_now()})
+    self._save(state)
+
+def _record_end(self: StopGate, how: str, why: str) -> None:
+    """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
+    session's changes are not verified, so `status` and the next session start can say so."""
+    state = self._load()
+    if state is None:
+        return
+    now = snapshot(self.root, self.cache)
+    if self._debt(state, now, open_counts=True) is None:
+        return
+    state.update(open=None, end={"status": "yielded_unverified", "exit": how, "why": why,
+                                 "tree": now.digest, "ts": _utc_now()})
+    self._save(state)
+
+
+StopGate.start_late, StopGate.new_prompt, StopGate.record_end = _start_late, _new_prompt, _record_end
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028e
+def _debt(self: StopGate, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
+    """Why this session's changes, as the tree is now, are not verified; None if they are (or there
+    are none, or the tree changed only after the session ended cleanly)."""
+    if now.digest == state.get("baseline_digest") or self._settled(state, now) is not None:
         return None
+    end = state.get("end")
+    if end:
+        return end["why"]
+    failure = state.get("last_failure")
+    if failure:
+        return f"the last check failed ({failure['exit']}): {_first_line(failure['detail'])}"
+    if open_counts and state.get("open"):
+        return ("files changed and the turn ended without a stop decision (a turn limit, an API error or "
+                "an interrupted run), so no check ran")
+    return None
 
-    def _unverified_earlier(self, now: TreeState) -> tuple[dict, str] | None:
-        """The newest other session of this repository whose changes are unverified in the tree as it
-        is now, with the reason."""
-        folder = self.state_path.parent
-        others = sorted((p for p in folder.glob(f"*--{self.repo_key}.json") if p != self.state_path),
-                        key=lambda p: p.stat().st_mtime, reverse=True)
-        for path in others[:1]:
-            try:
-                other = json.loads(path.read_text())
-                why = self._debt(other, now)
-            except (OSError, ValueError, KeyError, TypeError):
-                continue
-            if why:
-                return other, why
-        return None
-
-    def status(self) -> tuple[int, str]:
-        """(exit code, one line) for `donegate status`: 0 verified or nothing changed, 1 unverified."""
-        state = self._load()
-        if state is None:
-            return 2, f"no gated session here: the gate has not seen this session in {self.root}"
-        now = snapshot(self.root, self.cache)
-        why = self._debt(state, now)
-        if why:
-            return 1, f"unverified: {why}"
-        if now.digest == state.get("baseline_digest"):
-            return 0, "nothing changed: the last session here changed no file, so there was nothing to verify"
-        settled = self._settled(state, now)
-        if settled is not None:
-            return 0, f"verified: {settled.message.split('verified: ', 1)[-1]}"
-        return 0, "the session ended cleanly; files changed after it, outside a gated turn (run the check yourself)"
-
-    # -- the decision -----------------------------------------------------------------------------
-    def command(self, state: Mapping) -> str | list[str] | None:
-        """The operator's acceptance command: DONEGATE_VERIFY_COMMAND, else ./verify.sh if it was
-        executable when the session started; None if there is none."""
-        if self.settings.verify_command:
-            return self.settings.verify_command
-        return [f"./{SCRIPT_NAME}"] if state["armed"] else None
-
-    def on_stop(self, stop_hook_active: bool | None = None, claim: str = "") -> Verdict:
-        """Decide one stop. stop_hook_active (from the host) counts attempts and never lets a stop
-        through by itself: False starts a new stretch; True or None continues the current one."""
-        verdict = self._decide(stop_hook_active, claim)
-        if verdict.exit not in ("not_gated", "already_verified", "skipped") and \
-                (self._load() or {}).get("source") == "late":
-            verdict = replace(verdict, warnings=(*verdict.warnings, (
-                f"{TAG} NOTE: the gate first saw this session in {self.root} in the middle of it (its "
-                "SessionStart ran elsewhere), so every uncommitted change there counts as the session's.")))
-        self.last_verdict = verdict
-        if self.writer is not None:
-            self.writer.gate_decision("stopgate", verdict.exit, [_first_line(verdict.message), *verdict.warnings])
-        return verdict
-
-    def _decide(self, stop_hook_active: bool | None, claim: str) -> Verdict:
-        if self.settings.skip:
-            append_private(Path(self.settings.state_dir) / "skips.jsonl", json.dumps(
-                {"ts": _utc_now(), "repo": str(self.root), "session": self.session_id}))
-            return Verdict("allow", "yielded_unverified", "skipped",
-                           f"{TAG} SKIPPED: DONEGATE_SKIP=1 is set, so the acceptance check did not run. "
-                           "Nothing is verified (yielded_unverified); the skip is recorded.")
-        state = self._load()
-        if state is None:  # the session's start was not seen here: a late baseline, and the stop is decided
-            state = self.start_late()
-        # the flag starts a new stretch only where the host sends no prompt hook: prompts mark stretches
-        # better (Gemini sends False after every tool call, and its continuation as a new prompt)
-        new_stretch = stop_hook_active is False and not state.get("prompts")
-        if new_stretch:
-            state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
-        now = snapshot(self.root, self.cache, self.reading)
-        self.reading = None  # the quick path's reading is good for this one moment only
-        settled = self._settled(state, now)
-        if settled is not None:
-            if (settled.exit == "not_gated" and state.get("last_failure")) or state.get("open") or state.get("end"):
-                # back at the baseline, or verified: nothing is pending any more, and the turn has ended
-                state.update(open=None, end=None, last_failure=None if settled.exit == "not_gated"
-                             else state.get("last_failure"))
-                self._save(state)
-            return settled  # a new stretch that ends at once needs no record: the next stop starts its own
-        command = self.command(state)
-        key = command if isinstance(command, str) else " ".join(command or ())
-        changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
-        if not changes:
-            state.update(last_failure=None, open=None, end=None)
-            self._save(state)
-            return NOTHING_CHANGED
-        changed = tuple(changes)
-        if state.get("source") == "late" and not tool_marker(self.settings.state_dir, self.session_id).exists():
-            return Verdict("allow", "completed", "not_gated",
-                           f"{TAG} not gated: the gate met this session here only in its middle, and the session "
-                           f"has made no tool call that can write, so the uncommitted changes ({_names(changed)}) "
-                           "are not its work.", changed=changed)
-        if command is None:
-            note = ""
-            if os.path.lexists(self._script()):
-                appeared = SCRIPT_NAME in changes and changes[SCRIPT_NAME][0] is None
-                note = (f" {SCRIPT_NAME} appeared during this session; a check the agent wrote is not the operator's."
-                        if appeared else f" {SCRIPT_NAME} is a symlink; the gate runs only a regular file."
-                        if self._script().is_symlink() else
-                        f" {SCRIPT_NAME} was not executable when the session started (chmod +x {SCRIPT_NAME}; "
-                        "the next session runs it).")
-            verdict = Verdict("allow", "yielded_unverified", "no_check",
-                              f"{TAG} UNVERIFIED: files changed ({_names(changed)}) but no acceptance check is "
-                              f"configured: add an executable {SCRIPT_NAME} at the repository root or set "
-                              f"DONEGATE_VERIFY_COMMAND.{note}", changed=changed)
-            self._ended(state, now, verdict, "no acceptance check is configured")
-            return verdict
-        failure = state.get("last_failure")
-        if self._unchanged_since_failure(state, now):
-            verdict = self._hand_over(failure["status"], "no_change", failure,
-                                      "nothing changed since the last failed check, so it was not run again",
-                                      changed)
-            self._ended(state, now, verdict, f"handed over with no change since the last failed check: "
-                                             f"{_first_line(failure['detail'])}")
-            return verdict
-        if state.get("hidden_protected") is not None:
-            for path in sorted(set(self._ignored_protected(now)) - set(state["hidden_protected"])):
-                changes[path] = (None, ("100644", "hidden from git by an ignore rule"))
-        problem = self._integrity(state, changes)
-        if problem:
-            return self._fail(state, now, problem[0], problem[1], "blocked", claim, changed, key)
-        broken = syntax_errors(self.root, [p for p, (_, after) in changes.items() if after])
-        if broken:
-            detail = ("Changed Python files do not compile, so the check was not run:\n"
-                      + "\n".join(f"  {line}" for line in broken))
-            return self._fail(state, now, "syntax_error", detail, "yielded_unverified", claim, changed, key)
-        run = self._run(command, changes)
-        after = snapshot(self.root, self.cache)
-        if self.writer is not None:
-            self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code,
-                                            run.output)
-        if run.passed:
-            self._write_stamp([now.digest, after.digest], key)
-            state.update(blocks=0, last_failure=None, open=None, end=None)
-            self._save(state)
-            warnings = ()
-            if SCRIPT_NAME in changes and changes[SCRIPT_NAME][1] and not self.settings.verify_command:
-                warnings = (f"{TAG} WARNING: {SCRIPT_NAME} was edited in this session and then passed; "
-                            f"review the edit (git diff {SCRIPT_NAME}) before trusting this pass.",)
-            return Verdict("allow", "verified", "passed",
-                           f"{TAG} verified: {key} passed (exit 0) on this session's changes.",
-                           exit_code=0, output=run.output, changed=changed, warnings=warnings)
-        code = "a timeout" if run.exit_code is None else f"exit {run.exit_code}"
-        detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
-        return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key,
-                          run=run, after=after)
-
-    def _settled(self, state: Mapping, now: TreeState) -> Verdict | None:
-        """The answer when no check is needed: the tree is back at the baseline, or this exact tree
-        state already passed the current acceptance command. None when it takes more."""
-        if now.digest == state.get("baseline_digest"):
-            return NOTHING_CHANGED
-        command = self.command(state)
-        if command is None:
-            return None
-        key = command if isinstance(command, str) else " ".join(command)
-        stamp = self._read_stamp()
-        if now.digest in stamp.get("digests", ()) and stamp.get("command") == key:
-            return Verdict("allow", "verified", "already_verified",
-                           f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
-        return None
-
-    def preview(self) -> str:
-        """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
-        state = self._load()
-        if state is None:
-            return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
-                    "gate every uncommitted change")
-        now = snapshot(self.root, self.cache)
-        settled, changes = self._settled(state, now), {}
-        if settled is None:
-            changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
-            settled = None if changes else NOTHING_CHANGED
-        if settled is not None:
-            return f"allow: {settled.message.removeprefix(TAG).strip()}"
-        if self.command(state) is None:
-            return "allow UNVERIFIED: files changed but no acceptance check is configured"
-        if self._unchanged_since_failure(state, now):
-            return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
-        return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
-
-    def _unchanged_since_failure(self, state: Mapping, now: TreeState) -> bool:
-        """Is the tree as it was when the last check failed (before the check ran, or after it)?"""
-        failure = state.get("last_failure")
-        return bool(failure) and any(not changed_paths(self.root, TreeState.from_json(t), now)
-                                     for t in (failure["tree"], failure.get("after")) if t)
-
-    # -- rules ------------------------------------------------------------------------------------
-    def _ignored_protected(self, tree: TreeState) -> list[str]:
-        """Files of `tree` that match the protected globs but that git ignores (and so does not list as
-        untracked), from the same git status as the rest of the tree state. A wholly ignored folder is one
-        entry ("build/"), so a large .venv costs one line, not thousands."""
-        globs = (*DEFAULT_PROTECT, *self.settings.protect)
-        return sorted(p for p in tree.ignored if is_protected(p, globs))
-
-    def _integrity(self, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
-        if state["armed"] and not self.settings.verify_command and not self._script_armed():
-            how = "was deleted" if not os.path.lexists(self._script()) else "is no longer an executable file (chmod -x?)"
-            return ("disarmed", f"The acceptance script {SCRIPT_NAME} was executable when the session started "
-                                f"and now {how}. Disarming the check does not finish the work: restore it "
-                                f"(git checkout -- {SCRIPT_NAME}; chmod +x {SCRIPT_NAME}).")
-        if self.settings.protect_mode != "block":
-            return None
-        touched = []
-        for path, (before, after) in changes.items():
-            if not is_protected(path, self.settings.protect):
-                continue
-            if before is None:
-                if Path(path).name == "conftest.py":
-                    hidden = ", hidden from git by an ignore rule" if "hidden" in after[1] else ""
-                    touched.append(f"{path} (added conftest.py{hidden}: it changes how every test runs)")
-            elif after is None:
-                touched.append(f"{path} (deleted)")
-            elif before[1] == after[1]:
-                touched.append(f"{path} (mode changed {before[0]} -> {after[0]})")
-            else:
-                touched.append(f"{path} (edited)")
-        if not touched:
-            return None
-        return ("protected", "Protected files changed in this session: " + "; ".join(touched) + ". Tests and "
-                "the check belong to the operator: restore them (git checkout -- <file>) and fix the code "
-                "instead. Adding a new test file is allowed; adding or changing a conftest.py is not.")
-
-    def _run(self, command: str | list[str], changes: Mapping) -> CheckRun:
-        import shutil
-        import tempfile
-        timeout = self.settings.verify_timeout
-        if self.settings.protect_mode != "pristine":
-            return run_check(command, self.root, timeout)
-        with tempfile.TemporaryDirectory(prefix="donegate-pristine-") as tmp:
-            copy = Path(tmp) / self.root.name
-            shutil.copytree(self.root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-            restored = self._restore_protected(copy, changes)
-            run = run_check(command, copy, timeout)
-        note = (f"{TAG} pristine mode: ran on a copy with {_names(restored)} as at the session start\n"
-                if restored else "")
-        return CheckRun(run.command, run.exit_code, note + run.output, run.seconds)
-
-    def _restore_protected(self, copy: Path, changes: Mapping) -> list[str]:
-        import shutil
-        restored = []
-        for path, (before, _) in changes.items():
-            if not is_protected(path, self.settings.protect) or (before and before[0] == "160000"):
-                continue  # (a nested repository cannot be restored from a blob; the copy keeps it as it is)
-            target = copy / path
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target)
-            elif target.is_symlink() or target.exists():
-                target.unlink()
-            if before is not None:
-                kept = self.blob_dir / before[1]
-                data = kept.read_bytes() if kept.exists() else git(self.root, "cat-file", "blob", before[1])
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if before[0] == "120000":
-                    os.symlink(os.fsdecode(data), target)
-                else:
-                    target.write_bytes(data)
-                    os.chmod(target, 0o755 if before[0] == "100755" else 0o644)
-            restored.append(path)
-        return restored
-
-    def _fail(self, state: dict, now: TreeState, exit: str, detail: str, status: str, claim: str,
-              changed: tuple[str, ...], key: str, run: CheckRun | None = None,
-              after: TreeState | None = None) -> Verdict:
-        state["blocks"] += 1
-        naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
-        naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
-        failure = {"tree": now.to_json(), "after": after.to_json() if after else None, "exit": exit, "status": status, "detail": detail,
-                   "exit_code": run.exit_code if run else None, "ts": _utc_now(),
-                   "actual": naming[0] if naming else _first_line(detail),
-                   "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
-        state["last_failure"] = failure
-        if self.settings.ledger and not state["ledger_written"]:
-            self._ledger_row(claim, key, failure)
-            state["ledger_written"] = True
-        output = run.output if run else ""
-        if self.settings.max_blocks == 0 or state["blocks"] > self.settings.max_blocks:
-            why = ("report-only mode (DONEGATE_MAX_BLOCKS=0): the gate reports and never blocks"
-                   if self.settings.max_blocks == 0 else
-                   f"the retry budget is spent ({self.settings.max_blocks} blocks in this stretch of work, "
-                   "DONEGATE_MAX_BLOCKS)")
-            verdict = self._hand_over(status, "report_only" if self.settings.max_blocks == 0 else "budget",
-                                      failure, why, changed, output)
-            self._ended(state, now, verdict, f"{why}; the last check: {_first_line(detail)}")
-            return verdict
-        attempt = state["blocks"]
-        message = (f"{TAG} Message from the acceptance check, not from the user. Stop refused "
-                   f"(attempt {attempt} of {self.settings.max_blocks}).\n{detail}\n"
-                   "Fix the work so the check passes; do not weaken the tests or the check. Stopping again "
-                   "re-runs it; stopping with no new change hands the work over unverified.")
-        state["last_refusal"] = message
-        self._save(state)
-        return Verdict("block", "blocked" if status == "blocked" else "yielded_unverified", exit, message,
-                       exit_code=failure["exit_code"], output=output, changed=changed, attempt=attempt)
-
-    def _ended(self, state: dict, now: TreeState, verdict: Verdict, why: str) -> None:
-        """Save the state of a turn that ends unverified, with the reason `status` will give."""
-        state.update(open=None, end={"status": verdict.status, "exit": verdict.exit, "why": why,
-                                     "tree": now.digest, "ts": _utc_now()})
-        self._save(state)
-
-    def _hand_over(self, status: str, exit: str, failure: Mapping, why: str, changed: tuple[str, ...],
-                   output: str = "") -> Verdict:
-        head = "REFUSED (blocked)" if status == "blocked" else "HANDED OVER UNVERIFIED (yielded_unverified)"
-        message = (f"{TAG} {head}: {why}. The work is NOT verified; a person has to look.\n"
-                   f"Last failure ({failure['exit']}): {failure['detail']}")
-        return Verdict("allow", status, exit, message, exit_code=failure.get("exit_code"), output=output,
-                       changed=changed)
-
-    # -- records ----------------------------------------------------------------------------------
-    def _read_stamp(self) -> dict:
+def _unverified_earlier(self: StopGate, now: TreeState) -> tuple[dict, str] | None:
+    """The newest other session of this repository whose changes are unverified in the tree as it
+    is now, with the reason."""
+    folder = self.state_path.parent
+    others = sorted((p for p in folder.glob(f"*--{self.repo_key}.json") if p != self.state_path),
+                    key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in others[:1]:
         try:
-            return json.loads(self.stamp_path.read_text())
-        except (OSError, ValueError):
-            return {}
+            other = json.loads(path.read_text())
+            why = self._debt(other, now)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if why:
+            return other, why
+    return None
 
-    def _write_stamp(self, digests: Sequence[str], command: str) -> None:
-        """Record that these tree states (before the check ran, and after, with what it wrote) passed."""
-        write_private(self.stamp_path, json.dumps({"digests": sorted(set(digests)), "command": command,
-                                                   "ts": _utc_now()}))
 
-    def ledger_path(self) -> Path:
-        """Where ledger rows go (Settings.ledger_file)."""
-        return self.settings.ledger_file
+StopGate._debt, StopGate._unverified_earlier = _debt, _unverified_earlier
 
-    def _ledger_row(self, claim: str, command: str, failure: Mapping) -> None:
-        path = self.ledger_path()
-        private_dir(path.parent)
-        row = {"ts": failure["ts"], "repo": str(self.root), "exit_code": failure["exit_code"],
-               "claim": claim, "evidence_demanded": command,
-               "actual": failure.get("lines") or [failure["actual"]]}  # a list of lines, as the peer gate writes
-        append_private(path, json.dumps(row, ensure_ascii=False))
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028f
+def _status(self: StopGate) -> tuple[int, str]:
+    """(exit code, one line) for `donegate status`: 0 verified or nothing changed, 1 unverified."""
+    state = self._load()
+    if state is None:
+        return 2, f"no gated session here: the gate has not seen this session in {self.root}"
+    now = snapshot(self.root, self.cache)
+    why = self._debt(state, now)
+    if why:
+        return 1, f"unverified: {why}"
+    if now.digest == state.get("baseline_digest"):
+        return 0, "nothing changed: the last session here changed no file, so there was nothing to verify"
+    settled = self._settled(state, now)
+    if settled is not None:
+        return 0, f"verified: {settled.message.split('verified: ', 1)[-1]}"
+    return 0, "the session ended cleanly; files changed after it, outside a gated turn (run the check yourself)"
 
-    # -- as a hook --------------------------------------------------------------------------------
-    def hook(self, payload: Mapping[str, Any]):
-        """An on_stop handler for donegate.hooks.HookRegistry: block with the gate's message, or allow."""
-        from donegate.hooks import Decision
-        verdict = self.on_stop(payload.get("stop_hook_active"), str(payload.get("claim") or ""))
-        if verdict.blocks:
-            return Decision.block(verdict.message)
-        return Decision.allow("\n".join([verdict.message, *verdict.warnings]))
+def _command(self: StopGate, state: Mapping) -> str | list[str] | None:
+    """The operator's acceptance command: DONEGATE_VERIFY_COMMAND, else ./verify.sh if it was
+    executable when the session started; None if there is none."""
+    if self.settings.verify_command:
+        return self.settings.verify_command
+    return [f"./{SCRIPT_NAME}"] if state["armed"] else None
 
-    def terminal_status(self) -> tuple[str, str] | None:
-        """(status, reason) of the last verdict, for the agent's run_finished record."""
-        v = self.last_verdict
-        return None if v is None else (v.status, "\n".join([v.message, *v.warnings]))
+
+StopGate.status, StopGate.command = _status, _command
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028g
+def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = "") -> Verdict:
+    """Decide one stop. stop_hook_active (from the host) counts attempts and never lets a stop
+    through by itself: False starts a new stretch; True or None continues the current one."""
+    verdict = self._decide(stop_hook_active, claim)
+    if verdict.exit not in ("not_gated", "already_verified", "skipped") and \
+            (self._load() or {}).get("source") == "late":
+        verdict = replace(verdict, warnings=(*verdict.warnings, (
+            f"{TAG} NOTE: the gate first saw this session in {self.root} in the middle of it (its "
+            "SessionStart ran elsewhere), so every uncommitted change there counts as the session's.")))
+    self.last_verdict = verdict
+    if self.writer is not None:
+        self.writer.gate_decision("stopgate", verdict.exit, [_first_line(verdict.message), *verdict.warnings])
+    return verdict
+
+
+def _decide(self: StopGate, stop_hook_active: bool | None, claim: str) -> Verdict:
+    if self.settings.skip:
+        return self._skipped()
+    state = self._stretch(stop_hook_active)
+    now = snapshot(self.root, self.cache, self.reading)
+    self.reading = None  # the quick path's reading is good for this one moment only
+    settled = self._settled(state, now)
+    if settled is not None:
+        return self._settle(state, settled)
+    command = self.command(state)
+    key = command if isinstance(command, str) else " ".join(command or ())
+    changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
+    changed = tuple(changes)
+    verdict = (self._without_check(state, now, command, changes)
+               or self._refused_unrun(state, now, claim, changes, changed, key))
+    return verdict or self._check(state, now, claim, command, changes, changed, key)
+
+
+StopGate.on_stop, StopGate._decide = _on_stop, _decide
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028h
+def _skipped(self: StopGate) -> Verdict:
+    append_private(Path(self.settings.state_dir) / "skips.jsonl", json.dumps(
+        {"ts": _utc_now(), "repo": str(self.root), "session": self.session_id}))
+    return Verdict("allow", "yielded_unverified", "skipped",
+                   f"{TAG} SKIPPED: DONEGATE_SKIP=1 is set, so the acceptance check did not run. "
+                   "Nothing is verified (yielded_unverified); the skip is recorded.")
+
+
+def _stretch(self: StopGate, stop_hook_active: bool | None) -> dict:
+    """The session's state, a late baseline taken if its start was not seen here, a new stretch begun if the
+    flag says so (Gemini sends False after every tool call, and its continuation as a new prompt)."""
+    state = self._load()
+    if state is None:  # the session's start was not seen here: a late baseline, and the stop is decided
+        state = self.start_late()
+    if stop_hook_active is False and not state.get("prompts"):
+        state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
+    return state
+
+
+
+def _settled(self: StopGate, state: Mapping, now: TreeState) -> Verdict | None:
+    """The answer when no check is needed: the tree is back at the baseline, or this exact tree
+    state already passed the current acceptance command. None when it takes more."""
+    if now.digest == state.get("baseline_digest"):
+        return NOTHING_CHANGED
+    command = self.command(state)
+    if command is None:
+        return None
+    key = command if isinstance(command, str) else " ".join(command)
+    stamp = self._read_stamp()
+    if now.digest in stamp.get("digests", ()) and stamp.get("command") == key:
+        return Verdict("allow", "verified", "already_verified",
+                       f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
+    return None
+
+
+StopGate._skipped, StopGate._stretch, StopGate._settled = _skipped, _stretch, _settled
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028i
+def _settle(self: StopGate, state: dict, settled: Verdict) -> Verdict:
+    """A stop decided without a check: back at the baseline, or verified. Nothing is pending any more."""
+    if (settled.exit == "not_gated" and state.get("last_failure")) or state.get("open") or state.get("end"):
+        state.update(open=None, end=None, last_failure=None if settled.exit == "not_gated"
+                     else state.get("last_failure"))
+        self._save(state)
+    return settled  # a new stretch that ends at once needs no record: the next stop starts its own
+
+
+def _without_check(self: StopGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
+    if not changes:
+        state.update(last_failure=None, open=None, end=None)
+        self._save(state)
+        return NOTHING_CHANGED
+    changed = tuple(changes)
+    if state.get("source") == "late" and not tool_marker(self.settings.state_dir, self.session_id).exists():
+        return Verdict("allow", "completed", "not_gated",
+                       f"{TAG} not gated: the gate met this session here only in its middle, and the session "
+                       f"has made no tool call that can write, so the uncommitted changes ({_names(changed)}) "
+                       "are not its work.", changed=changed)
+    if command is not None:
+        return None
+    note = ""
+    if os.path.lexists(self._script()):
+        appeared = SCRIPT_NAME in changes and changes[SCRIPT_NAME][0] is None
+        note = (f" {SCRIPT_NAME} appeared during this session; a check the agent wrote is not the operator's."
+                if appeared else f" {SCRIPT_NAME} is a symlink; the gate runs only a regular file."
+                if self._script().is_symlink() else
+                f" {SCRIPT_NAME} was not executable when the session started (chmod +x {SCRIPT_NAME}; "
+                "the next session runs it).")
+    verdict = Verdict("allow", "yielded_unverified", "no_check",
+                      f"{TAG} UNVERIFIED: files changed ({_names(changed)}) but no acceptance check is "
+                      f"configured: add an executable {SCRIPT_NAME} at the repository root or set "
+                      f"DONEGATE_VERIFY_COMMAND.{note}", changed=changed)
+    self._ended(state, now, verdict, "no acceptance check is configured")
+    return verdict
+
+
+StopGate._settle, StopGate._without_check = _settle, _without_check
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028j
+def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, changes: dict,
+                   changed: tuple[str, ...], key: str) -> Verdict | None:
+    failure = state.get("last_failure")
+    if self._unchanged_since_failure(state, now):
+        verdict = self._hand_over(failure["status"], "no_change", failure,
+                                  "nothing changed since the last failed check, so it was not run again", changed)
+        self._ended(state, now, verdict, f"handed over with no change since the last failed check: "
+                                         f"{_first_line(failure['detail'])}")
+        return verdict
+    if state.get("hidden_protected") is not None:
+        for path in sorted(set(self._ignored_protected(now)) - set(state["hidden_protected"])):
+            changes[path] = (None, ("100644", "hidden from git by an ignore rule"))
+    problem = self._integrity(state, changes)
+    if problem:
+        return self._fail(state, now, problem[0], problem[1], "blocked", claim, changed, key)
+    broken = syntax_errors(self.root, [p for p, (_, after) in changes.items() if after])
+    if broken:
+        detail = ("Changed Python files do not compile, so the check was not run:\n"
+                  + "\n".join(f"  {line}" for line in broken))
+        return self._fail(state, now, "syntax_error", detail, "yielded_unverified", claim, changed, key)
+    return None
+
+
+StopGate._refused_unrun = _refused_unrun
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028k
+def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, changes: Mapping,
+           changed: tuple[str, ...], key: str) -> Verdict:
+    run = self._run(command, changes)
+    after = snapshot(self.root, self.cache)
+    if self.writer is not None:
+        self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code, run.output)
+    if run.passed:
+        self._write_stamp([now.digest, after.digest], key)
+        state.update(blocks=0, last_failure=None, open=None, end=None)
+        self._save(state)
+        warnings = ()
+        if SCRIPT_NAME in changes and changes[SCRIPT_NAME][1] and not self.settings.verify_command:
+            warnings = (f"{TAG} WARNING: {SCRIPT_NAME} was edited in this session and then passed; "
+                        f"review the edit (git diff {SCRIPT_NAME}) before trusting this pass.",)
+        return Verdict("allow", "verified", "passed",
+                       f"{TAG} verified: {key} passed (exit 0) on this session's changes.",
+                       exit_code=0, output=run.output, changed=changed, warnings=warnings)
+    code = "a timeout" if run.exit_code is None else f"exit {run.exit_code}"
+    detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
+    return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key,
+                      run=run, after=after)
+
+
+StopGate._check = _check
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028l
+def _preview(self: StopGate) -> str:
+    """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
+    state = self._load()
+    if state is None:
+        return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
+                "gate every uncommitted change")
+    now = snapshot(self.root, self.cache)
+    settled, changes = self._settled(state, now), {}
+    if settled is None:
+        changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
+        settled = None if changes else NOTHING_CHANGED
+    if settled is not None:
+        return f"allow: {settled.message.removeprefix(TAG).strip()}"
+    if self.command(state) is None:
+        return "allow UNVERIFIED: files changed but no acceptance check is configured"
+    if self._unchanged_since_failure(state, now):
+        return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
+    return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
+
+def _unchanged_since_failure(self: StopGate, state: Mapping, now: TreeState) -> bool:
+    """Is the tree as it was when the last check failed (before the check ran, or after it)?"""
+    failure = state.get("last_failure")
+    return bool(failure) and any(not changed_paths(self.root, TreeState.from_json(t), now)
+                                 for t in (failure["tree"], failure.get("after")) if t)
+
+
+StopGate.preview, StopGate._unchanged_since_failure = _preview, _unchanged_since_failure
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028m
+def _ignored_protected(self: StopGate, tree: TreeState) -> list[str]:
+    """Files of `tree` that match the protected globs but that git ignores (and so does not list as
+    untracked), from the same git status as the rest of the tree state. A wholly ignored folder is one
+    entry ("build/"), so a large .venv costs one line, not thousands."""
+    globs = (*DEFAULT_PROTECT, *self.settings.protect)
+    return sorted(p for p in tree.ignored if is_protected(p, globs))
+
+def _integrity(self: StopGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
+    if state["armed"] and not self.settings.verify_command and not self._script_armed():
+        how = "was deleted" if not os.path.lexists(self._script()) else "is no longer an executable file (chmod -x?)"
+        return ("disarmed", f"The acceptance script {SCRIPT_NAME} was executable when the session started "
+                            f"and now {how}. Disarming the check does not finish the work: restore it "
+                            f"(git checkout -- {SCRIPT_NAME}; chmod +x {SCRIPT_NAME}).")
+    if self.settings.protect_mode != "block":
+        return None
+    touched = []
+    for path, (before, after) in changes.items():
+        if not is_protected(path, self.settings.protect):
+            continue
+        if before is None:
+            if Path(path).name == "conftest.py":
+                hidden = ", hidden from git by an ignore rule" if "hidden" in after[1] else ""
+                touched.append(f"{path} (added conftest.py{hidden}: it changes how every test runs)")
+        elif after is None:
+            touched.append(f"{path} (deleted)")
+        elif before[1] == after[1]:
+            touched.append(f"{path} (mode changed {before[0]} -> {after[0]})")
+        else:
+            touched.append(f"{path} (edited)")
+    if not touched:
+        return None
+    return ("protected", "Protected files changed in this session: " + "; ".join(touched) + ". Tests and "
+            "the check belong to the operator: restore them (git checkout -- <file>) and fix the code "
+            "instead. Adding a new test file is allowed; adding or changing a conftest.py is not.")
+
+
+StopGate._ignored_protected, StopGate._integrity = _ignored_protected, _integrity
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028n
+def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun:
+    import shutil
+    import tempfile
+    timeout = self.settings.verify_timeout
+    if self.settings.protect_mode != "pristine":
+        return run_check(command, self.root, timeout)
+    with tempfile.TemporaryDirectory(prefix="donegate-pristine-") as tmp:
+        copy = Path(tmp) / self.root.name
+        shutil.copytree(self.root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        restored = self._restore_protected(copy, changes)
+        run = run_check(command, copy, timeout)
+    note = (f"{TAG} pristine mode: ran on a copy with {_names(restored)} as at the session start\n"
+            if restored else "")
+    return CheckRun(run.command, run.exit_code, note + run.output, run.seconds)
+
+def _restore_protected(self: StopGate, copy: Path, changes: Mapping) -> list[str]:
+    import shutil
+    restored = []
+    for path, (before, _) in changes.items():
+        if not is_protected(path, self.settings.protect) or (before and before[0] == "160000"):
+            continue  # (a nested repository cannot be restored from a blob; the copy keeps it as it is)
+        target = copy / path
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.is_symlink() or target.exists():
+            target.unlink()
+        if before is not None:
+            kept = self.blob_dir / before[1]
+            data = kept.read_bytes() if kept.exists() else git(self.root, "cat-file", "blob", before[1])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if before[0] == "120000":
+                os.symlink(os.fsdecode(data), target)
+            else:
+                target.write_bytes(data)
+                os.chmod(target, 0o755 if before[0] == "100755" else 0o644)
+        restored.append(path)
+    return restored
+
+
+StopGate._run, StopGate._restore_protected = _run, _restore_protected
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028o
+def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, status: str,
+                    run: CheckRun | None = None, after: TreeState | None = None) -> dict:
+    naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
+    naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
+    return {"tree": now.to_json(), "after": after.to_json() if after else None, "exit": exit, "status": status,
+            "detail": detail, "exit_code": run.exit_code if run else None, "ts": _utc_now(),
+            "actual": naming[0] if naming else _first_line(detail),
+            "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
+
+
+StopGate._failure_record = _failure_record
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028p
+def _fail(self: StopGate, state: dict, now: TreeState, exit: str, detail: str, status: str, claim: str,
+          changed: tuple[str, ...], key: str, run: CheckRun | None = None,
+          after: TreeState | None = None) -> Verdict:
+    state["blocks"] += 1
+    failure = self._failure_record(now, exit, detail, status, run, after)
+    state["last_failure"] = failure
+    if self.settings.ledger and not state["ledger_written"]:
+        self._ledger_row(claim, key, failure)
+        state["ledger_written"] = True
+    output = run.output if run else ""
+    if self.settings.max_blocks == 0 or state["blocks"] > self.settings.max_blocks:
+        why = ("report-only mode (DONEGATE_MAX_BLOCKS=0): the gate reports and never blocks"
+               if self.settings.max_blocks == 0 else
+               f"the retry budget is spent ({self.settings.max_blocks} blocks in this stretch of work, "
+               "DONEGATE_MAX_BLOCKS)")
+        verdict = self._hand_over(status, "report_only" if self.settings.max_blocks == 0 else "budget",
+                                  failure, why, changed, output)
+        self._ended(state, now, verdict, f"{why}; the last check: {_first_line(detail)}")
+        return verdict
+    attempt = state["blocks"]
+    message = (f"{TAG} Message from the acceptance check, not from the user. Stop refused "
+               f"(attempt {attempt} of {self.settings.max_blocks}).\n{detail}\n"
+               "Fix the work so the check passes; do not weaken the tests or the check. Stopping again "
+               "re-runs it; stopping with no new change hands the work over unverified.")
+    state["last_refusal"] = message
+    self._save(state)
+    return Verdict("block", "blocked" if status == "blocked" else "yielded_unverified", exit, message,
+                   exit_code=failure["exit_code"], output=output, changed=changed, attempt=attempt)
+
+
+StopGate._fail = _fail
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028q
+def _ended(self: StopGate, state: dict, now: TreeState, verdict: Verdict, why: str) -> None:
+    """Save the state of a turn that ends unverified, with the reason `status` will give."""
+    state.update(open=None, end={"status": verdict.status, "exit": verdict.exit, "why": why,
+                                 "tree": now.digest, "ts": _utc_now()})
+    self._save(state)
+
+def _hand_over(self: StopGate, status: str, exit: str, failure: Mapping, why: str, changed: tuple[str, ...],
+               output: str = "") -> Verdict:
+    head = "REFUSED (blocked)" if status == "blocked" else "HANDED OVER UNVERIFIED (yielded_unverified)"
+    message = (f"{TAG} {head}: {why}. The work is NOT verified; a person has to look.\n"
+               f"Last failure ({failure['exit']}): {failure['detail']}")
+    return Verdict("allow", status, exit, message, exit_code=failure.get("exit_code"), output=output,
+                   changed=changed)
+
+
+StopGate._ended, StopGate._hand_over = _ended, _hand_over
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028r
+def _read_stamp(self: StopGate) -> dict:
+    try:
+        return json.loads(self.stamp_path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+def _write_stamp(self: StopGate, digests: Sequence[str], command: str) -> None:
+    """Record that these tree states (before the check ran, and after, with what it wrote) passed."""
+    write_private(self.stamp_path, json.dumps({"digests": sorted(set(digests)), "command": command,
+                                               "ts": _utc_now()}))
+
+def _ledger_path(self: StopGate) -> Path:
+    """Where ledger rows go (Settings.ledger_file)."""
+    return self.settings.ledger_file
+
+def _ledger_row(self: StopGate, claim: str, command: str, failure: Mapping) -> None:
+    path = self.ledger_path()
+    private_dir(path.parent)
+    row = {"ts": failure["ts"], "repo": str(self.root), "exit_code": failure["exit_code"],
+           "claim": claim, "evidence_demanded": command,
+           "actual": failure.get("lines") or [failure["actual"]]}  # a list of lines, as the peer gate writes
+    append_private(path, json.dumps(row, ensure_ascii=False))
+
+
+StopGate._read_stamp = _read_stamp
+StopGate._write_stamp = _write_stamp
+StopGate.ledger_path = _ledger_path
+StopGate._ledger_row = _ledger_row
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028s
+def _hook(self: StopGate, payload: Mapping[str, Any]):
+    """An on_stop handler for donegate.hooks.HookRegistry: block with the gate's message, or allow."""
+    from donegate.hooks import Decision
+    verdict = self.on_stop(payload.get("stop_hook_active"), str(payload.get("claim") or ""))
+    if verdict.blocks:
+        return Decision.block(verdict.message)
+    return Decision.allow("\n".join([verdict.message, *verdict.warnings]))
+
+def _terminal_status(self: StopGate) -> tuple[str, str] | None:
+    """(status, reason) of the last verdict, for the agent's run_finished record."""
+    v = self.last_verdict
+    return None if v is None else (v.status, "\n".join([v.message, *v.warnings]))
+
+
+StopGate.hook, StopGate.terminal_status = _hook, _terminal_status
