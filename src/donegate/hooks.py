@@ -251,126 +251,6 @@ class HookRegistry:
         self.hooks: list[Hook] = []
         self.errors: list[dict] = []
 
-    def register(self, name: str, event: str, handler: Callable[[dict], Decision | None], *,
-                 matcher: str | Matcher = "*", on_error: str, timeout: float | None = None) -> Hook:
-        """Add a hook after those already registered for `event` and return it.
-
-        `on_error` has no default: "open" (a failing hook is recorded and skipped) or "closed"
-        (its failure refuses the call). `timeout` is a time budget in seconds.
-        """
-        if not isinstance(name, str) or not name.strip():
-            raise ValueError("a hook needs a non-empty name: decisions and errors are reported under it")
-        if any(h.name == name for h in self.hooks):
-            raise ValueError(f"a hook named {name!r} is already registered; names identify hooks in "
-                             "decisions and errors, so pick another")
-        event = canonical_event(event)
-        if not callable(handler):
-            raise ValueError(f"hook {name!r}: the handler must be callable as handler(payload) -> "
-                             f"Decision | None; got {type(handler).__name__}")
-        if on_error not in ON_ERROR:
-            raise ValueError(f"hook {name!r}: on_error must be 'open' or 'closed', got {on_error!r}; "
-                             + ON_ERROR_HELP)
-        matcher = matcher if isinstance(matcher, Matcher) else Matcher(matcher)
-        if event not in TOOL_EVENTS and matcher.kind != "all":
-            raise ValueError(f"hook {name!r}: matcher {matcher.pattern!r} on {event}, which has no tool "
-                             f"name; matchers filter tool events only ({', '.join(sorted(TOOL_EVENTS))}), "
-                             "so use '*' here")
-        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                    or timeout <= 0):
-            raise ValueError(f"hook {name!r}: timeout must be a positive number of seconds or None; "
-                             f"got {timeout!r}")
-        hook = Hook(name, event, handler, matcher, on_error, timeout)
-        self.hooks.append(hook)
-        return hook
-
-    def hooks_for(self, event: str, tool_name: str | None = None) -> list[Hook]:
-        """The hooks that run for `event` (and `tool_name`), in the order they will run."""
-        event = canonical_event(event)
-        return [h for h in self.hooks if h.applies_to(event, tool_name)]
-
-    def run(self, event: str, payload: Mapping[str, Any]) -> Decision:
-        """Run the hooks for `event` on `payload` in registration order and return the decision.
-
-        An allow with `updated_input` replaces `tool_input` for the hooks after it; the first
-        non-allow is returned with its hook's name; a final allow carries the final rewritten input.
-        A hook that raises, runs past its budget or returns something other than a Decision or None
-        is recorded as a hook error, then skipped (open) or turned into a refusal (closed).
-        The caller's payload is never modified.
-        """
-        event = canonical_event(event)
-        if not isinstance(payload, Mapping):
-            raise ValueError(f"the payload must be a dict (the event's JSON object); got {type(payload).__name__}")
-        current = copy.deepcopy(dict(payload))
-        current["hook_event_name"] = host_event_name(event)
-        tool_name = current.get("tool_name")
-        if event in TOOL_EVENTS and not isinstance(tool_name, str):
-            raise ValueError(f"a {event} payload needs a 'tool_name' string: matchers choose hooks by it")
-        ran = skipped = 0
-        rewritten = False
-        for hook in self.hooks_for(event, tool_name):
-            try:
-                decision = self._decide(hook, current)
-            except Exception as exc:
-                cause = describe_failure(exc)
-                self._record_error(event, hook, tool_name, cause)
-                if hook.on_error == "open":
-                    skipped += 1
-                    continue
-                decision = Decision(refusal_action(event),
-                                    f"hook {hook.name!r} failed and is fail-closed: {cause}", hook=hook.name)
-            ran += 1
-            if decision.action == "ask":
-                decision = self._resolve_ask(event, decision, current)
-            self._record_decision(event, tool_name, decision)
-            if decision.action != "allow":
-                return decision
-            if decision.updated_input is not None:
-                current["tool_input"] = copy.deepcopy(decision.updated_input)
-                rewritten = True
-        reason = f"allowed by {_count(ran, 'hook')}" if ran else ("no hook decided" if skipped else "no hook applies")
-        if skipped:
-            reason += f"; {_count(skipped, 'failing hook')} skipped (fail-open)"
-        return Decision("allow", reason, copy.deepcopy(current.get("tool_input")) if rewritten else None)
-
-    def _decide(self, hook: Hook, payload: dict) -> Decision:
-        result = call_with_budget(hook.handler, copy.deepcopy(payload), hook.timeout)
-        if result is None:
-            return Decision("allow", "", hook=hook.name)
-        if not isinstance(result, Decision):
-            raise HookError(f"returned {type(result).__name__} {_short(repr(result), 60)}, "
-                            "expected a Decision or None")
-        return replace(result, hook=hook.name)
-
-    def _resolve_ask(self, event: str, decision: Decision, payload: dict) -> Decision:
-        asked = f"asked for confirmation ({decision.reason})" if decision.reason else "asked for confirmation"
-        refuse = refusal_action(event)
-        if self.confirm is None:
-            return Decision(refuse, f"{asked}; no confirmer is configured, so the answer is no",
-                            hook=decision.hook)
-        try:
-            confirmed = self.confirm(decision, copy.deepcopy(payload)) is True
-        except Exception as exc:
-            return Decision(refuse, f"{asked}; the confirmer failed ({describe_failure(exc)}), "
-                            "so the answer is no", hook=decision.hook)
-        if confirmed:
-            return Decision("allow", f"{asked}; confirmed", decision.updated_input, hook=decision.hook)
-        return Decision(refuse, f"{asked}; declined", hook=decision.hook)
-
-    def _record_decision(self, event: str, tool_name: str | None, decision: Decision) -> None:
-        record = {"type": "hook_decision", "event": event, "hook": decision.hook,
-                  "action": decision.action, "reason": decision.reason, "tool_name": tool_name}
-        if decision.updated_input is not None:
-            record["updated_input"] = copy.deepcopy(decision.updated_input)
-        if self.recorder is not None:
-            self.recorder(record)
-
-    def _record_error(self, event: str, hook: Hook, tool_name: str | None, cause: str) -> None:
-        record = {"type": "hook_error", "event": event, "hook": hook.name, "cause": cause,
-                  "policy": hook.on_error, "tool_name": tool_name}
-        self.errors.append(record)
-        if self.recorder is not None:
-            self.recorder(dict(record))
-
     def __repr__(self) -> str:
         lines = [f"HookRegistry with {len(self.hooks)} hook(s), in the order they run:"]
         for i, h in enumerate(self.hooks, 1):
@@ -378,6 +258,145 @@ class HookRegistry:
             budget = f", {h.timeout:g} s budget" if h.timeout is not None else ""
             lines.append(f"  {i}. {h.event}{where} {h.name} (fail-{h.on_error}{budget})")
         return "\n".join(lines)
+
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c1
+def _register(self: HookRegistry, name: str, event: str, handler: Callable[[dict], Decision | None], *,
+             matcher: str | Matcher = "*", on_error: str, timeout: float | None = None) -> Hook:
+    """Add a hook after those already registered for `event` and return it.
+
+    `on_error` has no default: "open" (a failing hook is recorded and skipped) or "closed"
+    (its failure refuses the call). `timeout` is a time budget in seconds.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a hook needs a non-empty name: decisions and errors are reported under it")
+    if any(h.name == name for h in self.hooks):
+        raise ValueError(f"a hook named {name!r} is already registered; names identify hooks in "
+                         "decisions and errors, so pick another")
+    event = canonical_event(event)
+    if not callable(handler):
+        raise ValueError(f"hook {name!r}: the handler must be callable as handler(payload) -> "
+                         f"Decision | None; got {type(handler).__name__}")
+    if on_error not in ON_ERROR:
+        raise ValueError(f"hook {name!r}: on_error must be 'open' or 'closed', got {on_error!r}; "
+                         + ON_ERROR_HELP)
+    matcher = matcher if isinstance(matcher, Matcher) else Matcher(matcher)
+    if event not in TOOL_EVENTS and matcher.kind != "all":
+        raise ValueError(f"hook {name!r}: matcher {matcher.pattern!r} on {event}, which has no tool "
+                         f"name; matchers filter tool events only ({', '.join(sorted(TOOL_EVENTS))}), "
+                         "so use '*' here")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or timeout <= 0):
+        raise ValueError(f"hook {name!r}: timeout must be a positive number of seconds or None; "
+                         f"got {timeout!r}")
+    hook = Hook(name, event, handler, matcher, on_error, timeout)
+    self.hooks.append(hook)
+    return hook
+
+
+def _hooks_for(self: HookRegistry, event: str, tool_name: str | None = None) -> list[Hook]:
+    """The hooks that run for `event` (and `tool_name`), in the order they will run."""
+    event = canonical_event(event)
+    return [h for h in self.hooks if h.applies_to(event, tool_name)]
+
+
+HookRegistry.register, HookRegistry.hooks_for = _register, _hooks_for
+
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c2
+def _run(self: HookRegistry, event: str, payload: Mapping[str, Any]) -> Decision:
+    """Run the hooks for `event` on `payload` in registration order and return the decision.
+
+    An allow with `updated_input` replaces `tool_input` for the hooks after it; the first
+    non-allow is returned with its hook's name; a final allow carries the final rewritten input.
+    A hook that raises, runs past its budget or returns something other than a Decision or None
+    is recorded as a hook error, then skipped (open) or turned into a refusal (closed).
+    The caller's payload is never modified.
+    """
+    event = canonical_event(event)
+    if not isinstance(payload, Mapping):
+        raise ValueError(f"the payload must be a dict (the event's JSON object); got {type(payload).__name__}")
+    current = copy.deepcopy(dict(payload))
+    current["hook_event_name"] = host_event_name(event)
+    tool_name = current.get("tool_name")
+    if event in TOOL_EVENTS and not isinstance(tool_name, str):
+        raise ValueError(f"a {event} payload needs a 'tool_name' string: matchers choose hooks by it")
+    ran = skipped = 0
+    rewritten = False
+    for hook in self.hooks_for(event, tool_name):
+        try:
+            decision = self._decide(hook, current)
+        except Exception as exc:
+            cause = describe_failure(exc)
+            self._record_error(event, hook, tool_name, cause)
+            if hook.on_error == "open":
+                skipped += 1
+                continue
+            decision = Decision(refusal_action(event),
+                                f"hook {hook.name!r} failed and is fail-closed: {cause}", hook=hook.name)
+        ran += 1
+        if decision.action == "ask":
+            decision = self._resolve_ask(event, decision, current)
+        self._record_decision(event, tool_name, decision)
+        if decision.action != "allow":
+            return decision
+        if decision.updated_input is not None:
+            current["tool_input"] = copy.deepcopy(decision.updated_input)
+            rewritten = True
+    reason = f"allowed by {_count(ran, 'hook')}" if ran else ("no hook decided" if skipped else "no hook applies")
+    if skipped:
+        reason += f"; {_count(skipped, 'failing hook')} skipped (fail-open)"
+    return Decision("allow", reason, copy.deepcopy(current.get("tool_input")) if rewritten else None)
+
+
+HookRegistry.run = _run
+
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c3
+def _decide(self: HookRegistry, hook: Hook, payload: dict) -> Decision:
+    result = call_with_budget(hook.handler, copy.deepcopy(payload), hook.timeout)
+    if result is None:
+        return Decision("allow", "", hook=hook.name)
+    if not isinstance(result, Decision):
+        raise HookError(f"returned {type(result).__name__} {_short(repr(result), 60)}, "
+                        "expected a Decision or None")
+    return replace(result, hook=hook.name)
+
+
+def _resolve_ask(self: HookRegistry, event: str, decision: Decision, payload: dict) -> Decision:
+    asked = f"asked for confirmation ({decision.reason})" if decision.reason else "asked for confirmation"
+    refuse = refusal_action(event)
+    if self.confirm is None:
+        return Decision(refuse, f"{asked}; no confirmer is configured, so the answer is no",
+                        hook=decision.hook)
+    try:
+        confirmed = self.confirm(decision, copy.deepcopy(payload)) is True
+    except Exception as exc:
+        return Decision(refuse, f"{asked}; the confirmer failed ({describe_failure(exc)}), "
+                        "so the answer is no", hook=decision.hook)
+    if confirmed:
+        return Decision("allow", f"{asked}; confirmed", decision.updated_input, hook=decision.hook)
+    return Decision(refuse, f"{asked}; declined", hook=decision.hook)
+
+
+HookRegistry._decide, HookRegistry._resolve_ask = _decide, _resolve_ask
+
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c4
+def _record_decision(self: HookRegistry, event: str, tool_name: str | None, decision: Decision) -> None:
+    record = {"type": "hook_decision", "event": event, "hook": decision.hook,
+              "action": decision.action, "reason": decision.reason, "tool_name": tool_name}
+    if decision.updated_input is not None:
+        record["updated_input"] = copy.deepcopy(decision.updated_input)
+    if self.recorder is not None:
+        self.recorder(record)
+
+
+def _record_error(self: HookRegistry, event: str, hook: Hook, tool_name: str | None, cause: str) -> None:
+    record = {"type": "hook_error", "event": event, "hook": hook.name, "cause": cause,
+              "policy": hook.on_error, "tool_name": tool_name}
+    self.errors.append(record)
+    if self.recorder is not None:
+        self.recorder(dict(record))
+
+
+HookRegistry._record_decision, HookRegistry._record_error = _record_decision, _record_error
 
 # %% ../../chapters/02_hooks.ipynb #ch02-081
 def host_payload(event: str, payload: Mapping[str, Any]) -> dict:

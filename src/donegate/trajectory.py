@@ -538,184 +538,238 @@ class TrajectoryWriter:
         if fsync == "always":
             _fsync_dir(self.path.parent)
 
-    # -- the one way in -------------------------------------------------------------------------
-    def emit(self, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> Event:
-        """Append one event of `type` with `payload`; `turn` is the agent turn (None for run-level events)."""
-        with self._lock:
-            if self.status is not None:
-                raise RunFinishedError(f"run {self.run_id} has already finished ({self.status}); its trajectory "
-                                       "takes no more events. Record further work as a new run.")
-            if self._broken:
-                raise TrajectoryError(f"{self.path}: an earlier write failed ({self._broken}); the file may end in "
-                                      "a torn line, so nothing more is appended")
-            if self._file is None:
-                raise TrajectoryError(f"{self.path}: the writer is closed")
-            draft = {"v": FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id, "seq": self.seq + 1,
-                     "ts": utc_timestamp(self.clock()), "type": type, "turn": turn,
-                     "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
-            try:
-                text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{type} event not written: its payload is not plain JSON ({exc})") from None
-            event = json.loads(text)
-            problem = schema_problem(event, fast=True)
-            if problem:
-                raise ValueError(f"{type} event not written, it does not match the event schema: {problem}")
-            try:
-                self._file.write((text + "\n").encode("utf-8"))
-                self._file.flush()
-                if self.fsync == "always" or type == "run_finished":
-                    os.fsync(self._file.fileno())
-            except OSError as exc:
-                self._broken = f"{exc.__class__.__name__}: {exc}"
-                raise
-            self.seq += 1
-            if type == "run_finished":
-                self.status = event["payload"]["status"]
-                self._close()
-            return Event.from_dict(event, line=self.seq)
-
-    # -- one helper per event type ----------------------------------------------------------------
-    def _turn(self, turn: int | None | _Current) -> int | None:
-        return self.turn if turn is CURRENT else turn
-
-    def run_started(self, task: str, meta: Mapping[str, Any] | None = None) -> Event:
-        """The run begins: what it is asked to do, and any facts about the setup (`meta`)."""
-        return self.emit("run_started", {"task": task, "meta": dict(meta or {})})
-
-    def turn_started(self, turn: int | None = None) -> Event:
-        """A new agent turn (default: the next number) becomes the current turn."""
-        turn = (self.turn or 0) + 1 if turn is None else turn
-        event = self.emit("turn_started", {}, turn)
-        self.turn = turn
-        return event
-
-    def model_reply(self, text: str, claims: Sequence[str] = (), promises: Sequence[str] = (),
-                    turn: int | None | _Current = CURRENT) -> Event:
-        """What the model said; `claims` are its statements of fact, `promises` the tools it says it used or will use."""
-        return self.emit("model_reply", {"text": text, "claims": list(claims), "promises": list(promises)},
-                         self._turn(turn))
-
-    def tool_requested(self, tool: str, input: Mapping[str, Any], call_id: str | None = None,
-                       turn: int | None | _Current = CURRENT) -> Event:
-        """The model asks for a tool call; `call_id` (default c1, c2, ...) pairs it with its outcome."""
-        if call_id is None:
-            self._calls += 1
-            call_id = f"c{self._calls}"
-        return self.emit("tool_requested", {"call_id": call_id, "tool": tool, "input": dict(input)},
-                         self._turn(turn))
-
-    def tool_completed(self, call_id: str, tool: str, output: str | bytes | Mapping, exit_code: int | None = None,
-                       turn: int | None | _Current = CURRENT) -> Event:
-        """The tool ran; its output is stored whole as an artifact (exit_code None or 0 is a success)."""
-        return self.emit("tool_completed", {"call_id": call_id, "tool": tool, "exit_code": exit_code,
-                                            "output": self._output(output)}, self._turn(turn))
-
-    def tool_failed(self, call_id: str, tool: str, error: str, exit_code: int | None = None,
-                    output: str | bytes | Mapping | None = None, turn: int | None | _Current = CURRENT) -> Event:
-        """The tool call did not happen or broke (refused by a hook, timed out, crashed)."""
-        return self.emit("tool_failed", {"call_id": call_id, "tool": tool, "exit_code": exit_code, "error": error,
-                                         "output": None if output is None else self._output(output)},
-                         self._turn(turn))
-
-    def hook_decision(self, event: str, hook: str, action: str, reason: str, tool_name: str | None = None,
-                      turn: int | None | _Current = CURRENT, **extra: Any) -> Event:
-        """A hook's decision (allow, deny, ask or block) and its reason."""
-        return self.emit("hook_decision", {"event": event, "hook": hook, "action": action, "reason": reason,
-                                           "tool_name": tool_name, **extra}, self._turn(turn))
-
-    def hook_error(self, event: str, hook: str, cause: str, policy: str, tool_name: str | None = None,
-                   turn: int | None | _Current = CURRENT) -> Event:
-        """A hook failed (raised, timed out, returned garbage) and its policy (open or closed) applied."""
-        return self.emit("hook_error", {"event": event, "hook": hook, "cause": cause, "policy": policy,
-                                        "tool_name": tool_name}, self._turn(turn))
-
-    def stop_requested(self, reason: str, turn: int | None | _Current = CURRENT) -> Event:
-        """The agent wants to stop (it says it is done, or it gives up)."""
-        return self.emit("stop_requested", {"reason": reason}, self._turn(turn))
-
-    def verification_result(self, command: str, exit_code: int, output: str | bytes | Mapping,
-                            passed: bool | None = None, turn: int | None | _Current = CURRENT) -> Event:
-        """An acceptance check ran; `passed` defaults to exit_code == 0 and can never be True otherwise."""
-        passed = exit_code == 0 if passed is None else passed
-        return self.emit("verification_result", {"command": command, "exit_code": exit_code, "passed": passed,
-                                                 "output": self._output(output)}, self._turn(turn))
-
-    def review_result(self, verdict: str, reasons: Sequence[str], turn: int | None | _Current = CURRENT,
-                      **extra: Any) -> Event:
-        """A reviewer's or verifier's verdict, with its reasons."""
-        return self.emit("review_result", {"verdict": verdict, "reasons": list(reasons), **extra}, self._turn(turn))
-
-    def gate_decision(self, gate: str, decision: str, reasons: Sequence[str],
-                      turn: int | None | _Current = CURRENT) -> Event:
-        """A gate's decision (e.g. release_to_canary, block), with its reasons."""
-        return self.emit("gate_decision", {"gate": gate, "decision": decision, "reasons": list(reasons)},
-                         self._turn(turn))
-
-    def run_finished(self, status: str, reason: str) -> Event:
-        """The terminal record: exactly one, last; the file is fsynced and closed after it."""
-        return self.emit("run_finished", {"status": status, "reason": reason}, None)
-
-    # -- outputs and hooks --------------------------------------------------------------------------
-    def record_output(self, data: str | bytes) -> dict:
-        """Store `data` whole in this run's artifact store and return its OUTPUT record."""
-        return record_output(data, self.artifacts, preview_chars=self.preview_chars)
-
-    def _output(self, output: str | bytes | Mapping) -> dict:
-        if isinstance(output, (str, bytes, bytearray, memoryview)):
-            return self.record_output(output)
-        if isinstance(output, Mapping):
-            return dict(output)
-        raise ValueError(f"an output is text, bytes or a record from record_output(); got {type(output).__name__}")
-
-    def recorder(self, turn: int | None | _Current = CURRENT) -> Callable[[dict], None]:
-        """A recorder for donegate.hooks.HookRegistry: each record it receives (a hook decision or a hook
-        error) becomes a hook_decision or hook_error event, in `turn` (default: the current turn when
-        the hook runs). If the event cannot be written, the error propagates: evidence is never dropped quietly."""
-        def record(entry: dict) -> None:
-            kind = entry.get("type") if isinstance(entry, Mapping) else None
-            if kind not in ("hook_decision", "hook_error"):
-                raise ValueError(f"a hook record has type hook_decision or hook_error; got {kind!r}")
-            self.emit(kind, {k: v for k, v in entry.items() if k != "type"}, self._turn(turn))
-        return record
-
-    # -- closing ----------------------------------------------------------------------------------
-    @property
-    def finished(self) -> bool:
-        """True once the run_finished record is written."""
-        return self.status is not None
-
-    def _close(self) -> None:
-        if self._file is not None:
-            try:
-                self._file.flush()
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c1
+def _emit(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> Event:
+    """Append one event of `type` with `payload`; `turn` is the agent turn (None for run-level events)."""
+    with self._lock:
+        if self.status is not None:
+            raise RunFinishedError(f"run {self.run_id} has already finished ({self.status}); its trajectory "
+                                   "takes no more events. Record further work as a new run.")
+        if self._broken:
+            raise TrajectoryError(f"{self.path}: an earlier write failed ({self._broken}); the file may end in "
+                                  "a torn line, so nothing more is appended")
+        if self._file is None:
+            raise TrajectoryError(f"{self.path}: the writer is closed")
+        draft = {"v": FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id, "seq": self.seq + 1,
+                 "ts": utc_timestamp(self.clock()), "type": type, "turn": turn,
+                 "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
+        try:
+            text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{type} event not written: its payload is not plain JSON ({exc})") from None
+        event = json.loads(text)
+        problem = schema_problem(event, fast=True)
+        if problem:
+            raise ValueError(f"{type} event not written, it does not match the event schema: {problem}")
+        try:
+            self._file.write((text + "\n").encode("utf-8"))
+            self._file.flush()
+            if self.fsync == "always" or type == "run_finished":
                 os.fsync(self._file.fileno())
-            finally:
-                self._file.close()
-                self._file = None
-            _fsync_dir(self.path.parent)
-
-    def close(self) -> None:
-        """Flush, fsync and close without writing anything (an unfinished run stays unfinished)."""
-        with self._lock:
+        except OSError as exc:
+            self._broken = f"{exc.__class__.__name__}: {exc}"
+            raise
+        self.seq += 1
+        if type == "run_finished":
+            self.status = event["payload"]["status"]
             self._close()
+        return Event.from_dict(event, line=self.seq)
 
-    def __enter__(self) -> "TrajectoryWriter":
-        return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
-        """Leaving a `with` block finishes an unfinished run as failed, naming the exception if there was one."""
-        with self._lock:
-            if self.status is None and self._file is not None and not self._broken:
-                why = (f"the code recording the run raised {exc_type.__name__}: {exc}" if exc_type
-                       else "the run ended without recording its outcome")
-                self.run_finished("failed", why)
-            self._close()
-        return False
+def _turn(self: TrajectoryWriter, turn: int | None | _Current) -> int | None:
+    return self.turn if turn is CURRENT else turn
 
-    def __repr__(self) -> str:
-        state = f"finished: {self.status}" if self.status else "closed" if self._file is None else "open"
-        return f"TrajectoryWriter({str(self.path)!r}, run {self.run_id}, task {self.task_id}, {self.seq} events, {state})"
+
+TrajectoryWriter.emit, TrajectoryWriter._turn = _emit, _turn
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c2
+def _run_started(self: TrajectoryWriter, task: str, meta: Mapping[str, Any] | None = None) -> Event:
+    """The run begins: what it is asked to do, and any facts about the setup (`meta`)."""
+    return self.emit("run_started", {"task": task, "meta": dict(meta or {})})
+
+
+def _turn_started(self: TrajectoryWriter, turn: int | None = None) -> Event:
+    """A new agent turn (default: the next number) becomes the current turn."""
+    turn = (self.turn or 0) + 1 if turn is None else turn
+    event = self.emit("turn_started", {}, turn)
+    self.turn = turn
+    return event
+
+
+def _model_reply(self: TrajectoryWriter, text: str, claims: Sequence[str] = (), promises: Sequence[str] = (),
+                turn: int | None | _Current = CURRENT) -> Event:
+    """What the model said; `claims` are its statements of fact, `promises` the tools it says it used or will use."""
+    return self.emit("model_reply", {"text": text, "claims": list(claims), "promises": list(promises)},
+                     self._turn(turn))
+
+
+def _tool_requested(self: TrajectoryWriter, tool: str, input: Mapping[str, Any], call_id: str | None = None,
+                   turn: int | None | _Current = CURRENT) -> Event:
+    """The model asks for a tool call; `call_id` (default c1, c2, ...) pairs it with its outcome."""
+    if call_id is None:
+        self._calls += 1
+        call_id = f"c{self._calls}"
+    return self.emit("tool_requested", {"call_id": call_id, "tool": tool, "input": dict(input)},
+                     self._turn(turn))
+
+
+TrajectoryWriter.run_started = _run_started
+TrajectoryWriter.turn_started = _turn_started
+TrajectoryWriter.model_reply = _model_reply
+TrajectoryWriter.tool_requested = _tool_requested
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c3
+def _tool_completed(self: TrajectoryWriter, call_id: str, tool: str, output: str | bytes | Mapping, exit_code: int | None = None,
+                   turn: int | None | _Current = CURRENT) -> Event:
+    """The tool ran; its output is stored whole as an artifact (exit_code None or 0 is a success)."""
+    return self.emit("tool_completed", {"call_id": call_id, "tool": tool, "exit_code": exit_code,
+                                        "output": self._output(output)}, self._turn(turn))
+
+
+def _tool_failed(self: TrajectoryWriter, call_id: str, tool: str, error: str, exit_code: int | None = None,
+                output: str | bytes | Mapping | None = None, turn: int | None | _Current = CURRENT) -> Event:
+    """The tool call did not happen or broke (refused by a hook, timed out, crashed)."""
+    return self.emit("tool_failed", {"call_id": call_id, "tool": tool, "exit_code": exit_code, "error": error,
+                                     "output": None if output is None else self._output(output)},
+                     self._turn(turn))
+
+
+def _hook_decision(self: TrajectoryWriter, event: str, hook: str, action: str, reason: str, tool_name: str | None = None,
+                  turn: int | None | _Current = CURRENT, **extra: Any) -> Event:
+    """A hook's decision (allow, deny, ask or block) and its reason."""
+    return self.emit("hook_decision", {"event": event, "hook": hook, "action": action, "reason": reason,
+                                       "tool_name": tool_name, **extra}, self._turn(turn))
+
+
+def _hook_error(self: TrajectoryWriter, event: str, hook: str, cause: str, policy: str, tool_name: str | None = None,
+               turn: int | None | _Current = CURRENT) -> Event:
+    """A hook failed (raised, timed out, returned garbage) and its policy (open or closed) applied."""
+    return self.emit("hook_error", {"event": event, "hook": hook, "cause": cause, "policy": policy,
+                                    "tool_name": tool_name}, self._turn(turn))
+
+
+TrajectoryWriter.tool_completed = _tool_completed
+TrajectoryWriter.tool_failed = _tool_failed
+TrajectoryWriter.hook_decision = _hook_decision
+TrajectoryWriter.hook_error = _hook_error
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c4
+def _stop_requested(self: TrajectoryWriter, reason: str, turn: int | None | _Current = CURRENT) -> Event:
+    """The agent wants to stop (it says it is done, or it gives up)."""
+    return self.emit("stop_requested", {"reason": reason}, self._turn(turn))
+
+
+def _verification_result(self: TrajectoryWriter, command: str, exit_code: int, output: str | bytes | Mapping,
+                        passed: bool | None = None, turn: int | None | _Current = CURRENT) -> Event:
+    """An acceptance check ran; `passed` defaults to exit_code == 0 and can never be True otherwise."""
+    passed = exit_code == 0 if passed is None else passed
+    return self.emit("verification_result", {"command": command, "exit_code": exit_code, "passed": passed,
+                                             "output": self._output(output)}, self._turn(turn))
+
+
+def _review_result(self: TrajectoryWriter, verdict: str, reasons: Sequence[str], turn: int | None | _Current = CURRENT,
+                  **extra: Any) -> Event:
+    """A reviewer's or verifier's verdict, with its reasons."""
+    return self.emit("review_result", {"verdict": verdict, "reasons": list(reasons), **extra}, self._turn(turn))
+
+
+def _gate_decision(self: TrajectoryWriter, gate: str, decision: str, reasons: Sequence[str],
+                  turn: int | None | _Current = CURRENT) -> Event:
+    """A gate's decision (e.g. release_to_canary, block), with its reasons."""
+    return self.emit("gate_decision", {"gate": gate, "decision": decision, "reasons": list(reasons)},
+                     self._turn(turn))
+
+
+def _run_finished(self: TrajectoryWriter, status: str, reason: str) -> Event:
+    """The terminal record: exactly one, last; the file is fsynced and closed after it."""
+    return self.emit("run_finished", {"status": status, "reason": reason}, None)
+
+
+TrajectoryWriter.stop_requested = _stop_requested
+TrajectoryWriter.verification_result = _verification_result
+TrajectoryWriter.review_result = _review_result
+TrajectoryWriter.gate_decision = _gate_decision
+TrajectoryWriter.run_finished = _run_finished
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c5
+def _record_output(self: TrajectoryWriter, data: str | bytes) -> dict:
+    """Store `data` whole in this run's artifact store and return its OUTPUT record."""
+    return record_output(data, self.artifacts, preview_chars=self.preview_chars)
+
+
+def _output(self: TrajectoryWriter, output: str | bytes | Mapping) -> dict:
+    if isinstance(output, (str, bytes, bytearray, memoryview)):
+        return self.record_output(output)
+    if isinstance(output, Mapping):
+        return dict(output)
+    raise ValueError(f"an output is text, bytes or a record from record_output(); got {type(output).__name__}")
+
+
+def _recorder(self: TrajectoryWriter, turn: int | None | _Current = CURRENT) -> Callable[[dict], None]:
+    """A recorder for donegate.hooks.HookRegistry: each record it receives (a hook decision or a hook
+    error) becomes a hook_decision or hook_error event, in `turn` (default: the current turn when
+    the hook runs). If the event cannot be written, the error propagates: evidence is never dropped quietly."""
+    def record(entry: dict) -> None:
+        kind = entry.get("type") if isinstance(entry, Mapping) else None
+        if kind not in ("hook_decision", "hook_error"):
+            raise ValueError(f"a hook record has type hook_decision or hook_error; got {kind!r}")
+        self.emit(kind, {k: v for k, v in entry.items() if k != "type"}, self._turn(turn))
+    return record
+
+
+TrajectoryWriter.record_output = _record_output
+TrajectoryWriter._output = _output
+TrajectoryWriter.recorder = _recorder
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c6
+def _finished(self: TrajectoryWriter) -> bool:
+    """True once the run_finished record is written."""
+    return self.status is not None
+
+
+def _close(self: TrajectoryWriter) -> None:
+    if self._file is not None:
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        finally:
+            self._file.close()
+            self._file = None
+        _fsync_dir(self.path.parent)
+
+
+def _writer_close(self: TrajectoryWriter) -> None:
+    """Flush, fsync and close without writing anything (an unfinished run stays unfinished)."""
+    with self._lock:
+        self._close()
+
+
+def _writer_enter(self: TrajectoryWriter) -> "TrajectoryWriter":
+    return self
+
+
+def _writer_exit(self: TrajectoryWriter, exc_type, exc, tb) -> bool:
+    """Leaving a `with` block finishes an unfinished run as failed, naming the exception if there was one."""
+    with self._lock:
+        if self.status is None and self._file is not None and not self._broken:
+            why = (f"the code recording the run raised {exc_type.__name__}: {exc}" if exc_type
+                   else "the run ended without recording its outcome")
+            self.run_finished("failed", why)
+        self._close()
+    return False
+
+
+def _writer_repr(self: TrajectoryWriter) -> str:
+    state = f"finished: {self.status}" if self.status else "closed" if self._file is None else "open"
+    return f"TrajectoryWriter({str(self.path)!r}, run {self.run_id}, task {self.task_id}, {self.seq} events, {state})"
+
+
+TrajectoryWriter.finished = property(_finished)
+TrajectoryWriter._close = _close
+TrajectoryWriter.close = _writer_close
+TrajectoryWriter.__enter__ = _writer_enter
+TrajectoryWriter.__exit__ = _writer_exit
+TrajectoryWriter.__repr__ = _writer_repr
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-049
 @dataclass(frozen=True)
