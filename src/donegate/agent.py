@@ -227,66 +227,77 @@ class Workspace:
         except (OSError, UnicodeError) as exc:  # a folder as a file, a file as a folder, bytes that are not UTF-8
             raise ToolError(f"{tool} failed on {args.get('file_path') or args.get('path') or 'its input'}: {exc}") from None
 
-    def _read(self, args: Mapping) -> ToolResult:
-        path = self.path(args.get("file_path"))
-        if not path.is_file():
-            raise ToolError(f"{args.get('file_path')} does not exist or is not a file")
-        return ToolResult(path.read_text(encoding="utf-8", errors="replace"))
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-014-c1
+def _read(self: Workspace, args: Mapping) -> ToolResult:
+    path = self.path(args.get("file_path"))
+    if not path.is_file():
+        raise ToolError(f"{args.get('file_path')} does not exist or is not a file")
+    return ToolResult(path.read_text(encoding="utf-8", errors="replace"))
 
-    def _write(self, args: Mapping) -> ToolResult:
-        path, content = self.path(args.get("file_path")), args.get("content")
-        if not isinstance(content, str):
-            raise ToolError("write needs 'content', the whole new text of the file")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
-        return ToolResult(f"wrote {len(content.encode())} bytes to {args['file_path']}")
 
-    def _edit(self, args: Mapping) -> ToolResult:
-        path = self.path(args.get("file_path"))
-        old, new = args.get("old_string"), args.get("new_string")
-        if not isinstance(old, str) or not old or not isinstance(new, str):
-            raise ToolError("edit needs 'old_string' (non-empty text to find) and 'new_string'")
-        if not path.is_file():
-            raise ToolError(f"{args.get('file_path')} does not exist or is not a file")
-        raw = path.read_bytes().decode("utf-8")
-        ending = "\r\n" if "\r\n" in raw else "\n"  # keep the file's own line endings
-        text = raw.replace("\r\n", "\n")
-        found = text.count(old)
-        if found != 1:
-            raise ToolError(f"old_string occurs {found} times in {args['file_path']}; it must occur exactly once "
-                            "(quote more of the surrounding text)")
-        path.write_text(text.replace(old, new), encoding="utf-8", newline=ending)
-        return ToolResult(f"edited {args['file_path']}")
+def _write(self: Workspace, args: Mapping) -> ToolResult:
+    path, content = self.path(args.get("file_path")), args.get("content")
+    if not isinstance(content, str):
+        raise ToolError("write needs 'content', the whole new text of the file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")
+    return ToolResult(f"wrote {len(content.encode())} bytes to {args['file_path']}")
 
-    def _list(self, args: Mapping) -> ToolResult:
-        folder = self.path(args.get("path") or ".")
-        if not folder.is_dir():
-            raise ToolError(f"{args.get('path')} is not a folder")
-        names = []
-        for p in sorted(folder.rglob("*")):
-            rel = p.relative_to(self.root)
-            if ".git" in rel.parts or "__pycache__" in rel.parts:
-                continue
-            names.append(f"{rel}/" if p.is_dir() else str(rel))
-        return ToolResult("\n".join(names))
 
-    def _bash(self, args: Mapping) -> ToolResult:
-        command = args.get("command")
-        if not isinstance(command, str) or not command.strip():
-            raise ToolError("bash needs 'command', the command line to run")
-        proc = subprocess.Popen(["bash", "-c", command], cwd=self.root, env=child_environment(),
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+def _edit(self: Workspace, args: Mapping) -> ToolResult:
+    path = self.path(args.get("file_path"))
+    old, new = args.get("old_string"), args.get("new_string")
+    if not isinstance(old, str) or not old or not isinstance(new, str):
+        raise ToolError("edit needs 'old_string' (non-empty text to find) and 'new_string'")
+    if not path.is_file():
+        raise ToolError(f"{args.get('file_path')} does not exist or is not a file")
+    raw = path.read_bytes().decode("utf-8")
+    ending = "\r\n" if "\r\n" in raw else "\n"  # keep the file's own line endings
+    text = raw.replace("\r\n", "\n")
+    found = text.count(old)
+    if found != 1:
+        raise ToolError(f"old_string occurs {found} times in {args['file_path']}; it must occur exactly once "
+                        "(quote more of the surrounding text)")
+    path.write_text(text.replace(old, new), encoding="utf-8", newline=ending)
+    return ToolResult(f"edited {args['file_path']}")
+
+
+Workspace._read, Workspace._write, Workspace._edit = _read, _write, _edit
+
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-014-c2
+def _list(self: Workspace, args: Mapping) -> ToolResult:
+    folder = self.path(args.get("path") or ".")
+    if not folder.is_dir():
+        raise ToolError(f"{args.get('path')} is not a folder")
+    names = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(self.root)
+        if ".git" in rel.parts or "__pycache__" in rel.parts:
+            continue
+        names.append(f"{rel}/" if p.is_dir() else str(rel))
+    return ToolResult("\n".join(names))
+
+
+def _bash(self: Workspace, args: Mapping) -> ToolResult:
+    command = args.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ToolError("bash needs 'command', the command line to run")
+    proc = subprocess.Popen(["bash", "-c", command], cwd=self.root, env=child_environment(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=self.bash_timeout)
+    except subprocess.TimeoutExpired:
         try:
-            out, _ = proc.communicate(timeout=self.bash_timeout)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            out, _ = proc.communicate()
-            return ToolResult(out.decode("utf-8", "replace") + f"\n[timed out after {self.bash_timeout:g} s]", 124)
-        return ToolResult(out.decode("utf-8", "replace"), proc.returncode)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = proc.communicate()
+        return ToolResult(out.decode("utf-8", "replace") + f"\n[timed out after {self.bash_timeout:g} s]", 124)
+    return ToolResult(out.decode("utf-8", "replace"), proc.returncode)
+
+
+Workspace._list, Workspace._bash = _list, _bash
 
 # %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-016
 SYSTEM_PROMPT = ("You are a coding agent working in a git repository. Use the tools to read, change and test "
@@ -339,108 +350,124 @@ class Agent:
     def _payload(self, **extra: Any) -> dict:
         return {"session_id": self.session_id, "cwd": str(self.workspace.root), **extra}
 
-    def run(self, task: str) -> RunResult:
-        """Work on `task` until a stop is allowed, a refusal ends the run or max_iterations is reached."""
-        self.messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}]
-        self.writer.run_started(task, {"model": type(self.model).__name__, "workspace": str(self.workspace.root),
-                                       "max_iterations": self.max_iterations})
-        self.registry.run("session_start", self._payload(source="startup"))
-        self.registry.run("user_input", self._payload(prompt=task))
-        return self._loop()
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-142-c1
+def _run(self: Agent, task: str) -> RunResult:
+    """Work on `task` until a stop is allowed, a refusal ends the run or max_iterations is reached."""
+    self.messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task}]
+    self.writer.run_started(task, {"model": type(self.model).__name__, "workspace": str(self.workspace.root),
+                                   "max_iterations": self.max_iterations})
+    self.registry.run("session_start", self._payload(source="startup"))
+    self.registry.run("user_input", self._payload(prompt=task))
+    return self._loop()
 
-    def resume(self, checkpoint: str | os.PathLike) -> RunResult:
-        """Go on from a checkpoint file (a new trajectory records the rest of the run)."""
-        data = json.loads(Path(checkpoint).read_text(encoding="utf-8"))
-        self.messages, self.iteration, self.stops = data["messages"], data["iteration"], data["stops"]
-        self.model.restore(data.get("model", {}))
-        self.writer.run_started(self.messages[1]["content"], {"resumed_from": str(checkpoint),
-                                                              "iteration": self.iteration})
-        self.registry.run("session_start", self._payload(source="resume"))
-        return self._loop()
 
-    def _save_checkpoint(self) -> None:
-        if self.checkpoint is None:
-            return
-        data = {"run_id": self.writer.run_id, "iteration": self.iteration, "stops": self.stops,
-                "messages": self.messages, "model": self.model.state()}
-        fd, tmp = tempfile.mkstemp(dir=self.checkpoint.parent, prefix=".checkpoint-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, self.checkpoint)
+def _resume(self: Agent, checkpoint: str | os.PathLike) -> RunResult:
+    """Go on from a checkpoint file (a new trajectory records the rest of the run)."""
+    data = json.loads(Path(checkpoint).read_text(encoding="utf-8"))
+    self.messages, self.iteration, self.stops = data["messages"], data["iteration"], data["stops"]
+    self.model.restore(data.get("model", {}))
+    self.writer.run_started(self.messages[1]["content"], {"resumed_from": str(checkpoint),
+                                                          "iteration": self.iteration})
+    self.registry.run("session_start", self._payload(source="resume"))
+    return self._loop()
 
-    def _finish(self, status: str, reason: str) -> RunResult:
-        self.writer.run_finished(status, reason)
-        self._save_checkpoint()
-        return RunResult(status, reason, self.iteration, self.writer.path, self.checkpoint)
 
-    def _loop(self) -> RunResult:
-        while self.iteration < self.max_iterations:
-            self.iteration += 1
-            self.writer.turn_started()
-            try:
-                reply = self.model.reply(self.messages, tool_schemas())
-            except ModelError as exc:
-                return self._finish("failed", f"the model could not answer: {exc}")
-            self.writer.model_reply(reply.text, reply.claims, reply.promises)
-            self.messages.append(self._assistant_message(reply))
-            if reply.tool_calls:
-                refusal = self._run_calls(reply.tool_calls)
-                self._save_checkpoint()
-                if refusal:
-                    return self._finish("blocked", refusal)
-                continue
-            self.writer.stop_requested(reply.text or "the model asked for no tool")
-            decision = self.registry.run("on_stop", self._payload(stop_hook_active=self.stops > 0, claim=reply.text))
-            self.stops += 1
-            if decision.action != "allow":
-                self.messages.append({"role": "user", "content": decision.reason})
-                self._save_checkpoint()
-                continue
-            status = self.stop_status() if self.stop_status else None
-            return self._finish(*(status or ("completed", decision.reason or "the model stopped; no hook objected")))
-        return self._finish("max_iterations", f"no allowed stop within {self.max_iterations} iterations")
+def _save_checkpoint(self: Agent) -> None:
+    if self.checkpoint is None:
+        return
+    data = {"run_id": self.writer.run_id, "iteration": self.iteration, "stops": self.stops,
+            "messages": self.messages, "model": self.model.state()}
+    fd, tmp = tempfile.mkstemp(dir=self.checkpoint.parent, prefix=".checkpoint-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    os.replace(tmp, self.checkpoint)
 
-    @staticmethod
-    def _assistant_message(reply: Reply) -> dict:
-        message = {"role": "assistant", "content": reply.text}
+
+def _finish(self: Agent, status: str, reason: str) -> RunResult:
+    self.writer.run_finished(status, reason)
+    self._save_checkpoint()
+    return RunResult(status, reason, self.iteration, self.writer.path, self.checkpoint)
+
+
+Agent.run, Agent.resume, Agent._save_checkpoint, Agent._finish = _run, _resume, _save_checkpoint, _finish
+
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-142-c2
+def _loop(self: Agent) -> RunResult:
+    while self.iteration < self.max_iterations:
+        self.iteration += 1
+        self.writer.turn_started()
+        try:
+            reply = self.model.reply(self.messages, tool_schemas())
+        except ModelError as exc:
+            return self._finish("failed", f"the model could not answer: {exc}")
+        self.writer.model_reply(reply.text, reply.claims, reply.promises)
+        self.messages.append(self._assistant_message(reply))
         if reply.tool_calls:
-            message["tool_calls"] = [{"id": c.id, "type": "function",
-                                      "function": {"name": c.tool, "arguments": json.dumps(c.input)}}
-                                     for c in reply.tool_calls]
-        return message
+            refusal = self._run_calls(reply.tool_calls)
+            self._save_checkpoint()
+            if refusal:
+                return self._finish("blocked", refusal)
+            continue
+        self.writer.stop_requested(reply.text or "the model asked for no tool")
+        decision = self.registry.run("on_stop", self._payload(stop_hook_active=self.stops > 0, claim=reply.text))
+        self.stops += 1
+        if decision.action != "allow":
+            self.messages.append({"role": "user", "content": decision.reason})
+            self._save_checkpoint()
+            continue
+        status = self.stop_status() if self.stop_status else None
+        return self._finish(*(status or ("completed", decision.reason or "the model stopped; no hook objected")))
+    return self._finish("max_iterations", f"no allowed stop within {self.max_iterations} iterations")
 
-    def _tool_message(self, call: ToolCall, content: str) -> None:
-        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": _clip(content)})
 
-    def _run_calls(self, calls: Sequence[ToolCall]) -> str | None:
-        """Run a reply's tool calls in order; return the refusal that ends the run, if any."""
-        for n, call in enumerate(calls):
-            self.writer.tool_requested(call.tool, call.input, call.id)
-            decision = self.registry.run("before_tool_call", self._payload(tool_name=call.tool,
-                                                                           tool_input=call.input))
-            if decision.action != "allow":
-                refusal = f"{call.tool} call denied by hook {decision.hook}: {decision.reason}"
-                self.writer.tool_failed(call.id, call.tool, refusal)
-                self._tool_message(call, refusal)
-                for skipped in calls[n + 1:]:
-                    self._tool_message(skipped, "not run: an earlier call in this reply was denied")
-                return refusal
-            args = decision.updated_input if decision.updated_input is not None else call.input
-            try:
-                result = self.workspace.run(call.tool, args)
-            except ToolError as exc:
-                self.writer.tool_failed(call.id, call.tool, str(exc))
-                self._tool_message(call, f"error: {exc}")
-                continue
-            self.writer.tool_completed(call.id, call.tool, result.output, result.exit_code)
-            after = self.registry.run("after_tool_call", self._payload(
-                tool_name=call.tool, tool_input=args,
-                tool_response={"output": _clip(result.output), "exit_code": result.exit_code}))
-            note = f"\n[hook {after.hook}: {after.reason}]" if after.action != "allow" else ""
-            # the exit code goes last: a long output is cut from the front, and the failure must survive the cut
-            self._tool_message(call, (result.output if result.exit_code == 0 else
-                                      f"{result.output}\n[exit {result.exit_code}]") + note)
-        return None
+def _assistant_message(reply: Reply) -> dict:
+    message = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["tool_calls"] = [{"id": c.id, "type": "function",
+                                  "function": {"name": c.tool, "arguments": json.dumps(c.input)}}
+                                 for c in reply.tool_calls]
+    return message
+
+
+Agent._loop, Agent._assistant_message = _loop, staticmethod(_assistant_message)
+
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-142-c3
+def _tool_message(self: Agent, call: ToolCall, content: str) -> None:
+    self.messages.append({"role": "tool", "tool_call_id": call.id, "content": _clip(content)})
+
+
+def _run_calls(self: Agent, calls: Sequence[ToolCall]) -> str | None:
+    """Run a reply's tool calls in order; return the refusal that ends the run, if any."""
+    for n, call in enumerate(calls):
+        self.writer.tool_requested(call.tool, call.input, call.id)
+        decision = self.registry.run("before_tool_call", self._payload(tool_name=call.tool,
+                                                                       tool_input=call.input))
+        if decision.action != "allow":
+            refusal = f"{call.tool} call denied by hook {decision.hook}: {decision.reason}"
+            self.writer.tool_failed(call.id, call.tool, refusal)
+            self._tool_message(call, refusal)
+            for skipped in calls[n + 1:]:
+                self._tool_message(skipped, "not run: an earlier call in this reply was denied")
+            return refusal
+        args = decision.updated_input if decision.updated_input is not None else call.input
+        try:
+            result = self.workspace.run(call.tool, args)
+        except ToolError as exc:
+            self.writer.tool_failed(call.id, call.tool, str(exc))
+            self._tool_message(call, f"error: {exc}")
+            continue
+        self.writer.tool_completed(call.id, call.tool, result.output, result.exit_code)
+        after = self.registry.run("after_tool_call", self._payload(
+            tool_name=call.tool, tool_input=args,
+            tool_response={"output": _clip(result.output), "exit_code": result.exit_code}))
+        note = f"\n[hook {after.hook}: {after.reason}]" if after.action != "allow" else ""
+        # the exit code goes last: a long output is cut from the front, and the failure must survive the cut
+        self._tool_message(call, (result.output if result.exit_code == 0 else
+                                  f"{result.output}\n[exit {result.exit_code}]") + note)
+    return None
+
+
+Agent._tool_message, Agent._run_calls = _tool_message, _run_calls
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-029b
 import json
