@@ -120,43 +120,51 @@ class OpenAICompatibleModel:
                              "without them use ScriptedModel")
         return cls(env["DONEGATE_MODEL_URL"], env["DONEGATE_MODEL"], env.get("DONEGATE_MODEL_API_KEY"))
 
-    def reply(self, messages: Sequence[Mapping], tools: Sequence[Mapping] = ()) -> Reply:
-        body = {"model": self.model, "messages": list(messages)}
-        if tools:
-            body["tools"] = list(tools)
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                data = json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            raise ModelError(f"{self.url} answered HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise ModelError(f"cannot reach the model at {self.url}: {exc}; is the server running?") from None
-        except ValueError:
-            raise ModelError(f"{self.url} did not answer with JSON") from None
-        self.calls += 1
-        try:
-            message = data["choices"][0]["message"]
-            calls = []
-            for c in message.get("tool_calls") or ():
-                arguments = json.loads(c["function"]["arguments"] or "{}")
-                if not isinstance(arguments, dict):
-                    raise ValueError(f"the arguments of tool call {c['id']} are not a JSON object")
-                calls.append(ToolCall(c["id"], c["function"]["name"], arguments))
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise ModelError(f"{self.url} sent a reply that is not in the chat-completions shape (choices[0].message; "
-                             f"tool calls with an id, a name and JSON-object arguments): "
-                             f"{exc.__class__.__name__}: {exc}") from None
-        return Reply(message.get("content") or "", tuple(calls))
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-010-c1
+def _reply(self: OpenAICompatibleModel, messages: Sequence[Mapping], tools: Sequence[Mapping] = ()) -> Reply:
+    body = {"model": self.model, "messages": list(messages)}
+    if tools:
+        body["tools"] = list(tools)
+    headers = {"Content-Type": "application/json"}
+    if self.api_key:
+        headers["Authorization"] = f"Bearer {self.api_key}"
+    request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
+    try:
+        with self._opener.open(request, timeout=self.timeout) as response:
+            data = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise ModelError(f"{self.url} answered HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        raise ModelError(f"cannot reach the model at {self.url}: {exc}; is the server running?") from None
+    except ValueError:
+        raise ModelError(f"{self.url} did not answer with JSON") from None
+    self.calls += 1
+    try:
+        message = data["choices"][0]["message"]
+        calls = []
+        for c in message.get("tool_calls") or ():
+            arguments = json.loads(c["function"]["arguments"] or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError(f"the arguments of tool call {c['id']} are not a JSON object")
+            calls.append(ToolCall(c["id"], c["function"]["name"], arguments))
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ModelError(f"{self.url} sent a reply that is not in the chat-completions shape (choices[0].message; "
+                         f"tool calls with an id, a name and JSON-object arguments): "
+                         f"{exc.__class__.__name__}: {exc}") from None
+    return Reply(message.get("content") or "", tuple(calls))
 
-    def state(self) -> dict:
-        return {}
 
-    def restore(self, state: Mapping) -> None:
-        pass
+def _state(self: OpenAICompatibleModel) -> dict:
+    return {}
+
+
+def _restore(self: OpenAICompatibleModel, state: Mapping) -> None:
+    pass
+
+
+OpenAICompatibleModel.reply = _reply
+OpenAICompatibleModel.state = _state
+OpenAICompatibleModel.restore = _restore
 
 # %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-012
 TOOLS: dict[str, dict] = {

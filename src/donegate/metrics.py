@@ -430,51 +430,69 @@ class ReleaseExplorer:
         self.widget = w.VBox([*self.controls, self.html])  # controls above the table: the sliders keep their readouts
         self.update()
 
-    def comparison(self) -> Comparison:
-        """The Comparison the sliders describe."""
-        after = min(max(self.baseline_success + self.success_change.value, 0.0), 1.0)
-        return Comparison(self.baseline_success, after, self.baseline_cost,
-                          self.baseline_cost * (1 - self.cost_reduction.value),
-                          tuple(f"case-{i + 1}" for i in range(self.safety_regressions.value)),
-                          bool(self.tests_passed.value))
 
-    @property
-    def decision(self) -> GateDecision:
-        return gate(self.comparison())
 
-    @property
-    def score(self) -> float:
-        c = self.comparison()
-        return weighted_score(c.success_change, c.cost_reduction, self.latency_reduction.value)
 
-    def text(self) -> str:
-        """The current state as plain text: the gate's decision, then the naive score's."""
-        s = self.score
-        return f"{self.decision}\ntotal score {s:+.3f} -> {'approve' if s > 0 else 'reject'} (naive, for contrast)"
 
-    def update(self) -> None:
-        """Recompute both answers and redraw the table."""
-        d, s = self.decision, self.score
-        colour = "#1a7f37" if d.eligible else "#b42318"
-        gate_says = "eligible for release" if d.eligible else "not eligible: " + ", ".join(d.failed)
-        self.html.value = (
-            f'<div style="min-width:560px"><p><b>gate:</b> <span style="color:{colour}"><b>{html.escape(gate_says)}'
-            f'</b></span><br><b>total score:</b> {s:+.3f} → {"approve" if s > 0 else "reject"} '
-            f'<span style="color:#777">(naive weighted sum, for contrast)</span></p>{_table_html(d.constraints)}</div>')
 
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        data = dict(data)
-        data["text/html"] = self.html.value
-        data["text/plain"] = self.text()
-        return data
 
 
 def release_explorer(baseline_success: float = 0.6, baseline_cost: float = 1.0) -> ReleaseExplorer:
     """An interactive explorer of `decide`: sliders for success change, cost and latency reduction,
     safety regressions, and a tests checkbox; the decision table updates as they move."""
     return ReleaseExplorer(baseline_success, baseline_cost)
+
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-054-c1
+def _comparison(self: ReleaseExplorer) -> Comparison:
+    """The Comparison the sliders describe."""
+    after = min(max(self.baseline_success + self.success_change.value, 0.0), 1.0)
+    return Comparison(self.baseline_success, after, self.baseline_cost,
+                      self.baseline_cost * (1 - self.cost_reduction.value),
+                      tuple(f"case-{i + 1}" for i in range(self.safety_regressions.value)),
+                      bool(self.tests_passed.value))
+
+
+def _decision(self: ReleaseExplorer) -> GateDecision:
+    return gate(self.comparison())
+
+
+def _score(self: ReleaseExplorer) -> float:
+    c = self.comparison()
+    return weighted_score(c.success_change, c.cost_reduction, self.latency_reduction.value)
+
+
+def _text(self: ReleaseExplorer) -> str:
+    """The current state as plain text: the gate's decision, then the naive score's."""
+    s = self.score
+    return f"{self.decision}\ntotal score {s:+.3f} -> {'approve' if s > 0 else 'reject'} (naive, for contrast)"
+
+
+def _update(self: ReleaseExplorer) -> None:
+    """Recompute both answers and redraw the table."""
+    d, s = self.decision, self.score
+    colour = "#1a7f37" if d.eligible else "#b42318"
+    gate_says = "eligible for release" if d.eligible else "not eligible: " + ", ".join(d.failed)
+    self.html.value = (
+        f'<div style="min-width:560px"><p><b>gate:</b> <span style="color:{colour}"><b>{html.escape(gate_says)}'
+        f'</b></span><br><b>total score:</b> {s:+.3f} → {"approve" if s > 0 else "reject"} '
+        f'<span style="color:#777">(naive weighted sum, for contrast)</span></p>{_table_html(d.constraints)}</div>')
+
+
+def _explorer_mimebundle(self: ReleaseExplorer, **kwargs):
+    bundle = self.widget._repr_mimebundle_(**kwargs)
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    data = dict(data)
+    data["text/html"] = self.html.value
+    data["text/plain"] = self.text()
+    return data
+
+
+ReleaseExplorer.comparison = _comparison
+ReleaseExplorer.decision = property(_decision)
+ReleaseExplorer.score = property(_score)
+ReleaseExplorer.text = _text
+ReleaseExplorer.update = _update
+ReleaseExplorer._repr_mimebundle_ = _explorer_mimebundle
 
 # %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-060
 RELEASE_RESULTS: tuple[str, ...] = ("release_to_canary", "reject_candidate")

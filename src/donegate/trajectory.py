@@ -73,73 +73,84 @@ class ArtifactStore:
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root)
 
-    def path_for(self, ref: str) -> Path:
-        """Where the bytes of `ref` live (whether or not they are there)."""
-        return self.root / _hex_of(ref)
-
-    def put(self, data: bytes) -> str:
-        """Store `data` and return its reference; storing the same bytes again is a no-op.
-        ArtifactError if a file already under that name no longer matches it (it is left alone)."""
-        if isinstance(data, str):
-            raise TypeError("put() takes bytes; encode text first, or use record_output(), which does")
-        data = bytes(data)
-        ref = sha256_ref(data)
-        target = self.path_for(ref)
-        if target.exists():
-            problem = self.problem(ref)
-            if problem:
-                raise ArtifactError(f"{problem}; it was left as it is (artifacts are written once)")
-            return ref
-        self.root.mkdir(parents=True, exist_ok=True)
-        temporary = self.root / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        with open(temporary, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o444)
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            pass
-        except OSError:
-            os.replace(temporary, target)
-        temporary.unlink(missing_ok=True)
-        _fsync_dir(self.root)
-        return ref
-
-    def problem(self, ref: str) -> str | None:
-        """None if the stored bytes of `ref` hash to `ref`; otherwise what is wrong (missing or changed)."""
-        try:
-            data = self.path_for(ref).read_bytes()
-        except FileNotFoundError:
-            return f"artifact {short_ref(ref)} is missing: no file {_hex_of(ref)} in {self.root}"
-        actual = sha256_ref(data)
-        if actual != ref:
-            return (f"artifact {short_ref(ref)} has been changed since it was stored: its bytes now hash "
-                    f"to {short_ref(actual)}")
-        return None
-
-    def verify_artifact(self, ref: str) -> bool:
-        """Recompute the hash of the stored bytes: True only if they are there and still match `ref`."""
-        return self.problem(ref) is None
-
-    def read(self, ref: str) -> bytes:
-        """The full bytes of `ref`, hash checked; ArtifactError if they are missing or changed."""
-        path = self.path_for(ref)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise ArtifactError(self.problem(ref)) from None
-        if sha256_ref(data) != ref:
-            raise ArtifactError(f"{self.problem(ref)}; refusing to return bytes that are not the evidence")
-        return data
-
     def __contains__(self, ref: object) -> bool:
         return isinstance(ref, str) and self.path_for(ref).is_file()
 
     def __repr__(self) -> str:
         count = sum(1 for p in self.root.iterdir() if not p.name.startswith(".")) if self.root.is_dir() else 0
         return f"ArtifactStore({str(self.root)!r}, {count} artifact(s))"
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-017-c1
+def _path_for(self: ArtifactStore, ref: str) -> Path:
+    """Where the bytes of `ref` live (whether or not they are there)."""
+    return self.root / _hex_of(ref)
+
+
+def _put(self: ArtifactStore, data: bytes) -> str:
+    """Store `data` and return its reference; storing the same bytes again is a no-op.
+    ArtifactError if a file already under that name no longer matches it (it is left alone)."""
+    if isinstance(data, str):
+        raise TypeError("put() takes bytes; encode text first, or use record_output(), which does")
+    data = bytes(data)
+    ref = sha256_ref(data)
+    target = self.path_for(ref)
+    if target.exists():
+        problem = self.problem(ref)
+        if problem:
+            raise ArtifactError(f"{problem}; it was left as it is (artifacts are written once)")
+        return ref
+    self.root.mkdir(parents=True, exist_ok=True)
+    temporary = self.root / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    with open(temporary, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(temporary, 0o444)
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        pass
+    except OSError:
+        os.replace(temporary, target)
+    temporary.unlink(missing_ok=True)
+    _fsync_dir(self.root)
+    return ref
+
+
+ArtifactStore.path_for, ArtifactStore.put = _path_for, _put
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-017-c2
+def _problem(self: ArtifactStore, ref: str) -> str | None:
+    """None if the stored bytes of `ref` hash to `ref`; otherwise what is wrong (missing or changed)."""
+    try:
+        data = self.path_for(ref).read_bytes()
+    except FileNotFoundError:
+        return f"artifact {short_ref(ref)} is missing: no file {_hex_of(ref)} in {self.root}"
+    actual = sha256_ref(data)
+    if actual != ref:
+        return (f"artifact {short_ref(ref)} has been changed since it was stored: its bytes now hash "
+                f"to {short_ref(actual)}")
+    return None
+
+
+def _verify_artifact(self: ArtifactStore, ref: str) -> bool:
+    """Recompute the hash of the stored bytes: True only if they are there and still match `ref`."""
+    return self.problem(ref) is None
+
+
+def _read(self: ArtifactStore, ref: str) -> bytes:
+    """The full bytes of `ref`, hash checked; ArtifactError if they are missing or changed."""
+    path = self.path_for(ref)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ArtifactError(self.problem(ref)) from None
+    if sha256_ref(data) != ref:
+        raise ArtifactError(f"{self.problem(ref)}; refusing to return bytes that are not the evidence")
+    return data
+
+
+ArtifactStore.problem, ArtifactStore.verify_artifact, ArtifactStore.read = _problem, _verify_artifact, _read
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-019
 def make_preview(text: str, limit: int = PREVIEW_CHARS, ref: str | None = None) -> str:
