@@ -328,7 +328,7 @@ _TOOL_NAME = {"type": ["string", "null"]}
 def _payload(required: dict, optional: dict | None = None, **extra: Any) -> dict:
     return {"type": "object", "required": list(required), "properties": {**required, **(optional or {})}, **extra}
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k1
 _PAYLOADS = {
     "run_started": _payload({"task": {"type": "string"}, "meta": {"type": "object"}}),
     "turn_started": _payload({}),
@@ -356,6 +356,7 @@ _PAYLOADS = {
     "run_finished": _payload({"status": {"enum": list(STATUSES)}, "reason": {"type": "string"}}),
 }
 
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k2
 EVENT_SCHEMA: dict = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "urn:donegate:trajectory-event:1",
@@ -380,7 +381,7 @@ EVENT_SCHEMA: dict = {
     "$defs": {"output": _OUTPUT, **_PAYLOADS},
 }
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k3
 @lru_cache(maxsize=1)
 def _validator():
     import jsonschema  # imported here so that importing this module (and `donegate --help`) stays fast
@@ -401,7 +402,7 @@ def schema_problem(event: Any, *, fast: bool = False) -> str | None:
     where = ".".join(str(p) for p in error.absolute_path)
     return f"{where}: {error.message}" if where else error.message
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k4
 _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
     "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool), "null": lambda v: v is None,
@@ -898,7 +899,7 @@ def _read_lines(data: bytes, problems: list[Problem]) -> list[tuple[int, dict]]:
         decoded.append((number, data_))
     return decoded
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-050-k1
 def _check_sequence(events: list[Event], problems: list[Problem]) -> None:
     """seq must run 1, 2, 3 ... in file order; one run per file; exactly one run_finished, last."""
     expected = 1
@@ -939,7 +940,7 @@ def _check_sequence(events: list[Event], problems: list[Problem]) -> None:
                 problems.append(Problem(event.line, "after_terminal", f"{event.type} after run_finished (line "
                                         f"{finished[0].line}); nothing may follow the terminal record"))
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-050-k2
 def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
     """Read a trajectory file: every complete event, in file order, and every problem, in line order.
 
@@ -1131,7 +1132,7 @@ def outcome(event: Event) -> str:
             return "ok"
     return "no outcome"
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-071-k1
 _MARKERS = {"run_started": ">", "turn_started": "|", "model_reply": "o", "stop_requested": "v",
             "tool_requested": "o", "tool_completed": "o", "tool_failed": "X",
             "hook_decision": "s", "hook_error": "X", "verification_result": "D", "review_result": "h",
@@ -1156,7 +1157,7 @@ def _mark_label(event: Event) -> str:
     }
     return labels.get(event.type, "")
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-071-k2
 def plot_timeline(source: LoadResult | Sequence[Event], *, ax=None, by: str = "seq", title: str | None = None):
     """A timeline of one run in four lanes (model, tools, hooks, verification): one mark per event along
     seq (or seconds, by="time"), coloured by outcome, turns shaded, tool calls joined from request to
