@@ -567,7 +567,7 @@ def closing_line(status: str, verdicts: Sequence[Verdict]) -> str:
     }.get((status, last.exit if last else ""), last.message.splitlines()[0] if last else "no stop was decided")
     return f"{OUTCOME_WORDS.get(status, status.upper())}: {why} (status {status})."
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1
 def play(scenario: str | Scenario, *, root: str | os.PathLike | None = None, workdir: str | os.PathLike | None = None,
          out: Callable[[str], None] | None = print) -> DemoRun:
     """Play a scenario on a fresh temporary git copy of demo/pricing with the scripted model and the
@@ -635,7 +635,7 @@ def play(scenario: str | Scenario, *, root: str | os.PathLike | None = None, wor
     say(last)
     return run
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k2
 def demo_command(scenario: str | None = None, keep: bool = False, list: bool = False) -> int:
     """`donegate demo SCENARIO`: play a scenario in the terminal; exit 0 if it ended as its script expects."""
     import shutil

@@ -330,7 +330,7 @@ def snapshot(root: Path, cache: HashCache | None = None, reading: tuple[bytes, b
     cache.save(set(entries))
     return TreeState(head, entries, tuple(ignored))
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-k1
 def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, Identity]:
     """(mode, id) of each of `paths` in commit `head` (paths missing there are left out)."""
     if not head or not paths:
@@ -345,7 +345,7 @@ def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, I
             found[os.fsdecode(path)] = (mode, oid)
     return found
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-k2
 def changed_paths(root: Path, before: TreeState, after: TreeState) -> dict[str, tuple[Identity | None, Identity | None]]:
     """Every path whose content, mode or symlink target differs between two tree states of the
     repository at `root`, with its (before, after) identities. Commits count: paths that differ
@@ -404,7 +404,7 @@ def append_private(path: Path, line: str) -> None:
         os.close(fd)
     os.chmod(path, 0o600)
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018-k1
 def safe_key(text: str, limit: int = 40) -> str:
     """A file-name-safe key for `text` (a session id from the host, say): readable characters kept,
     everything else replaced, plus a hash of the original so two ids never share a key. It can never
@@ -468,7 +468,7 @@ def remember_worktree(state_dir: Path, session_id: str, worktree: Path, kind: st
         record[kind].append(str(worktree))
         write_private(session_record(state_dir, session_id), json.dumps(record))
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018c-k1
 def tool_marker(state_dir: Path, session_id: str) -> Path:
     """The file that says the session has made a tool call that can write (one the tool hook allowed)."""
     return Path(state_dir) / "roots" / f"{safe_key(session_id)}.tools"
@@ -480,7 +480,7 @@ def mark_tool_call(state_dir: Path, session_id: str) -> None:
     if not marker.exists():
         write_private(marker, "")
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018c-k2
 def same_repository(a: Path, b: Path) -> bool:
     """Are the working trees `a` and `b` checkouts of one repository (the main one and a linked worktree)?"""
     try:
@@ -593,7 +593,7 @@ def check_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     env = os.environ if env is None else env
     return {**{k: v for k, v in env.items() if not MODEL_KEY.search(k)}, "PYTHONDONTWRITEBYTECODE": "1"}
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k1
 def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckRun:
     """Run the acceptance command in `cwd` with a time budget and `check_environment()`; a timeout kills
     the whole process group and is a failure."""
