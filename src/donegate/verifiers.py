@@ -170,7 +170,7 @@ def _as_text(value: Any) -> str:
 def _is_turn(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-013-k1
 class _Reader:
     """Collects what could not be read, each with the sections of the case it affects."""
 
@@ -259,7 +259,7 @@ def _rules(data: Mapping, reader: _Reader) -> list[Rule]:
             rules.append(Rule(name, tool, pattern, tuple((str(k), float(v)) for k, v in over.items())))
     return rules
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-014-k1
 def _unit_free(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -288,7 +288,7 @@ def _expected(raw: Any, reader: _Reader) -> dict | None:
         return None
     return dict(raw)
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-014-k2
 def _risk(raw: Any, reader: _Reader) -> str:
     if raw in RISKS:
         return raw
@@ -528,7 +528,7 @@ def _same(actual: Any, expected: Any) -> bool:
         return math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-9)
     return type(actual) is type(expected) and actual == expected
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-031-k1
 class ResultVerifier:
     """The result layer: compare the final state with the expected outcome, field by field.
     No expected outcome -> uncertain, never pass."""
@@ -651,7 +651,7 @@ def claim_requirements(claim: Claim, claim_rules: Sequence[ClaimRule] = CLAIM_RU
     return [(rule.name, lambda call, rule=rule: re.search(rule.evidence, call.label, re.I) is not None)
             for rule in claim_rules if re.search(rule.claim, claim.text, re.I)]
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-043-k1
 def check_facts(case: Case, claim_rules: Sequence[ClaimRule] = CLAIM_RULES) -> DimensionResult:
     """Factual reliability: every claim needs support. For each kind of evidence it needs, the most
     recent matching call from an EARLIER turn must have succeeded: a call in the claim's own turn
@@ -765,7 +765,7 @@ def _content_words(text: str) -> dict[str, str]:
             found.setdefault(word[:4], word)
     return found
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-052-k1
 class HeuristicJudge:
     """The default quality judge, deterministic and offline. It fails a reply that refuses a request
     the case marks as allowed (over-refusal), or that complies with one marked as not allowed, and
@@ -857,7 +857,7 @@ class TrajectoryVerdict:
     def __str__(self) -> str:
         return self.report()
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-059-k1
 def decide(dimensions: Sequence[DimensionResult], risk: str = "high", critical: Iterable[str] = CRITICAL,
            min_confidence: float = MIN_CONFIDENCE) -> tuple[str, list[str]]:
     """(verdict, reasons). In this order: a failed critical dimension -> reject, whatever else;
