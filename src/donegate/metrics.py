@@ -56,7 +56,7 @@ def attempt_from_dict(data: Mapping[str, Any], where: str = "attempt") -> Attemp
         raise ValueError(f"{where}: cost and latency_s cannot be negative")
     return Attempt(**{name: data[name] for name in _FIELDS})
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-009-k1
 @dataclass(frozen=True)
 class EvalRun:
     """Every attempt of every case for one version of the agent."""
@@ -214,7 +214,7 @@ def summarize(run: EvalRun, k: int | None = None) -> RunMetrics:
     return RunMetrics(run.name, len(run.case_ids), len(run.attempts), success_rate(run), mean_cost(run),
                       p50, p95, pass_hat_k(run, k), k, unsafe_cases(run), deterministic_tests_passed(run))
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-031-k1
 @dataclass(frozen=True)
 class CaseDiff:
     """One case in baseline and candidate: successes out of attempts, safety, mean cost per attempt."""
@@ -325,7 +325,7 @@ def _table_html(constraints: Sequence[Constraint]) -> str:
     return ("<table><thead><tr><th></th><th>constraint</th><th>measured</th><th>threshold</th><th>why</th></tr>"
             f"</thead><tbody>{rows}</tbody></table>")
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-041-k1
 @dataclass(frozen=True)
 class GateDecision:
     """The gate's answer: eligible only if every constraint passed; each constraint reported on its own."""
@@ -524,7 +524,7 @@ class PromptPatch:
             prompt = prompt.replace(e.old, e.new)
         return prompt
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-060-k1
 def release_verdict(checks: Sequence[Constraint]) -> str:
     """"release_to_canary" if there is at least one check and all passed, else "reject_candidate".
     Never "stable": stable changes only through ReleaseRegistry.promote."""
@@ -583,7 +583,7 @@ def check_holdout_held_out(patch: PromptPatch, holdout: EvalRun) -> Constraint:
                       "The holdout shares no case with the patch's sources." if not overlap else
                       f"{', '.join(overlap)} helped write the patch and cannot also judge it; remove them from the holdout.")
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-062-k1
 def _before_after(name: str, before: EvalRun, after: EvalRun, strict: bool) -> Constraint:
     threshold = "after > before, same cases" if strict else "after >= before, same cases"
     only_b = sorted(set(before.case_ids) - set(after.case_ids))
@@ -612,7 +612,7 @@ def check_boundary_improved(before: EvalRun, after: EvalRun) -> Constraint:
     """Success on the boundary cases strictly higher after than before, on the same cases."""
     return _before_after("boundary_improved", before, after, strict=True)
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-062-k2
 def prompt_release_gate(patch: PromptPatch, *, holdout_before: EvalRun, holdout_after: EvalRun,
                         boundary_before: EvalRun, boundary_after: EvalRun,
                         eligibility: GateDecision | None = None) -> ReleaseDecision:

@@ -142,7 +142,7 @@ class Verification:
     kept: list[Finding]
     dropped: list[Dropped]
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-031-k1
 def check_finding(finding: Finding, added: Mapping[tuple[str, int], str],
                   context: Mapping[tuple[str, int], str], paths: Sequence[str]) -> Dropped | None:
     """None if `finding` is on an added line and its evidence matches that line; otherwise why not."""
@@ -226,7 +226,7 @@ SECRET_RULES: list[tuple[re.Pattern, str, str, Callable[[str], bool]]] = [
      "a credential assigned as a literal string", lambda p: True),
 ]
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-037-k1
 def lint_check(diff: str | PatchSet) -> CheckResult:
     """Lint the ADDED lines only: debugger calls (P1), prints in non-test Python (P2), trailing whitespace (P3)."""
     findings = _line_findings(added_lines(diff), "lint", LINT_RULES)
@@ -422,7 +422,7 @@ def review_markdown(record: Mapping) -> str:
         out.append(f"| {f['severity'] if f else '?'} | {_cell(where)} | {_cell(d['reason'])} |")
     return "\n".join(out) + "\n"
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-056-k1
 @dataclass(frozen=True)
 class ReportFile:
     """One written report: where it is and the sha256 of its bytes."""
@@ -482,7 +482,7 @@ def review_command(diff: str, findings: str, report_dir: str | None = None) -> i
     print(format_review(review, decision, written))
     return decision.exit_code
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-064-k1
 def format_review(review: Review, decision: GateDecision, written: Mapping[str, ReportFile] | None = None) -> str:
     """The review as terminal lines: checks, kept findings, dropped findings with reasons, reports, decision."""
     out = [f"reviewer: {review.reviewer}"]
