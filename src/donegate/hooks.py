@@ -188,7 +188,7 @@ def _short(text: str, limit: int = 80) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
-
+# %% ../../chapters/02_hooks.ipynb #ch02-034-k1
 def call_with_budget(handler: Callable[[dict], Any], payload: dict, timeout: float | None) -> Any:
     """Call `handler(payload)`; with a `timeout` (seconds), raise HookTimeout if it has not returned by then.
 
@@ -479,7 +479,7 @@ def _run_command(command: str | Sequence[str], stdin_text: str, timeout: float,
         raise HookTimeout(f"command timed out after {timeout:g} s and was killed") from None
     return proc.returncode, out, err
 
-
+# %% ../../chapters/02_hooks.ipynb #ch02-084-k1
 @dataclass(frozen=True)
 class CommandHook:
     """A hook that runs an external command with the host-style JSON payload on stdin.
@@ -542,7 +542,7 @@ def _command_hint(command: str) -> str:
 def _is_seconds(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0
 
-
+# %% ../../chapters/02_hooks.ipynb #ch02-092-k1
 def settings_hooks(settings: Mapping | str | os.PathLike) -> list[tuple[str, str, str, CommandHook]]:
     """(name, event, matcher, CommandHook) for each command hook in host-style settings, in file order;
     ValueError naming the bad key (e.g. `hooks.PreToolUse[0].hooks[1].command`) if they are malformed."""
@@ -600,7 +600,7 @@ def settings_hooks(settings: Mapping | str | os.PathLike) -> list[tuple[str, str
                 found.append((name, event, pattern, CommandHook(command, timeout=timeout)))
     return found
 
-
+# %% ../../chapters/02_hooks.ipynb #ch02-092-k2
 def load_settings(settings: Mapping | str | os.PathLike, *, on_error: str,
                   registry: HookRegistry | None = None) -> HookRegistry:
     """Register the command hooks of host-style settings (a dict or a JSON file) and return the registry.

@@ -188,7 +188,7 @@ def check_package(name: str, minimum: str | None = None) -> Check:
         return Check(name, False, f"{version} (need >= {minimum})", fix=SYNC_FIX)
     return Check(name, True, version)
 
-
+# %% ../../chapters/00_start_here.ipynb #c76a81c7-k1
 def check_git() -> Check:
     """`git` is on PATH and answers `git --version` (the tour and later chapters build real repositories)."""
     fix = ("install git (Debian/Ubuntu: `sudo apt-get install git`; macOS: `xcode-select --install`; "

@@ -259,7 +259,7 @@ def _short(text: Any, limit: int) -> str:
 def _exit(code: Any) -> str:
     return "no exit code" if code is None else f"exit {code}"
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-034-k1
 def _summary(event: Event) -> str:
     p = event.payload
     kind = event.type
@@ -840,7 +840,7 @@ class LoadResult:
             return head + ", no problems)"
         return head + f", {len(self.problems)} problem(s))\n" + "\n".join(f"  {p}" for p in self.problems)
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-049-k1
 _ENVELOPE = {"v": int, "run_id": str, "task_id": str, "seq": int, "ts": str, "type": str, "payload": dict}
 
 
@@ -1050,7 +1050,7 @@ def failed_calls(source: LoadResult | Sequence[Event]) -> list[ToolCall]:
     """Calls that failed: tool_failed, or tool_completed with a non-zero exit_code."""
     return [c for c in tool_calls(source) if c.outcome == "failed"]
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-065-k1
 def decisions_by_hook(source: LoadResult | Sequence[Event]) -> dict[str, list[Event]]:
     """hook_decision events grouped by hook name, each list in file order."""
     grouped: dict[str, list[Event]] = {}

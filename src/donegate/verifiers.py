@@ -1103,7 +1103,7 @@ class Calibration:
         """Of the cases the experts failed, the share the verifier caught; None if the experts failed none."""
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-096-k1
 def calibrate(predicted: Sequence[Mapping[str, str]], expert: Sequence[Mapping[str, str]],
               dimensions: Sequence[str] = DIMENSIONS) -> dict[str, Calibration]:
     """Per-dimension counts, precision and recall on failures; `predicted[i]` and `expert[i]` map
