@@ -59,42 +59,48 @@ class ScriptedModel:
         self.replies = [self._parse(i, r) for i, r in enumerate(replies, 1)]
         self.position = 0
 
-    @staticmethod
-    def _parse(number: int, data: Mapping[str, Any]) -> Reply:
-        if not isinstance(data, Mapping) or not isinstance(data.get("text", None), str):
-            raise ValueError(f"scripted reply {number} must be an object with a 'text' string; got {data!r:.80}")
-        for key in ("tool_calls", "claims", "promises"):
-            value = data.get(key, [])
-            if not isinstance(value, (list, tuple)) or (key != "tool_calls" and not all(isinstance(s, str) for s in value)):
-                raise ValueError(f"scripted reply {number}: '{key}' must be a list"
-                                 f"{'' if key == 'tool_calls' else ' of strings'}; got {value!r:.80}")
-        calls = []
-        for j, call in enumerate(data.get("tool_calls", []), 1):
-            if not isinstance(call, Mapping) or call.get("tool") not in TOOLS or not isinstance(call.get("input"), Mapping):
-                raise ValueError(f"scripted reply {number}, tool call {j}: needs 'tool' (one of {', '.join(TOOLS)}) "
-                                 f"and an 'input' object; got {call!r:.80}")
-            calls.append(ToolCall(f"call_{number}_{j}", call["tool"], dict(call["input"])))
-        return Reply(data["text"], tuple(calls), tuple(data.get("claims", ())), tuple(data.get("promises", ())))
-
-    @classmethod
-    def from_file(cls, path: str | os.PathLike) -> "ScriptedModel":
-        """Load the replies from a JSON file: a list of replies, or an object with a "replies" list."""
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-        return cls(data["replies"] if isinstance(data, Mapping) else data)
-
-    def reply(self, messages: Sequence[Mapping], tools: Sequence[Mapping] = ()) -> Reply:
-        """The next scripted reply (the conversation is not read: the script is the model)."""
-        if self.position >= len(self.replies):
-            raise ModelError(f"the script has no reply left after {len(self.replies)}; the scenario expected "
-                             "the run to end before this point")
-        self.position += 1
-        return self.replies[self.position - 1]
-
     def state(self) -> dict:
         return {"position": self.position}
 
     def restore(self, state: Mapping) -> None:
         self.position = int(state.get("position", 0))
+
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-008-c1
+def _parse_replies(number: int, data: Mapping[str, Any]) -> Reply:
+    if not isinstance(data, Mapping) or not isinstance(data.get("text", None), str):
+        raise ValueError(f"scripted reply {number} must be an object with a 'text' string; got {data!r:.80}")
+    for key in ("tool_calls", "claims", "promises"):
+        value = data.get(key, [])
+        if not isinstance(value, (list, tuple)) or (key != "tool_calls" and not all(isinstance(s, str) for s in value)):
+            raise ValueError(f"scripted reply {number}: '{key}' must be a list"
+                             f"{'' if key == 'tool_calls' else ' of strings'}; got {value!r:.80}")
+    calls = []
+    for j, call in enumerate(data.get("tool_calls", []), 1):
+        if not isinstance(call, Mapping) or call.get("tool") not in TOOLS or not isinstance(call.get("input"), Mapping):
+            raise ValueError(f"scripted reply {number}, tool call {j}: needs 'tool' (one of {', '.join(TOOLS)}) "
+                             f"and an 'input' object; got {call!r:.80}")
+        calls.append(ToolCall(f"call_{number}_{j}", call["tool"], dict(call["input"])))
+    return Reply(data["text"], tuple(calls), tuple(data.get("claims", ())), tuple(data.get("promises", ())))
+
+
+def _scripted_from_file(cls, path: str | os.PathLike) -> "ScriptedModel":
+    """Load the replies from a JSON file: a list of replies, or an object with a "replies" list."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return cls(data["replies"] if isinstance(data, Mapping) else data)
+
+
+def _scripted_reply(self: ScriptedModel, messages: Sequence[Mapping], tools: Sequence[Mapping] = ()) -> Reply:
+    """The next scripted reply (the conversation is not read: the script is the model)."""
+    if self.position >= len(self.replies):
+        raise ModelError(f"the script has no reply left after {len(self.replies)}; the scenario expected "
+                         "the run to end before this point")
+    self.position += 1
+    return self.replies[self.position - 1]
+
+
+ScriptedModel._parse = staticmethod(_parse_replies)
+ScriptedModel.from_file = classmethod(_scripted_from_file)
+ScriptedModel.reply = _scripted_reply
 
 # %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-010
 class OpenAICompatibleModel:

@@ -138,25 +138,35 @@ class Matcher:
                                  f"nor a valid regular expression ({exc})") from None
             self.kind = "regex"
 
-    def matches(self, tool_name: str | None) -> bool:
-        """True if a hook with this matcher sees a call to `tool_name`."""
-        if self.kind == "all":
-            return True
-        if not isinstance(tool_name, str):
-            return False
-        if self.kind == "names":
-            return tool_name in self.names
-        return self.regex.search(tool_name) is not None
+# %% ../../chapters/02_hooks.ipynb #ch02-019-c1
+def _matches(self: Matcher, tool_name: str | None) -> bool:
+    """True if a hook with this matcher sees a call to `tool_name`."""
+    if self.kind == "all":
+        return True
+    if not isinstance(tool_name, str):
+        return False
+    if self.kind == "names":
+        return tool_name in self.names
+    return self.regex.search(tool_name) is not None
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Matcher) and (self.kind, self.names, self.pattern.strip()) == (
-            other.kind, other.names, other.pattern.strip())
 
-    def __hash__(self) -> int:
-        return hash((self.kind, self.names, self.pattern.strip()))
+def _matcher_eq(self: Matcher, other: object) -> bool:
+    return isinstance(other, Matcher) and (self.kind, self.names, self.pattern.strip()) == (
+        other.kind, other.names, other.pattern.strip())
 
-    def __repr__(self) -> str:
-        return f"Matcher({self.pattern!r}, kind={self.kind!r})"
+
+def _matcher_hash(self: Matcher) -> int:
+    return hash((self.kind, self.names, self.pattern.strip()))
+
+
+def _matcher_repr(self: Matcher) -> str:
+    return f"Matcher({self.pattern!r}, kind={self.kind!r})"
+
+
+Matcher.matches = _matches
+Matcher.__eq__ = _matcher_eq
+Matcher.__hash__ = _matcher_hash
+Matcher.__repr__ = _matcher_repr
 
 # %% ../../chapters/02_hooks.ipynb #ch02-034
 ON_ERROR: tuple[str, ...] = ("open", "closed")

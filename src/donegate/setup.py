@@ -59,43 +59,53 @@ class CheckList(list):
         names = ", ".join(c.name for c in self.missing)
         return f"{len(self.missing)} of {len(self)} checks need a fix: {names}."
 
-    def table(self) -> str:
-        """A plain-text table (for terminals and logs), one row per check, then the summary."""
-        width = max([len(c.name) for c in self] + [5])
-        lines = []
-        for c in self:
-            status = "ok" if c.ok else "MISSING"
-            lines.append(f"{status:<8} {c.name:<{width}}  {c.found}")
-            if not c.ok and c.fix:
-                lines.append(f"{'':<8} {'':<{width}}  fix: {c.fix}")
-            elif c.hint:
-                lines.append(f"{'':<8} {'':<{width}}  hint: {c.hint}")
-        lines.append(self.summary())
-        return "\n".join(lines)
+# %% ../../chapters/00_start_here.ipynb #ecdfdc2d-c1
+def _table(self: CheckList) -> str:
+    """A plain-text table (for terminals and logs), one row per check, then the summary."""
+    width = max([len(c.name) for c in self] + [5])
+    lines = []
+    for c in self:
+        status = "ok" if c.ok else "MISSING"
+        lines.append(f"{status:<8} {c.name:<{width}}  {c.found}")
+        if not c.ok and c.fix:
+            lines.append(f"{'':<8} {'':<{width}}  fix: {c.fix}")
+        elif c.hint:
+            lines.append(f"{'':<8} {'':<{width}}  hint: {c.hint}")
+    lines.append(self.summary())
+    return "\n".join(lines)
 
-    def __str__(self) -> str:
-        return self.table()
 
-    def _repr_pretty_(self, p, cycle) -> None:
-        p.text(self.table())
+def _checklist_str(self: CheckList) -> str:
+    return self.table()
 
-    def _repr_html_(self) -> str:
-        rows = []
-        for c in self:
-            colour, status = ("#1a7f37", "ok") if c.ok else ("#b42318", "missing")
-            advice = (f"<b>fix:</b> {_code_html(c.fix)}" if not c.ok and c.fix
-                      else f'<span style="color:#666">hint: {_code_html(c.hint)}</span>' if c.hint
-                      else "")
-            rows.append(
-                f'<tr><td style="color:{colour};font-weight:bold;text-align:left">{status}</td>'
-                f'<td style="text-align:left">{html.escape(c.name)}</td>'
-                f'<td style="text-align:left">{_code_html(c.found)}</td>'
-                f'<td style="text-align:left">{advice}</td></tr>'
-            )
-        head = "".join(f'<th style="text-align:left">{h}</th>' for h in ("", "check", "found", "what to do"))
-        colour = "#1a7f37" if self.ok else "#b42318"
-        return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-                f'<p style="color:{colour}"><b>{html.escape(self.summary())}</b></p>')
+
+def _checklist_pretty(self: CheckList, p, cycle) -> None:
+    p.text(self.table())
+
+
+def _checklist_html(self: CheckList) -> str:
+    rows = []
+    for c in self:
+        colour, status = ("#1a7f37", "ok") if c.ok else ("#b42318", "missing")
+        advice = (f"<b>fix:</b> {_code_html(c.fix)}" if not c.ok and c.fix
+                  else f'<span style="color:#666">hint: {_code_html(c.hint)}</span>' if c.hint
+                  else "")
+        rows.append(
+            f'<tr><td style="color:{colour};font-weight:bold;text-align:left">{status}</td>'
+            f'<td style="text-align:left">{html.escape(c.name)}</td>'
+            f'<td style="text-align:left">{_code_html(c.found)}</td>'
+            f'<td style="text-align:left">{advice}</td></tr>'
+        )
+    head = "".join(f'<th style="text-align:left">{h}</th>' for h in ("", "check", "found", "what to do"))
+    colour = "#1a7f37" if self.ok else "#b42318"
+    return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f'<p style="color:{colour}"><b>{html.escape(self.summary())}</b></p>')
+
+
+CheckList.table = _table
+CheckList.__str__ = _checklist_str
+CheckList._repr_pretty_ = _checklist_pretty
+CheckList._repr_html_ = _checklist_html
 
 # %% ../../chapters/00_start_here.ipynb #1aa562d4
 MIN_PYTHON: tuple[int, int] = (3, 11)

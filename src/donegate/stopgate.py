@@ -235,39 +235,44 @@ class HashCache:
             except (OSError, ValueError):
                 self.entries = {}
 
-    def identity(self, root: Path, rel: str, algorithm: str) -> Identity | None:
-        """(mode, object id) of the file at `rel` in the working tree, None if it does not exist."""
-        full = os.path.join(root, rel)
-        try:
-            st = os.lstat(full)
-        except FileNotFoundError:
-            return None
-        if stat.S_ISLNK(st.st_mode):
-            return ("120000", blob_id(os.fsencode(os.readlink(full)), algorithm))
-        if stat.S_ISDIR(st.st_mode):
-            return ("160000", "folder")
-        mode = "100755" if st.st_mode & 0o100 else "100644"
-        key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, mode]
-        cached = self.entries.get(rel)
-        if cached and cached[:5] == key:
-            return (mode, cached[5])
-        with open(full, "rb") as f:
-            oid = blob_id(f.read(), algorithm)
-        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > self.racy * 1e9:
-            self.entries[rel] = [*key, oid]
-            self.dirty = True
-        return (mode, oid)
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-014-c1
+def _cache_identity(self: HashCache, root: Path, rel: str, algorithm: str) -> Identity | None:
+    """(mode, object id) of the file at `rel` in the working tree, None if it does not exist."""
+    full = os.path.join(root, rel)
+    try:
+        st = os.lstat(full)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return ("120000", blob_id(os.fsencode(os.readlink(full)), algorithm))
+    if stat.S_ISDIR(st.st_mode):
+        return ("160000", "folder")
+    mode = "100755" if st.st_mode & 0o100 else "100644"
+    key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, mode]
+    cached = self.entries.get(rel)
+    if cached and cached[:5] == key:
+        return (mode, cached[5])
+    with open(full, "rb") as f:
+        oid = blob_id(f.read(), algorithm)
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > self.racy * 1e9:
+        self.entries[rel] = [*key, oid]
+        self.dirty = True
+    return (mode, oid)
 
-    def save(self, keep: set[str]) -> None:
-        """Write the cache back, keeping only the paths in `keep`."""
-        if self.path is None:
-            return
-        stale = set(self.entries) - keep
-        if not self.dirty and not stale:
-            return
-        for rel in stale:
-            del self.entries[rel]
-        write_private(self.path, json.dumps(self.entries, separators=(",", ":")))
+
+def _cache_save(self: HashCache, keep: set[str]) -> None:
+    """Write the cache back, keeping only the paths in `keep`."""
+    if self.path is None:
+        return
+    stale = set(self.entries) - keep
+    if not self.dirty and not stale:
+        return
+    for rel in stale:
+        del self.entries[rel]
+    write_private(self.path, json.dumps(self.entries, separators=(",", ":")))
+
+
+HashCache.identity, HashCache.save = _cache_identity, _cache_save
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016
 STATUS_ARGS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",

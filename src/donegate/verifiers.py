@@ -895,44 +895,51 @@ class TrajectoryVerifier:
         self.critical = frozenset(critical)
         self.min_confidence = min_confidence
 
-    def dimensions(self, case: Case) -> list[DimensionResult]:
-        """Every dimension's result for `case`, in verifier order, the quality judge last."""
-        results = []
-        for verifier in self.verifiers:
-            names = getattr(verifier, "dimensions", None) or (type(verifier).__name__,)
-            results += self._isolated(type(verifier).__name__, names, lambda: verifier.verify(case), many=True)
-        results += self._isolated(type(self.judge).__name__, ("quality",), lambda: self.judge.judge(case), many=False)
-        return results
+# %% ../../chapters/04_verifiers.ipynb #ch04-063-c1
+def _dimensions(self: TrajectoryVerifier, case: Case) -> list[DimensionResult]:
+    """Every dimension's result for `case`, in verifier order, the quality judge last."""
+    results = []
+    for verifier in self.verifiers:
+        names = getattr(verifier, "dimensions", None) or (type(verifier).__name__,)
+        results += self._isolated(type(verifier).__name__, names, lambda: verifier.verify(case), many=True)
+    results += self._isolated(type(self.judge).__name__, ("quality",), lambda: self.judge.judge(case), many=False)
+    return results
 
-    @staticmethod
-    def _isolated(who: str, names: Sequence[str], call: Callable[[], Any], many: bool) -> list[DimensionResult]:
-        try:
-            out = call()
-            found = list(out) if many and isinstance(out, (list, tuple)) else [out]
-            if found and all(isinstance(r, DimensionResult) for r in found):
-                return found
-            cause = f"returned {_short(repr(out), 60)} instead of {'a list of ' if many else ''}DimensionResult"
-        except Exception as exc:
-            cause = f"raised {type(exc).__name__}: {exc}"
-        return [DimensionResult(str(name), "quality" if name == "quality" else "process" if name != "result"
-                                else "result", "uncertain", UNCERTAIN_SCORE, [f"{who} {cause}"], 0.0)
-                for name in names]
 
-    def verify(self, subject: Any) -> TrajectoryVerdict:
-        """The verdict on `subject`: a Case, a case-file dict, a list of trajectory events, or a path."""
-        try:
-            case = as_case(subject)
-        except Exception as exc:  # a reader bug must not become a crash of the verifier
-            case = Case(case_id="(unreadable)", problems=[Problem(frozenset({"case"}),
-                        f"the input could not be read: {type(exc).__name__}: {exc}")])
-        results = self.dimensions(case)
-        verdict, reasons = decide(results, case.risk, self.critical, self.min_confidence)
-        if case.problems_in({"risk"}) and any("risk case" in r for r in reasons):
-            reasons.append(case.problems_in({"risk"})[0])
-        average = sum(r.score for r in results) / len(results) if results else 0.0
-        confidence = min((r.confidence for r in results), default=0.0)
-        return TrajectoryVerdict(case.case_id, verdict, reasons, results, confidence, average,
-                                 learning_signal=verdict != "human_review")
+def _isolated(who: str, names: Sequence[str], call: Callable[[], Any], many: bool) -> list[DimensionResult]:
+    try:
+        out = call()
+        found = list(out) if many and isinstance(out, (list, tuple)) else [out]
+        if found and all(isinstance(r, DimensionResult) for r in found):
+            return found
+        cause = f"returned {_short(repr(out), 60)} instead of {'a list of ' if many else ''}DimensionResult"
+    except Exception as exc:
+        cause = f"raised {type(exc).__name__}: {exc}"
+    return [DimensionResult(str(name), "quality" if name == "quality" else "process" if name != "result"
+                            else "result", "uncertain", UNCERTAIN_SCORE, [f"{who} {cause}"], 0.0)
+            for name in names]
+
+
+def _verify(self: TrajectoryVerifier, subject: Any) -> TrajectoryVerdict:
+    """The verdict on `subject`: a Case, a case-file dict, a list of trajectory events, or a path."""
+    try:
+        case = as_case(subject)
+    except Exception as exc:  # a reader bug must not become a crash of the verifier
+        case = Case(case_id="(unreadable)", problems=[Problem(frozenset({"case"}),
+                    f"the input could not be read: {type(exc).__name__}: {exc}")])
+    results = self.dimensions(case)
+    verdict, reasons = decide(results, case.risk, self.critical, self.min_confidence)
+    if case.problems_in({"risk"}) and any("risk case" in r for r in reasons):
+        reasons.append(case.problems_in({"risk"})[0])
+    average = sum(r.score for r in results) / len(results) if results else 0.0
+    confidence = min((r.confidence for r in results), default=0.0)
+    return TrajectoryVerdict(case.case_id, verdict, reasons, results, confidence, average,
+                             learning_signal=verdict != "human_review")
+
+
+TrajectoryVerifier.dimensions = _dimensions
+TrajectoryVerifier._isolated = staticmethod(_isolated)
+TrajectoryVerifier.verify = _verify
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-083
 def read_events(path: str | os.PathLike) -> list[Any]:
