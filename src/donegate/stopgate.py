@@ -68,44 +68,47 @@ class Settings:
         """Where ledger rows go: $DONEGATE_LEDGER_DIR/ledger.jsonl, else ledger.jsonl in the state folder."""
         return Path(self.ledger_dir or self.state_dir) / "ledger.jsonl"
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
-        """Settings from the environment; a value that makes no sense raises GateError naming the variable."""
-        env = os.environ if env is None else env
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006-c1
+def _settings_from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    """Settings from the environment; a value that makes no sense raises GateError naming the variable."""
+    env = os.environ if env is None else env
 
-        def number(name: str, default: float, kind: type) -> Any:
-            raw = env.get(name, "").strip()
-            if not raw:
-                return default
-            try:
-                value = kind(raw)
-            except ValueError:
-                value = -1
-            if not math.isfinite(value) or value < 0:
-                what = "a whole number, 0 or more" if kind is int else "a number of seconds, more than 0"
-                raise GateError(f"{name}={raw!r} is not {what}; fix it or unset it (default {default:g})")
-            return value
+    def number(name: str, default: float, kind: type) -> Any:
+        raw = env.get(name, "").strip()
+        if not raw:
+            return default
+        try:
+            value = kind(raw)
+        except ValueError:
+            value = -1
+        if not math.isfinite(value) or value < 0:
+            what = "a whole number, 0 or more" if kind is int else "a number of seconds, more than 0"
+            raise GateError(f"{name}={raw!r} is not {what}; fix it or unset it (default {default:g})")
+        return value
 
-        timeout = number("DONEGATE_VERIFY_TIMEOUT", 180.0, float)
-        if timeout == 0:
-            raise GateError("DONEGATE_VERIFY_TIMEOUT=0 would fail every check; give a number of seconds, more than 0")
-        mode = env.get("DONEGATE_PROTECT_MODE", "").strip().lower() or "block"
-        if mode not in PROTECT_MODES:
-            raise GateError(f"DONEGATE_PROTECT_MODE={mode!r} is not one of {', '.join(PROTECT_MODES)}")
-        protect = env.get("DONEGATE_PROTECT")
-        globs = DEFAULT_PROTECT if protect is None else tuple(g.strip() for g in protect.split(",") if g.strip())
-        ledger_dir = env.get("DONEGATE_LEDGER_DIR")
-        return cls(
-            verify_command=env.get("DONEGATE_VERIFY_COMMAND", "").strip() or None,
-            max_blocks=number("DONEGATE_MAX_BLOCKS", 3, int),
-            verify_timeout=timeout,
-            protect=globs,
-            protect_mode=mode,
-            skip=env.get("DONEGATE_SKIP", "").strip().lower() in TRUE_WORDS,
-            ledger=env.get("DONEGATE_LEDGER", "").strip().lower() in TRUE_WORDS,
-            state_dir=default_state_dir(env),
-            ledger_dir=Path(ledger_dir).expanduser() if ledger_dir else None,
-        )
+    timeout = number("DONEGATE_VERIFY_TIMEOUT", 180.0, float)
+    if timeout == 0:
+        raise GateError("DONEGATE_VERIFY_TIMEOUT=0 would fail every check; give a number of seconds, more than 0")
+    mode = env.get("DONEGATE_PROTECT_MODE", "").strip().lower() or "block"
+    if mode not in PROTECT_MODES:
+        raise GateError(f"DONEGATE_PROTECT_MODE={mode!r} is not one of {', '.join(PROTECT_MODES)}")
+    protect = env.get("DONEGATE_PROTECT")
+    globs = DEFAULT_PROTECT if protect is None else tuple(g.strip() for g in protect.split(",") if g.strip())
+    ledger_dir = env.get("DONEGATE_LEDGER_DIR")
+    return cls(
+        verify_command=env.get("DONEGATE_VERIFY_COMMAND", "").strip() or None,
+        max_blocks=number("DONEGATE_MAX_BLOCKS", 3, int),
+        verify_timeout=timeout,
+        protect=globs,
+        protect_mode=mode,
+        skip=env.get("DONEGATE_SKIP", "").strip().lower() in TRUE_WORDS,
+        ledger=env.get("DONEGATE_LEDGER", "").strip().lower() in TRUE_WORDS,
+        state_dir=default_state_dir(env),
+        ledger_dir=Path(ledger_dir).expanduser() if ledger_dir else None,
+    )
+
+
+Settings.from_env = classmethod(_settings_from_env)
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-008
 @lru_cache(maxsize=256)

@@ -806,39 +806,47 @@ class LoadResult:
     artifacts: ArtifactStore | None = None
     artifacts_checked: int = 0  # distinct artifacts whose hash was checked
 
-    @property
-    def ok(self) -> bool:
-        """True if nothing is wrong: no problem at all."""
-        return not self.problems
-
-    @property
-    def torn(self) -> bool:
-        """True if the last line was cut short (a writer stopped mid-event)."""
-        return any(p.kind == "torn_line" for p in self.problems)
-
-    @property
-    def first_problem(self) -> Problem | None:
-        return self.problems[0] if self.problems else None
-
-    @property
-    def run_id(self) -> str | None:
-        return self.events[0].run_id if self.events else None
-
-    @property
-    def task_id(self) -> str | None:
-        return self.events[0].task_id if self.events else None
-
-    @property
-    def status(self) -> str | None:
-        """The status of the first run_finished record; None for an unfinished run."""
-        return next((e.payload.get("status") for e in self.events if e.type == "run_finished"), None)
-
     def __repr__(self) -> str:
         head = (f"LoadResult({self.path.name}: run {self.run_id}, {len(self.events)} events, "
                 f"{status_label(self.status)}")
         if not self.problems:
             return head + ", no problems)"
         return head + f", {len(self.problems)} problem(s))\n" + "\n".join(f"  {p}" for p in self.problems)
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-049-c1
+def _loaded_ok(self: LoadResult) -> bool:
+    """True if nothing is wrong: no problem at all."""
+    return not self.problems
+
+
+def _loaded_torn(self: LoadResult) -> bool:
+    """True if the last line was cut short (a writer stopped mid-event)."""
+    return any(p.kind == "torn_line" for p in self.problems)
+
+
+def _loaded_first_problem(self: LoadResult) -> Problem | None:
+    return self.problems[0] if self.problems else None
+
+
+def _loaded_run_id(self: LoadResult) -> str | None:
+    return self.events[0].run_id if self.events else None
+
+
+def _loaded_task_id(self: LoadResult) -> str | None:
+    return self.events[0].task_id if self.events else None
+
+
+def _loaded_status(self: LoadResult) -> str | None:
+    """The status of the first run_finished record; None for an unfinished run."""
+    return next((e.payload.get("status") for e in self.events if e.type == "run_finished"), None)
+
+
+LoadResult.ok = property(_loaded_ok)
+LoadResult.torn = property(_loaded_torn)
+LoadResult.first_problem = property(_loaded_first_problem)
+LoadResult.run_id = property(_loaded_run_id)
+LoadResult.task_id = property(_loaded_task_id)
+LoadResult.status = property(_loaded_status)
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-049-k1
 _ENVELOPE = {"v": int, "run_id": str, "task_id": str, "seq": int, "ts": str, "type": str, "payload": dict}
