@@ -415,7 +415,7 @@ def host_payload(event: str, payload: Mapping[str, Any]) -> dict:
     return {"session_id": "", "transcript_path": "", "cwd": os.getcwd(), **payload,
             "hook_event_name": host_event_name(event)}
 
-
+# %% ../../chapters/02_hooks.ipynb #ch02-081-k1
 def parse_command_output(event: str, returncode: int, stdout: str, stderr: str) -> Decision | None:
     """The decision a command hook's exit code and output mean, in the hosts' protocol.
 

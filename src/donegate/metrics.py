@@ -94,7 +94,7 @@ class EvalRun:
         return EvalRun(name or self.name, tuple(a for a in self.attempts if a.case_id in wanted),
                        self.description, self.cost_unit)
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-009-k1-k1
 def load_run(path: str | Path) -> EvalRun:
     """An EvalRun from a JSON file with `name`, `attempts` (and optionally `description`, `cost_unit`)."""
     path = Path(path)
@@ -242,7 +242,7 @@ class CaseDiff:
             return "better" if self.successes_after > self.successes_before else "worse"
         return "same"
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-031-k1-k1
 def case_diff(candidate: EvalRun, baseline: EvalRun) -> list[CaseDiff]:
     """The per-case comparison, in the baseline's case order; ValueError on different case sets."""
     _same_cases(candidate, baseline)
@@ -400,7 +400,7 @@ def weighted_score(success_change: float, cost_reduction: float, latency_reducti
     only for contrast: it trades safety away, so it must never decide a release."""
     return 0.5 * success_change + 0.3 * cost_reduction + 0.2 * latency_reduction
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-054-k1
 class ReleaseExplorer:
     """Sliders for a candidate's changes against a baseline, with the gate's decision, constraint by
     constraint, beside the naive weighted score. Set the widgets' values from code to drive it."""
@@ -460,7 +460,7 @@ def _score(self: ReleaseExplorer) -> float:
     c = self.comparison()
     return weighted_score(c.success_change, c.cost_reduction, self.latency_reduction.value)
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-054-c1-k1
 def _text(self: ReleaseExplorer) -> str:
     """The current state as plain text: the gate's decision, then the naive score's."""
     s = self.score
@@ -639,7 +639,7 @@ class Promotion:
     when: str
     why: str
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-070-k1
 class ReleaseRegistry:
     """Which version is stable and which is on canary. A candidate reaches canary only with a
     "release_to_canary" decision; stable changes only through `promote`, which is recorded in `history`."""

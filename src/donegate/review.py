@@ -399,7 +399,7 @@ def review_record(review: Review, decision: GateDecision) -> dict:
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-056-k1
 def review_markdown(record: Mapping) -> str:
     """A readable Markdown report of a `review_record`."""
     out = [f"# Review: {record['decision'].upper()}", "",
@@ -422,7 +422,7 @@ def review_markdown(record: Mapping) -> str:
         out.append(f"| {f['severity'] if f else '?'} | {_cell(where)} | {_cell(d['reason'])} |")
     return "\n".join(out) + "\n"
 
-# %% ../../chapters/06_review_pipeline.ipynb #ch06-056-k1
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-056-k2
 @dataclass(frozen=True)
 class ReportFile:
     """One written report: where it is and the sha256 of its bytes."""

@@ -82,7 +82,7 @@ def _checklist_str(self: CheckList) -> str:
 def _checklist_pretty(self: CheckList, p, cycle) -> None:
     p.text(self.table())
 
-
+# %% ../../chapters/00_start_here.ipynb #ecdfdc2d-c1-k1
 def _checklist_html(self: CheckList) -> str:
     rows = []
     for c in self:

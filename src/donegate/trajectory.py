@@ -51,7 +51,7 @@ def short_ref(ref: str) -> str:
     """A reference cut to 12 hex digits, for displays (never for lookups)."""
     return ref[:19] + "…" if isinstance(ref, str) and len(ref) > 19 else str(ref)
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-017-k1
 def _fsync_dir(folder: Path) -> None:
     """Make a folder's entries (new file names) durable; a no-op where the platform cannot."""
     try:
@@ -414,7 +414,7 @@ _JSON_TYPES: dict[str, Callable[[Any], bool]] = {
 def _same(a: Any, b: Any) -> bool:
     return a is b if isinstance(a, bool) or isinstance(b, bool) else a == b
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k4-k1
 def _subset_problem(value: Any, schema: dict, path: str) -> str | None:
     """The first violation of `schema` by `value`, for the keywords EVENT_SCHEMA uses (type, const, enum,
     pattern, minLength, minimum, required, properties, items, anyOf, allOf, if/then, local $ref)."""
@@ -755,7 +755,7 @@ def _writer_close(self: TrajectoryWriter) -> None:
     with self._lock:
         self._close()
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c6-k1
 def _writer_enter(self: TrajectoryWriter) -> "TrajectoryWriter":
     return self
 
@@ -998,7 +998,7 @@ def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLik
                                  f"; the {_count(len(events), 'complete event')} before it are kept")
     return LoadResult(path, events, problems, store, len(checked))
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-050-k2-k1
 def validate(path: str | os.PathLike, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
     """`load` with every artifact hash checked; the store defaults to default_artifact_dir(path)."""
     return load(path, artifacts=default_artifact_dir(path) if artifacts is None else artifacts)
@@ -1029,7 +1029,7 @@ class ToolCall:
             return "pending"
         return "ok" if self.requested is not None else "unrequested"
 
-
+# %% ../../chapters/03_trajectories.ipynb #ch03-065-k1
 def tool_calls(source: LoadResult | Sequence[Event]) -> list[ToolCall]:
     """Every tool call, in the order it was requested (or, without a request, completed)."""
     calls: dict[str, dict] = {}
@@ -1058,7 +1058,7 @@ def failed_calls(source: LoadResult | Sequence[Event]) -> list[ToolCall]:
     """Calls that failed: tool_failed, or tool_completed with a non-zero exit_code."""
     return [c for c in tool_calls(source) if c.outcome == "failed"]
 
-# %% ../../chapters/03_trajectories.ipynb #ch03-065-k1
+# %% ../../chapters/03_trajectories.ipynb #ch03-065-k2
 def decisions_by_hook(source: LoadResult | Sequence[Event]) -> dict[str, list[Event]]:
     """hook_decision events grouped by hook name, each list in file order."""
     grouped: dict[str, list[Event]] = {}

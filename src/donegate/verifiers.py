@@ -48,7 +48,7 @@ class ToolCall:
         command = self.input.get("command") or self.input.get("cmd") if isinstance(self.input, Mapping) else None
         return f"{self.tool}: {command}" if isinstance(command, str) and command != self.tool else self.tool
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-011-k1
 @dataclass(frozen=True)
 class Claim:
     """A statement of fact made in a turn's reply; `needs` names the tools whose success would
