@@ -207,9 +207,11 @@ def test_there_are_graded_notebooks_with_fixtures():
 
 @pytest.mark.parametrize("aid", ASSIGNMENTS)
 def test_solution_passes_every_test_cell(aid):
+    """nbgrader's Validator runs the solution top to bottom in a fresh kernel; with validate_all it fails on an
+    error in any code cell, not only in a test cell (so tests/test_notebooks.py need not run solutions again)."""
     path = SOLUTIONS / aid / f"{aid}.ipynb"
     assert grade_cells(nbformat.read(path, as_version=4)), f"{aid} has no test cells"
-    result = Validator().validate(str(path))
+    result = Validator(validate_all=True).validate(str(path))
     failures = [c["raw_error"][-800:] for c in result.get("failed", [])]
     assert result == {}, failures or result
 

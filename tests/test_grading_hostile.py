@@ -28,9 +28,11 @@ def run_check(notebook: Path, root, progress_path: Path):
     return check(notebook, root=root, progress_path=progress_path, echo=lines.append), "\n".join(lines)
 
 
-HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "poisons-source",
-           "adds-a-trigger", "rewrites-classmate", "input-transformer", "ast-transformer", "post-run-cell",
-           "replaces-run-cell", "rebinds-type"]
+# One fixture per way of attacking the self-check's own layout: the checkout's solutions/ beside the learner's
+# notebook, its throw-away course on disk, its forked grader, a process that outlives the kernel, the kernel
+# reconfigured, a builtin rebound. Every hostile fixture (these and the seven others of the same kinds) is graded
+# in test_grading.py through the same sandbox and judge, and in test_instructor.py without them.
+HOSTILE = ["reads-solution", "poisons-source", "kills-grader", "leaves-a-daemon", "input-transformer", "rebinds-type"]
 
 
 def daemons_left(wait: float = 10) -> list[str]:
