@@ -6,6 +6,7 @@ and autograded once, with every committed fixture submitted, so the whole file r
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -246,6 +247,30 @@ def test_test_cells_import_nothing(aid):
     importing = [grade_id(c) for c in cells
                  if any(line.lstrip().startswith(("import ", "from ")) for line in c.source.splitlines())]
     assert importing == []
+
+
+VERDICT_LABS = [LAB06, LAB07, RECALL07, RECALL08]  # the assignments whose learner writes a stop gate's Verdict
+
+
+@pytest.mark.parametrize("aid", VERDICT_LABS)
+def test_a_lab_verdict_speaks_the_stop_gate_s_words(aid):
+    """A lab's Verdict is chapter 07's: every exit it allows is one of the library's, for the same action, and
+    every status a run status (so `check_failed` is an exit in the labs as in the chapter)."""
+    from donegate.stopgate import EXITS, Verdict
+    from donegate.trajectory import STATUSES
+
+    assert [f.name for f in dataclasses.fields(Verdict)][:4] == ["action", "status", "exit", "message"]
+    cell = next(c for c in nbformat.read(SOLUTIONS / aid / f"{aid}.ipynb", as_version=4).cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "vocabulary")
+    names: dict = {}
+    exec(compile("from __future__ import annotations\nfrom dataclasses import dataclass, field\n"
+                 + cell.source, aid, "exec"), names)
+    assert "EXITS" in names, f"{aid}: the vocabulary has no EXITS (the exits and their statuses)"
+    for exit, (action, statuses) in names["EXITS"].items():
+        assert exit in EXITS[action], f"{aid}: exit {exit!r} ({action}) is not one of the stop gate's {EXITS[action]}"
+        assert set(statuses) <= set(STATUSES), f"{aid}: {exit} has statuses {statuses} outside {STATUSES}"
+    lab_verdict = names["Verdict"]
+    assert [f.name for f in dataclasses.fields(lab_verdict)] == ["action", "status", "exit", "message"]
 
 
 # --- (c) labs/ is exactly what nbgrader generates from solutions/ ------------------------------------------

@@ -56,3 +56,35 @@ def test_every_chapter_states_the_time_it_takes_as_measured():
         if said is None or abs(said - minutes) > max(5, 0.15 * minutes):
             wrong[path.name] = (said, minutes)
     assert len(reading.chapters()) >= 10 and not wrong, f"(stated, measured) minutes: {wrong}"
+
+
+MAX_CELL_LINES = 40
+
+
+def test_no_chapter_code_cell_is_a_wall():
+    """A learner follows a class built up across cells, not one that arrives whole: no code cell of chapters
+    00-08 is over MAX_CELL_LINES lines (every line counted, `#| export` and blank ones too)."""
+    long = {}
+    chapters = sorted((ROOT / "chapters").glob("0*.ipynb"))
+    for path in chapters:
+        for cell in nbformat.read(path, as_version=4).cells:
+            lines = len(cell.source.splitlines())
+            if cell.cell_type == "code" and lines > MAX_CELL_LINES:
+                long[f"{path.name} {cell.get('id')}"] = lines
+    assert len(chapters) >= 10 and not long, f"code cells over {MAX_CELL_LINES} lines: {long}"
+
+
+def test_the_readme_states_each_chapter_s_time_as_the_chapter_does():
+    """The README's chapter table gives each chapter the time its first cell states."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reading_times", ROOT / "tools" / "reading_times.py")
+    reading = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reading)
+    rows = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if line.startswith("| 0")]
+    wrong = {}
+    for path in reading.chapters():
+        mine = [r for r in rows if f"`{path.stem}`" in r] or [r for r in rows if r.startswith(f"| {path.name[:2]} ")]
+        if len(mine) != 1 or f"| about {reading.stated(path)} min |" not in mine[0]:
+            wrong[path.name] = (reading.stated(path), mine)
+    assert len(reading.chapters()) >= 10 and not wrong, f"README rows that do not state the chapter's time: {wrong}"

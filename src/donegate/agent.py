@@ -126,38 +126,14 @@ class OpenAICompatibleModel:
                              "without them use ScriptedModel")
         return cls(env["DONEGATE_MODEL_URL"], env["DONEGATE_MODEL"], env.get("DONEGATE_MODEL_API_KEY"))
 
-# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-010-c1
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-010-c1-a
 def _reply(self: OpenAICompatibleModel, messages: Sequence[Mapping], tools: Sequence[Mapping] = ()) -> Reply:
     body = {"model": self.model, "messages": list(messages)}
     if tools:
         body["tools"] = list(tools)
-    headers = {"Content-Type": "application/json"}
-    if self.api_key:
-        headers["Authorization"] = f"Bearer {self.api_key}"
-    request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
-    try:
-        with self._opener.open(request, timeout=self.timeout) as response:
-            data = json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        raise ModelError(f"{self.url} answered HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise ModelError(f"cannot reach the model at {self.url}: {exc}; is the server running?") from None
-    except ValueError:
-        raise ModelError(f"{self.url} did not answer with JSON") from None
+    data = self._post_chat(body)
     self.calls += 1
-    try:
-        message = data["choices"][0]["message"]
-        calls = []
-        for c in message.get("tool_calls") or ():
-            arguments = json.loads(c["function"]["arguments"] or "{}")
-            if not isinstance(arguments, dict):
-                raise ValueError(f"the arguments of tool call {c['id']} are not a JSON object")
-            calls.append(ToolCall(c["id"], c["function"]["name"], arguments))
-    except (KeyError, IndexError, TypeError, ValueError) as exc:
-        raise ModelError(f"{self.url} sent a reply that is not in the chat-completions shape (choices[0].message; "
-                         f"tool calls with an id, a name and JSON-object arguments): "
-                         f"{exc.__class__.__name__}: {exc}") from None
-    return Reply(message.get("content") or "", tuple(calls))
+    return _chat_reply(self.url, data)
 
 
 def _state(self: OpenAICompatibleModel) -> dict:
@@ -171,6 +147,44 @@ def _restore(self: OpenAICompatibleModel, state: Mapping) -> None:
 OpenAICompatibleModel.reply = _reply
 OpenAICompatibleModel.state = _state
 OpenAICompatibleModel.restore = _restore
+
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-010-c1-b
+def _post_chat(self: OpenAICompatibleModel, body: dict) -> Any:
+    """POST `body` to the chat-completions URL and return the decoded JSON answer, or raise ModelError."""
+    headers = {"Content-Type": "application/json"}
+    if self.api_key:
+        headers["Authorization"] = f"Bearer {self.api_key}"
+    request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
+    try:
+        with self._opener.open(request, timeout=self.timeout) as response:
+            data = json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        raise ModelError(f"{self.url} answered HTTP {exc.code}: {exc.read()[:300].decode('utf-8', 'replace')}") from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        raise ModelError(f"cannot reach the model at {self.url}: {exc}; is the server running?") from None
+    except ValueError:
+        raise ModelError(f"{self.url} did not answer with JSON") from None
+    return data
+
+
+def _chat_reply(url: str, data: Any) -> Reply:
+    """The text and tool calls of a chat-completions answer from `url`; ModelError if it has another shape."""
+    try:
+        message = data["choices"][0]["message"]
+        calls = []
+        for c in message.get("tool_calls") or ():
+            arguments = json.loads(c["function"]["arguments"] or "{}")
+            if not isinstance(arguments, dict):
+                raise ValueError(f"the arguments of tool call {c['id']} are not a JSON object")
+            calls.append(ToolCall(c["id"], c["function"]["name"], arguments))
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        raise ModelError(f"{url} sent a reply that is not in the chat-completions shape (choices[0].message; "
+                         f"tool calls with an id, a name and JSON-object arguments): "
+                         f"{exc.__class__.__name__}: {exc}") from None
+    return Reply(message.get("content") or "", tuple(calls))
+
+
+OpenAICompatibleModel._post_chat = _post_chat
 
 # %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-012
 TOOLS: dict[str, dict] = {
@@ -556,7 +570,7 @@ class DemoRun:
         e = self.scenario.expect
         return (self.status, self.exit, self.blocks) == (e["status"], e["exit"], e.get("blocks", self.blocks))
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-b
 def closing_line(status: str, verdicts: Sequence[Verdict]) -> str:
     """One sentence: how the run ended and why, led by a word you can grep (VERIFIED, HANDED OVER ...)."""
     last = verdicts[-1] if verdicts else None
@@ -579,20 +593,43 @@ def play(scenario: str | Scenario, *, root: str | os.PathLike | None = None, wor
     """Play a scenario on a fresh temporary git copy of demo/pricing with the scripted model and the
     stop gate, printing a timeline as it goes. The repository's own files are never touched."""
     from donegate.agent import Agent, ScriptedModel
-    from donegate.hooks import HookRegistry
-    import shutil
-    import tempfile
-
-    from donegate.trajectory import TrajectoryWriter, summarize
 
     scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, root)
     say = out or (lambda line: None)
+    work, repo = _demo_repo(scenario, root, workdir)
+    settings = Settings(state_dir=work / "state", **scenario.settings)
+    writer = _live_writer(work / "run.jsonl", f"demo-{scenario.name}", say)
+    gate = StopGate(repo, session_id=f"demo-{scenario.name}", settings=settings, writer=writer)
+    verdicts: list[Verdict] = []
+    registry = _demo_registry(gate, writer, _stop_reporter(gate, verdicts, say))
+    say(f"scenario {scenario.name}: {scenario.title}")
+    say(f"task: {scenario.task}")
+    agent = Agent(ScriptedModel(scenario.replies), repo, registry=registry, writer=writer,
+                  session_id=f"demo-{scenario.name}", checkpoint=work / "checkpoint.json",
+                  stop_status=gate.terminal_status)
+    result = agent.run(scenario.task)
+    run = _demo_run(scenario, result.status, verdicts, writer.path, work)
+    say(run.last_line)
+    return run
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1a
+def _demo_repo(scenario: Scenario, root: str | os.PathLike | None,
+               workdir: str | os.PathLike | None) -> tuple[Path, Path]:
+    """(work folder, repository): a git copy of demo/pricing with one commit, in `workdir` or a new temporary folder."""
+    import shutil
+    import tempfile
     work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix=f"donegate-demo-{scenario.name}-"))
     repo = work / "pricing"
     shutil.copytree(demo_folder(root) / "pricing", repo, ignore=shutil.ignore_patterns("__pycache__"))
     for args in (["init", "-q"], ["config", "user.email", "demo@example.invalid"], ["config", "user.name", "demo"],
                  ["add", "-A"], ["commit", "-q", "-m", "pricing with two planted bugs"]):
         git(repo, *args)
+    return work, repo
+
+
+def _live_writer(path: Path, task_id: str, say: Callable[[str], None]) -> Any:
+    """A trajectory writer that also says each event (but the gate's own start and stop decisions) as it is written."""
+    from donegate.trajectory import TrajectoryWriter, summarize
 
     class LiveWriter(TrajectoryWriter):
         def emit(self, type: str, payload: Any = None, turn: int | None = None):
@@ -604,11 +641,11 @@ def play(scenario: str | Scenario, *, root: str | os.PathLike | None = None, wor
                     say(f"  {'' if event.turn is None else event.turn:>2}  {type:<19} {summarize(event)}")
             return event
 
-    settings = Settings(state_dir=work / "state", **scenario.settings)
-    writer = LiveWriter(work / "run.jsonl", task_id=f"demo-{scenario.name}")
-    gate = StopGate(repo, session_id=f"demo-{scenario.name}", settings=settings, writer=writer)
-    verdicts: list[Verdict] = []
+    return LiveWriter(path, task_id=task_id)
 
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1b
+def _stop_reporter(gate: StopGate, verdicts: list[Verdict], say: Callable[[str], None]) -> Callable[[dict], Any]:
+    """The on_stop handler: the gate's decision, with its verdict kept in `verdicts` and its message said."""
     def on_stop(payload: dict):
         say("      … the gate compares the tree with its baseline (and runs ./verify.sh if it must)")
         decision = gate.hook(payload)
@@ -619,26 +656,28 @@ def play(scenario: str | Scenario, *, root: str | os.PathLike | None = None, wor
         if len(lines) > 14:
             say(f"      │ … ({len(lines) - 14} more lines)")
         return decision
+    return on_stop
 
+
+def _demo_registry(gate: StopGate, writer: Any, on_stop: Callable[[dict], Any]) -> Any:
+    """A hook registry recording into `writer`: the gate's start on session_start, `on_stop` on on_stop."""
+    from donegate.hooks import HookRegistry
     registry = HookRegistry(recorder=writer.recorder())
     registry.register("baseline", "session_start", lambda p: gate.start(p.get("source", "startup")) and None,
                       on_error="closed")
     registry.register("stopgate", "on_stop", on_stop, on_error="closed")
-    say(f"scenario {scenario.name}: {scenario.title}")
-    say(f"task: {scenario.task}")
-    agent = Agent(ScriptedModel(scenario.replies), repo, registry=registry, writer=writer,
-                  session_id=f"demo-{scenario.name}", checkpoint=work / "checkpoint.json",
-                  stop_status=gate.terminal_status)
-    result = agent.run(scenario.task)
-    last = closing_line(result.status, verdicts)
-    run = DemoRun(scenario, result.status, verdicts[-1].exit if verdicts else "", tuple(verdicts),
-                  writer.path, work, last)
+    return registry
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1c
+def _demo_run(scenario: Scenario, status: str, verdicts: list[Verdict], trajectory: Path, work: Path) -> DemoRun:
+    """The DemoRun for a finished run, its closing line led by UNEXPECTED if the scenario expected otherwise."""
+    last = closing_line(status, verdicts)
+    run = DemoRun(scenario, status, verdicts[-1].exit if verdicts else "", tuple(verdicts), trajectory, work, last)
     if not run.as_expected:
         e = scenario.expect
         last = (f"UNEXPECTED: the scenario expects status {e['status']} via {e['exit']} with {e.get('blocks')} "
                 f"block(s), got {run.status} via {run.exit} with {run.blocks}. {last}")
         run = DemoRun(scenario, run.status, run.exit, run.verdicts, run.trajectory, run.workdir, last)
-    say(last)
     return run
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k2

@@ -55,7 +55,7 @@ def refusal_action(event: str) -> str:
     """The action that refuses `event`: "deny" for tool events, "block" for every other event."""
     return "deny" if canonical_event(event) in TOOL_EVENTS else "block"
 
-# %% ../../chapters/02_hooks.ipynb #ch02-014
+# %% ../../chapters/02_hooks.ipynb #ch02-014-a
 ACTIONS: tuple[str, ...] = ("allow", "deny", "ask", "block")
 
 
@@ -82,25 +82,29 @@ class Decision:
         if self.hook is not None and not isinstance(self.hook, str):
             raise ValueError(f"a Decision's hook must be a hook name or None; got {self.hook!r}")
 
-    @classmethod
-    def allow(cls, reason: str = "", updated_input: dict | None = None) -> "Decision":
-        """Let the call go on, optionally with a rewritten tool input."""
-        return cls("allow", reason, updated_input)
+# %% ../../chapters/02_hooks.ipynb #ch02-014-b
+def _allow(cls, reason: str = "", updated_input: dict | None = None) -> "Decision":
+    """Let the call go on, optionally with a rewritten tool input."""
+    return cls("allow", reason, updated_input)
 
-    @classmethod
-    def deny(cls, reason: str) -> "Decision":
-        """Refuse a tool call."""
-        return cls("deny", reason)
 
-    @classmethod
-    def ask(cls, reason: str, updated_input: dict | None = None) -> "Decision":
-        """Let a person decide (through the registry's confirm callback)."""
-        return cls("ask", reason, updated_input)
+def _deny(cls, reason: str) -> "Decision":
+    """Refuse a tool call."""
+    return cls("deny", reason)
 
-    @classmethod
-    def block(cls, reason: str) -> "Decision":
-        """Refuse a non-tool event, e.g. a stop: the reason goes back to the agent."""
-        return cls("block", reason)
+
+def _ask(cls, reason: str, updated_input: dict | None = None) -> "Decision":
+    """Let a person decide (through the registry's confirm callback)."""
+    return cls("ask", reason, updated_input)
+
+
+def _block(cls, reason: str) -> "Decision":
+    """Refuse a non-tool event, e.g. a stop: the reason goes back to the agent."""
+    return cls("block", reason)
+
+
+Decision.allow, Decision.deny = classmethod(_allow), classmethod(_deny)
+Decision.ask, Decision.block = classmethod(_ask), classmethod(_block)
 
 # %% ../../chapters/02_hooks.ipynb #ch02-019
 _NAME_LIST = re.compile(r"[A-Za-z0-9_|, -]+")  # only these characters: a list of exact names
@@ -269,7 +273,7 @@ class HookRegistry:
             lines.append(f"  {i}. {h.event}{where} {h.name} (fail-{h.on_error}{budget})")
         return "\n".join(lines)
 
-# %% ../../chapters/02_hooks.ipynb #ch02-038-c1
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c1-a
 def _register(self: HookRegistry, name: str, event: str, handler: Callable[[dict], Decision | None], *,
              matcher: str | Matcher = "*", on_error: str, timeout: float | None = None) -> Hook:
     """Add a hook after those already registered for `event` and return it.
@@ -303,15 +307,18 @@ def _register(self: HookRegistry, name: str, event: str, handler: Callable[[dict
     return hook
 
 
+HookRegistry.register = _register
+
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c1-b
 def _hooks_for(self: HookRegistry, event: str, tool_name: str | None = None) -> list[Hook]:
     """The hooks that run for `event` (and `tool_name`), in the order they will run."""
     event = canonical_event(event)
     return [h for h in self.hooks if h.applies_to(event, tool_name)]
 
 
-HookRegistry.register, HookRegistry.hooks_for = _register, _hooks_for
+HookRegistry.hooks_for = _hooks_for
 
-# %% ../../chapters/02_hooks.ipynb #ch02-038-c2
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c2-a
 def _run(self: HookRegistry, event: str, payload: Mapping[str, Any]) -> Decision:
     """Run the hooks for `event` on `payload` in registration order and return the decision.
 
@@ -322,26 +329,17 @@ def _run(self: HookRegistry, event: str, payload: Mapping[str, Any]) -> Decision
     The caller's payload is never modified.
     """
     event = canonical_event(event)
-    if not isinstance(payload, Mapping):
-        raise ValueError(f"the payload must be a dict (the event's JSON object); got {type(payload).__name__}")
-    current = copy.deepcopy(dict(payload))
-    current["hook_event_name"] = host_event_name(event)
-    tool_name = current.get("tool_name")
-    if event in TOOL_EVENTS and not isinstance(tool_name, str):
-        raise ValueError(f"a {event} payload needs a 'tool_name' string: matchers choose hooks by it")
+    current, tool_name = _private_payload(event, payload)
     ran = skipped = 0
     rewritten = False
     for hook in self.hooks_for(event, tool_name):
         try:
             decision = self._decide(hook, current)
         except Exception as exc:
-            cause = describe_failure(exc)
-            self._record_error(event, hook, tool_name, cause)
-            if hook.on_error == "open":
+            decision = self._hook_failed(event, hook, tool_name, exc)
+            if decision is None:
                 skipped += 1
                 continue
-            decision = Decision(refusal_action(event),
-                                f"hook {hook.name!r} failed and is fail-closed: {cause}", hook=hook.name)
         ran += 1
         if decision.action == "ask":
             decision = self._resolve_ask(event, decision, current)
@@ -351,13 +349,45 @@ def _run(self: HookRegistry, event: str, payload: Mapping[str, Any]) -> Decision
         if decision.updated_input is not None:
             current["tool_input"] = copy.deepcopy(decision.updated_input)
             rewritten = True
-    reason = f"allowed by {_count(ran, 'hook')}" if ran else ("no hook decided" if skipped else "no hook applies")
-    if skipped:
-        reason += f"; {_count(skipped, 'failing hook')} skipped (fail-open)"
+    reason = _allow_reason(ran, skipped)
     return Decision("allow", reason, copy.deepcopy(current.get("tool_input")) if rewritten else None)
 
 
 HookRegistry.run = _run
+
+# %% ../../chapters/02_hooks.ipynb #ch02-038-c2-b
+def _private_payload(event: str, payload: Mapping[str, Any]) -> tuple[dict, Any]:
+    """A deep copy of `payload` with the host's event name, and its tool name (a string on tool events)."""
+    if not isinstance(payload, Mapping):
+        raise ValueError(f"the payload must be a dict (the event's JSON object); got {type(payload).__name__}")
+    current = copy.deepcopy(dict(payload))
+    current["hook_event_name"] = host_event_name(event)
+    tool_name = current.get("tool_name")
+    if event in TOOL_EVENTS and not isinstance(tool_name, str):
+        raise ValueError(f"a {event} payload needs a 'tool_name' string: matchers choose hooks by it")
+    return current, tool_name
+
+
+def _hook_failed(self: HookRegistry, event: str, hook: Hook, tool_name: str | None,
+                 exc: Exception) -> Decision | None:
+    """Record a hook's failure; None if the hook is fail-open (skip it), else the refusal it becomes."""
+    cause = describe_failure(exc)
+    self._record_error(event, hook, tool_name, cause)
+    if hook.on_error == "open":
+        return None
+    return Decision(refusal_action(event), f"hook {hook.name!r} failed and is fail-closed: {cause}",
+                    hook=hook.name)
+
+
+def _allow_reason(ran: int, skipped: int) -> str:
+    """The reason of a final allow: how many hooks decided, and how many failing ones were skipped."""
+    reason = f"allowed by {_count(ran, 'hook')}" if ran else ("no hook decided" if skipped else "no hook applies")
+    if skipped:
+        reason += f"; {_count(skipped, 'failing hook')} skipped (fail-open)"
+    return reason
+
+
+HookRegistry._hook_failed = _hook_failed
 
 # %% ../../chapters/02_hooks.ipynb #ch02-038-c3
 def _decide(self: HookRegistry, hook: Hook, payload: dict) -> Decision:
@@ -415,7 +445,7 @@ def host_payload(event: str, payload: Mapping[str, Any]) -> dict:
     return {"session_id": "", "transcript_path": "", "cwd": os.getcwd(), **payload,
             "hook_event_name": host_event_name(event)}
 
-# %% ../../chapters/02_hooks.ipynb #ch02-081-k1
+# %% ../../chapters/02_hooks.ipynb #ch02-081-k1-a
 def parse_command_output(event: str, returncode: int, stdout: str, stderr: str) -> Decision | None:
     """The decision a command hook's exit code and output mean, in the hosts' protocol.
 
@@ -433,12 +463,22 @@ def parse_command_output(event: str, returncode: int, stdout: str, stderr: str) 
     text = stdout.strip()
     if not text:
         return None
+    return _json_decision(refuse, _stdout_object(text))
+
+# %% ../../chapters/02_hooks.ipynb #ch02-081-k1-b
+def _stdout_object(text: str) -> dict:
+    """The JSON object a command printed on stdout; HookError if it is not JSON or not an object."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise HookError(f"stdout is not JSON ({exc.msg}): {_short(text)!r}") from None
     if not isinstance(data, dict):
         raise HookError(f"stdout JSON must be an object, got {type(data).__name__}: {_short(text)!r}")
+    return data
+
+
+def _json_decision(refuse: str, data: dict) -> Decision:
+    """The decision a command's JSON answer spells out; `refuse` is the event's refusal (deny or block)."""
     specific = data.get("hookSpecificOutput", {})
     if not isinstance(specific, dict):
         raise HookError("stdout JSON field hookSpecificOutput must be an object")
@@ -451,17 +491,21 @@ def parse_command_output(event: str, returncode: int, stdout: str, stderr: str) 
         raise HookError(f"the reason in stdout JSON must be a string, got {reason!r}")
     if updated is not None and not isinstance(updated, dict):
         raise HookError(f"updatedInput must be a JSON object, got {_short(json.dumps(updated))}")
+    action = _json_action(refuse, permission, legacy)
+    return Decision(action, reason, updated if action in ("allow", "ask") else None)
+
+# %% ../../chapters/02_hooks.ipynb #ch02-081-k1-c
+def _json_action(refuse: str, permission: Any, legacy: Any) -> str:
+    """The action a JSON answer names: permissionDecision first, then the older decision, else allow."""
     if permission is not None:
         if permission not in ("allow", "deny", "ask"):
             raise HookError(f"permissionDecision must be allow, deny or ask; got {permission!r}")
-        action = refuse if permission == "deny" else permission
-    elif legacy is not None:
+        return refuse if permission == "deny" else permission
+    if legacy is not None:
         if legacy not in ("block", "approve"):
             raise HookError(f"decision must be 'block' or 'approve'; got {legacy!r}")
-        action = refuse if legacy == "block" else "allow"
-    else:
-        action = "allow"
-    return Decision(action, reason, updated if action in ("allow", "ask") else None)
+        return refuse if legacy == "block" else "allow"
+    return "allow"
 
 # %% ../../chapters/02_hooks.ipynb #ch02-084
 def _run_command(command: str | Sequence[str], stdin_text: str, timeout: float,
@@ -552,63 +596,83 @@ def _command_hint(command: str) -> str:
 def _is_seconds(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float)) and value > 0
 
-# %% ../../chapters/02_hooks.ipynb #ch02-092-k1
+# %% ../../chapters/02_hooks.ipynb #ch02-092-k1-a
 def settings_hooks(settings: Mapping | str | os.PathLike) -> list[tuple[str, str, str, CommandHook]]:
     """(name, event, matcher, CommandHook) for each command hook in host-style settings, in file order;
     ValueError naming the bad key (e.g. `hooks.PreToolUse[0].hooks[1].command`) if they are malformed."""
-    data = _settings_object(settings)
+    found = []
+    for host_event, groups in _hooks_mapping(_settings_object(settings)).items():
+        event = _settings_event(host_event, groups)
+        for i, group in enumerate(groups):
+            pattern, entries = _group_parts(f"hooks.{host_event}[{i}]", host_event, event, group)
+            for j, entry in enumerate(entries):
+                command, timeout = _entry_parts(f"hooks.{host_event}[{i}].hooks[{j}]", entry)
+                name = f"{host_event}[{i}].hooks[{j}] ({_command_hint(command)})"
+                found.append((name, event, pattern, CommandHook(command, timeout=timeout)))
+    return found
+
+# %% ../../chapters/02_hooks.ipynb #ch02-092-k1-b
+def _hooks_mapping(data: Any) -> Mapping:
+    """The settings' `hooks` object, which must map event names to lists."""
     shape = "{'hooks': {'PreToolUse': [{'matcher': 'Bash', 'hooks': [{'type': 'command', 'command': '...'}]}]}}"
     if not isinstance(data, Mapping) or "hooks" not in data:
         raise ValueError(f"settings have no 'hooks' key; expected {shape}")
     hooks = data["hooks"]
     if not isinstance(hooks, Mapping):
         raise ValueError(f"'hooks' must map event names to lists; got {type(hooks).__name__}")
-    found = []
-    for host_event, groups in hooks.items():
-        where = f"hooks.{host_event}"
-        try:
-            event = canonical_event(host_event)
-        except ValueError as exc:
-            raise ValueError(f"{where}: {exc}") from None
-        if not isinstance(groups, list):
-            raise ValueError(f"{where} must be a list of {{'matcher': ..., 'hooks': [...]}} objects; "
-                             f"got {type(groups).__name__}")
-        for i, group in enumerate(groups):
-            at = f"{where}[{i}]"
-            if not isinstance(group, Mapping):
-                raise ValueError(f"{at} must be an object with 'matcher' and 'hooks'; got {type(group).__name__}")
-            pattern = group.get("matcher", "")
-            if pattern is None:
-                pattern = ""
-            if not isinstance(pattern, str):
-                raise ValueError(f"{at}.matcher must be a string; got {pattern!r}")
-            try:
-                matcher = Matcher(pattern)
-            except ValueError as exc:
-                raise ValueError(f"{at}.matcher: {exc}") from None
-            if event not in TOOL_EVENTS and matcher.kind != "all":
-                raise ValueError(f"{at}.matcher: {host_event} has no tool name to match; "
-                                 "leave the matcher out or use '*'")
-            entries = group.get("hooks")
-            if not isinstance(entries, list):
-                raise ValueError(f"{at}.hooks must be a list of {{'type': 'command', 'command': ...}} objects; "
-                                 f"got {type(entries).__name__ if 'hooks' in group else 'nothing'}")
-            for j, entry in enumerate(entries):
-                here = f"{at}.hooks[{j}]"
-                if not isinstance(entry, Mapping):
-                    raise ValueError(f"{here} must be an object; got {type(entry).__name__}")
-                if entry.get("type") != "command":
-                    raise ValueError(f"{here}.type must be 'command' (the only kind loaded here); "
-                                     f"got {entry.get('type')!r}")
-                command = entry.get("command")
-                if not isinstance(command, str) or not command.strip():
-                    raise ValueError(f"{here}.command must be a non-empty string; got {command!r}")
-                timeout = entry.get("timeout", 60)
-                if not _is_seconds(timeout):
-                    raise ValueError(f"{here}.timeout must be a positive number of seconds; got {timeout!r}")
-                name = f"{host_event}[{i}].hooks[{j}] ({_command_hint(command)})"
-                found.append((name, event, pattern, CommandHook(command, timeout=timeout)))
-    return found
+    return hooks
+
+
+def _settings_event(host_event: str, groups: Any) -> str:
+    """The event a `hooks` key names; its value must be a list of matcher groups."""
+    where = f"hooks.{host_event}"
+    try:
+        event = canonical_event(host_event)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    if not isinstance(groups, list):
+        raise ValueError(f"{where} must be a list of {{'matcher': ..., 'hooks': [...]}} objects; "
+                         f"got {type(groups).__name__}")
+    return event
+
+# %% ../../chapters/02_hooks.ipynb #ch02-092-k1-c
+def _group_parts(at: str, host_event: str, event: str, group: Any) -> tuple[str, list]:
+    """A matcher group's pattern and its list of hook entries, each checked; `at` is the group's key."""
+    if not isinstance(group, Mapping):
+        raise ValueError(f"{at} must be an object with 'matcher' and 'hooks'; got {type(group).__name__}")
+    pattern = group.get("matcher", "")
+    if pattern is None:
+        pattern = ""
+    if not isinstance(pattern, str):
+        raise ValueError(f"{at}.matcher must be a string; got {pattern!r}")
+    try:
+        matcher = Matcher(pattern)
+    except ValueError as exc:
+        raise ValueError(f"{at}.matcher: {exc}") from None
+    if event not in TOOL_EVENTS and matcher.kind != "all":
+        raise ValueError(f"{at}.matcher: {host_event} has no tool name to match; "
+                         "leave the matcher out or use '*'")
+    entries = group.get("hooks")
+    if not isinstance(entries, list):
+        raise ValueError(f"{at}.hooks must be a list of {{'type': 'command', 'command': ...}} objects; "
+                         f"got {type(entries).__name__ if 'hooks' in group else 'nothing'}")
+    return pattern, entries
+
+# %% ../../chapters/02_hooks.ipynb #ch02-092-k1-d
+def _entry_parts(here: str, entry: Any) -> tuple[str, Any]:
+    """A hook entry's command and time budget (60 s unless given), each checked; `here` is its key."""
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"{here} must be an object; got {type(entry).__name__}")
+    if entry.get("type") != "command":
+        raise ValueError(f"{here}.type must be 'command' (the only kind loaded here); "
+                         f"got {entry.get('type')!r}")
+    command = entry.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ValueError(f"{here}.command must be a non-empty string; got {command!r}")
+    timeout = entry.get("timeout", 60)
+    if not _is_seconds(timeout):
+        raise ValueError(f"{here}.timeout must be a positive number of seconds; got {timeout!r}")
+    return command, timeout
 
 # %% ../../chapters/02_hooks.ipynb #ch02-092-k2
 def load_settings(settings: Mapping | str | os.PathLike, *, on_error: str,

@@ -137,37 +137,53 @@ def tool_policy(payload: Mapping[str, Any], settings: Settings,
         roots = [found] if found else []
     command = data.get("command")
     for full in tool_targets(payload) if roots else ():
-        owner = _owner(full, roots)
-        if owner is None:  # outside the session's repository and its worktrees
-            continue
-        rel = os.path.relpath(full, owner)
-        new_test = not os.path.lexists(full) and os.path.basename(rel) != "conftest.py"  # adding tests is work
-        # the protect mode is about tests only (pristine mode restores them in its copy); the check and the
-        # hook settings are refused in every mode
-        tests_guarded = settings.protect_mode == "block" and is_protected(rel, settings.protect) and not new_test
-        if tests_guarded or rel == SCRIPT_NAME:
-            return ("deny", f"{rel} is protected (tests and the acceptance check belong to the operator); "
-                            "change the code, not the check", None)
-        if rel in SETTINGS_FILES.values():
-            return ("deny", f"{rel} installs the hooks that gate this session; the agent may not change them", None)
+        why = _file_refusal(full, roots, settings)
+        if why is not None:
+            return ("deny", why, None)
     if isinstance(command, str) and tool != "apply_patch":
-        words = command.replace(";", " ; ").replace("&&", " && ").split()
-        if SCRIPT_NAME in command and any(w in ("rm", "chmod", "mv", "unlink", "truncate") for w in words) \
-                and not _REARM.fullmatch(command):
-            return ("deny", f"this command would remove, move or change the mode of {SCRIPT_NAME}, the "
-                            "acceptance check; disarming the check does not finish the work", None)
-        if "update-index" in words and any(w in ("--skip-worktree", "--assume-unchanged") for w in words):
-            return ("deny", "hiding edits from git (skip-worktree / assume-unchanged) is not allowed while "
-                            "the stop gate compares tree states", None)
-        if "commit" in words:
-            after = words[words.index("commit") + 1:]
-            own = after[:next((i for i, w in enumerate(after) if w in (";", "&&", "||", "|")), len(after))]
-            if "--no-verify" in words or "-n" in own:
-                rewritten = re.sub(r"[ \t]*(?<!\S)--no-verify(?!\S)", "", command)  # keeps newlines (heredocs)
-                rewritten = re.sub(r"(\bcommit\b[^;&|\n]*?)[ \t]+-n(?!\S)", r"\1", rewritten)  # -n, the short form
-                return ("allow", "git commit runs with its hooks: --no-verify was removed",
-                        {**data, "command": rewritten})
+        answer = _command_policy(command, data)
+        if answer is not None:
+            return answer
     return ("allow", "", None)
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-010p-a
+def _file_refusal(full: str, roots: Sequence[Path], settings: Settings) -> str | None:
+    """Why writing the file at `full` is denied, or None when the write may go ahead."""
+    owner = _owner(full, roots)
+    if owner is None:  # outside the session's repository and its worktrees
+        return None
+    rel = os.path.relpath(full, owner)
+    new_test = not os.path.lexists(full) and os.path.basename(rel) != "conftest.py"  # adding tests is work
+    # the protect mode is about tests only (pristine mode restores them in its copy); the check and the
+    # hook settings are refused in every mode
+    tests_guarded = settings.protect_mode == "block" and is_protected(rel, settings.protect) and not new_test
+    if tests_guarded or rel == SCRIPT_NAME:
+        return (f"{rel} is protected (tests and the acceptance check belong to the operator); "
+                "change the code, not the check")
+    if rel in SETTINGS_FILES.values():
+        return f"{rel} installs the hooks that gate this session; the agent may not change them"
+    return None
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-010p-b
+def _command_policy(command: str, data: Mapping[str, Any]) -> tuple[str, str, dict | None] | None:
+    """The policy's answer to a shell command that disarms the gate or skips the commit hooks; None for any other."""
+    words = command.replace(";", " ; ").replace("&&", " && ").split()
+    if SCRIPT_NAME in command and any(w in ("rm", "chmod", "mv", "unlink", "truncate") for w in words) \
+            and not _REARM.fullmatch(command):
+        return ("deny", f"this command would remove, move or change the mode of {SCRIPT_NAME}, the "
+                        "acceptance check; disarming the check does not finish the work", None)
+    if "update-index" in words and any(w in ("--skip-worktree", "--assume-unchanged") for w in words):
+        return ("deny", "hiding edits from git (skip-worktree / assume-unchanged) is not allowed while "
+                        "the stop gate compares tree states", None)
+    if "commit" in words:
+        after = words[words.index("commit") + 1:]
+        own = after[:next((i for i, w in enumerate(after) if w in (";", "&&", "||", "|")), len(after))]
+        if "--no-verify" in words or "-n" in own:
+            rewritten = re.sub(r"[ \t]*(?<!\S)--no-verify(?!\S)", "", command)  # keeps newlines (heredocs)
+            rewritten = re.sub(r"(\bcommit\b[^;&|\n]*?)[ \t]+-n(?!\S)", r"\1", rewritten)  # -n, the short form
+            return ("allow", "git commit runs with its hooks: --no-verify was removed",
+                    {**data, "command": rewritten})
+    return None
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
 def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None) -> list[Path]:
@@ -373,41 +389,47 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         return HookAnswer(2, "", f"donegate hook: unknown host {host!r}; use one of {', '.join(HOSTS)}")
     if event not in HOSTS[host]:
         return HookAnswer(2, "", f"donegate hook: unknown event {event!r} for {host}; use one of {', '.join(HOSTS[host])}")
-
     payload: Any = None
-
-    def refuse(why: str) -> HookAnswer:
-        message = f"donegate could not decide this {HOSTS[host][event]} ({why}), so it refuses rather than allow."
-        if event == "stop":
-            return stop_answer(host, error_verdict(payload, env, message))
-        if event == "pre-tool-use":
-            return tool_answer(host, "deny", message)
-        return HookAnswer(0, _json({"systemMessage": message}))
-
     try:
         payload = json.loads(stdin_text) if stdin_text.strip() else None
     except ValueError as exc:  # UnicodeDecodeError too: JSON is UTF-8
-        return refuse(f"the hook input is not JSON: {exc}")
+        return _refusal(event, host, payload, env, f"the hook input is not JSON: {exc}")
     if not isinstance(payload, dict):
-        return refuse("no hook input on stdin: the host sends one JSON object per call")
+        return _refusal(event, host, payload, env, "no hook input on stdin: the host sends one JSON object per call")
     try:
-        settings = Settings.from_env(env)
-        session = str(payload.get("session_id") or "unknown-session")
-        roots = session_roots(payload, settings, env)
-        if event in ("pre-tool-use", "post-tool-use"):
-            return _tool_event(event, host, payload, settings, roots)
-        if not roots:
-            note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
-            return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
-        gates = _gates(roots, session, settings, starting=event == "session-start",
-                       here=find_repo(payload.get("cwd") or os.getcwd()))
-        for gate in gates if reading is not None and event == "stop" else ():
-            gate.reading = reading[1:] if str(gate.root) == reading[0] else None
-        return _gate_event(event, host, payload, gates, settings, env)
+        return _hook_answer(event, host, payload, env, reading)
     except GateError as exc:
-        return refuse(str(exc))
+        return _refusal(event, host, payload, env, str(exc))
     except Exception as exc:
-        return refuse(f"{type(exc).__name__}: {exc}")
+        return _refusal(event, host, payload, env, f"{type(exc).__name__}: {exc}")
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012-k1
+def _refusal(event: str, host: str, payload: Any, env: Mapping[str, str] | None, why: str) -> HookAnswer:
+    """The answer to a call the adapter could not decide: a blocked stop, a denied tool call, else a message."""
+    message = f"donegate could not decide this {HOSTS[host][event]} ({why}), so it refuses rather than allow."
+    if event == "stop":
+        return stop_answer(host, error_verdict(payload, env, message))
+    if event == "pre-tool-use":
+        return tool_answer(host, "deny", message)
+    return HookAnswer(0, _json({"systemMessage": message}))
+
+
+def _hook_answer(event: str, host: str, payload: dict, env: Mapping[str, str] | None,
+                 reading: tuple[str, bytes, bytes] | None) -> HookAnswer:
+    """The answer to a readable hook call: a tool event goes to the policy, any other to the session's gates."""
+    settings = Settings.from_env(env)
+    session = str(payload.get("session_id") or "unknown-session")
+    roots = session_roots(payload, settings, env)
+    if event in ("pre-tool-use", "post-tool-use"):
+        return _tool_event(event, host, payload, settings, roots)
+    if not roots:
+        note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
+        return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
+    gates = _gates(roots, session, settings, starting=event == "session-start",
+                   here=find_repo(payload.get("cwd") or os.getcwd()))
+    for gate in gates if reading is not None and event == "stop" else ():
+        gate.reading = reading[1:] if str(gate.root) == reading[0] else None
+    return _gate_event(event, host, payload, gates, settings, env)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-stops
 def count_stop(state_dir: Path, host: str, root: Path, exit: str) -> None:
@@ -927,7 +949,7 @@ def _doctor_hooks(root: Path, out) -> int:
             out(f"hooks        {host:<12} installed and active ({rel}){note}")
     return problems
 
-
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-017-b-k1
 def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
     """doctor's last line: what a stop would do now, by the newest session's own rules. 1 if it cannot tell."""
     problems = 0

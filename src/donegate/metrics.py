@@ -350,7 +350,7 @@ class GateDecision:
         verdict = "eligible for release" if self.eligible else "not eligible: " + ", ".join(self.failed)
         return f"<p><b>{html.escape(verdict)}</b></p>{_table_html(self.constraints)}"
 
-# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-043
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-043-a
 def _constraints(c: Comparison) -> tuple[Constraint, ...]:
     n = len(c.safety_regressions)
     safety = Constraint(
@@ -362,6 +362,11 @@ def _constraints(c: Comparison) -> tuple[Constraint, ...]:
         "deterministic_tests_passed", bool(c.tests_passed), "passed" if c.tests_passed else "failed", "passed",
         "The repository's tests passed after every attempt." if c.tests_passed else
         "The repository's tests failed after at least one attempt; fix that before comparing anything else.")
+    return safety, tests, _worth_shipping(c)
+
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-043-b
+def _worth_shipping(c: Comparison) -> Constraint:
+    """The worth_shipping constraint: enough more success, or the same success for clearly less cost."""
     gain, cut = c.success_change, c.cost_reduction
     by_success = gain >= SUCCESS_GAIN - _EPS
     by_cost = gain >= -_EPS and cut >= COST_CUT - _EPS
@@ -374,12 +379,11 @@ def _constraints(c: Comparison) -> tuple[Constraint, ...]:
     else:
         why = (f"Success rose by only {gain:+.2f} (needs {SUCCESS_GAIN:+.2f}) and cost fell by only {cut:.0%} "
                f"(needs {COST_CUT:.0%}): not worth a release.")
-    better = Constraint("worth_shipping", by_success or by_cost,
-                        f"success {gain + 0.0:+.2f} abs, cost {-cut + 0.0:+.0%} rel",
-                        f"success >= +{SUCCESS_GAIN:.2f} abs, or success >= 0 and cost <= -{COST_CUT:.0%} rel", why)
-    return safety, tests, better
+    return Constraint("worth_shipping", by_success or by_cost,
+                      f"success {gain + 0.0:+.2f} abs, cost {-cut + 0.0:+.0%} rel",
+                      f"success >= +{SUCCESS_GAIN:.2f} abs, or success >= 0 and cost <= -{COST_CUT:.0%} rel", why)
 
-
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-043-c
 def gate(comparison: Comparison) -> GateDecision:
     """The release decision for a Comparison: every constraint reported, eligible only if all pass."""
     return GateDecision(_constraints(comparison))
@@ -429,12 +433,6 @@ class ReleaseExplorer:
             control.observe(lambda _change: self.update(), names="value")
         self.widget = w.VBox([*self.controls, self.html])  # controls above the table: the sliders keep their readouts
         self.update()
-
-
-
-
-
-
 
 
 def release_explorer(baseline_success: float = 0.6, baseline_cost: float = 1.0) -> ReleaseExplorer:
@@ -670,21 +668,26 @@ class ReleaseRegistry:
         """Every promotion so far, oldest first (a copy: the record cannot be edited through it)."""
         return list(self._history)
 
-    def release_to_canary(self, version: str, decision: ReleaseDecision) -> None:
-        """Put `version` on canary; ValueError unless `decision` is a passed release decision."""
-        if not isinstance(decision, ReleaseDecision) or decision.result != "release_to_canary" or not all_passed(decision.checks):
-            result = getattr(decision, "result", decision)
-            raise ValueError(f"{version} cannot go to canary: the release decision is {result!r}, not 'release_to_canary'")
-        self._canary, self._canary_decision = version, decision
+# %% ../../chapters/05_metrics_and_release_gate.ipynb #ch05-070-k2
+def _release_to_canary(self: ReleaseRegistry, version: str, decision: ReleaseDecision) -> None:
+    """Put `version` on canary; ValueError unless `decision` is a passed release decision."""
+    if not isinstance(decision, ReleaseDecision) or decision.result != "release_to_canary" or not all_passed(decision.checks):
+        result = getattr(decision, "result", decision)
+        raise ValueError(f"{version} cannot go to canary: the release decision is {result!r}, not 'release_to_canary'")
+    self._canary, self._canary_decision = version, decision
 
-    def promote(self, *, who: str, why: str, when: datetime | None = None) -> Promotion:
-        """Make the canary stable, recording who, when and why; ValueError without a canary, a who or a why."""
-        if self._canary is None:
-            raise ValueError("nothing is on canary; only a canary can be promoted to stable")
-        if not (isinstance(who, str) and who.strip()) or not (isinstance(why, str) and why.strip()):
-            raise ValueError("a promotion needs who made it and why (non-empty text)")
-        when = (when or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
-        record = Promotion(self._stable, self._canary, who.strip(), when, why.strip())
-        self._history.append(record)
-        self._stable, self._canary, self._canary_decision = self._canary, None, None
-        return record
+
+def _promote(self: ReleaseRegistry, *, who: str, why: str, when: datetime | None = None) -> Promotion:
+    """Make the canary stable, recording who, when and why; ValueError without a canary, a who or a why."""
+    if self._canary is None:
+        raise ValueError("nothing is on canary; only a canary can be promoted to stable")
+    if not (isinstance(who, str) and who.strip()) or not (isinstance(why, str) and why.strip()):
+        raise ValueError("a promotion needs who made it and why (non-empty text)")
+    when = (when or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
+    record = Promotion(self._stable, self._canary, who.strip(), when, why.strip())
+    self._history.append(record)
+    self._stable, self._canary, self._canary_decision = self._canary, None, None
+    return record
+
+
+ReleaseRegistry.release_to_canary, ReleaseRegistry.promote = _release_to_canary, _promote

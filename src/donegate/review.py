@@ -182,7 +182,7 @@ def verify(findings: Iterable[Any], diff: str | PatchSet) -> Verification:
             dropped.append(Dropped(problem.kind, problem.reason, finding, raw))
     return Verification(kept, dropped)
 
-# %% ../../chapters/06_review_pipeline.ipynb #ch06-037
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-037-a
 @dataclass(frozen=True)
 class CheckResult:
     """One deterministic check: `status` passed | found (it made findings) | failed | not_run, a one-line `detail`, and the
@@ -204,7 +204,7 @@ def _line_findings(added: Mapping[tuple[str, int], str], source: str,
                 found.append(Finding(path, number, severity, message, match.group(0).strip() or text, source))
     return found
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-037-b
 def _is_test(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return path.startswith("tests/") or "/tests/" in path or name.startswith("test_") or name.endswith("_test.py")
@@ -262,7 +262,7 @@ def redact(text: str) -> str:
         text = pattern.sub(lambda m: m.group(0)[:4] + "****", text)
     return text
 
-# %% ../../chapters/06_review_pipeline.ipynb #ch06-044
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-044-a
 class ReviewerError(Exception):
     """The reviewer gave nothing usable: `kind` is "unavailable" (no output at all) or "invalid"."""
 
@@ -278,7 +278,7 @@ class Reviewer(Protocol):
 
     def review(self, diff_text: str) -> Any: ...
 
-
+# %% ../../chapters/06_review_pipeline.ipynb #ch06-044-b
 @dataclass
 class ScriptedReviewer:
     """The default reviewer: its findings are read from a JSON file written beforehand, shaped

@@ -198,7 +198,7 @@ def check_package(name: str, minimum: str | None = None) -> Check:
         return Check(name, False, f"{version} (need >= {minimum})", fix=SYNC_FIX)
     return Check(name, True, version)
 
-# %% ../../chapters/00_start_here.ipynb #c76a81c7-k1
+# %% ../../chapters/00_start_here.ipynb #c76a81c7-k1-a
 def check_git() -> Check:
     """`git` is on PATH and answers `git --version` (the tour and later chapters build real repositories)."""
     fix = ("install git (Debian/Ubuntu: `sudo apt-get install git`; macOS: `xcode-select --install`; "
@@ -230,7 +230,7 @@ def check_widgets() -> Check:
     return Check("widgets", False, "JupyterLab widget extension not found",
                  fix=f"{SYNC_FIX} (it installs jupyterlab_widgets)", hint=hint)
 
-
+# %% ../../chapters/00_start_here.ipynb #c76a81c7-k1-b
 def check_folders(root: Path | None, start: Path) -> list[Check]:
     """Each of FOLDERS exists in the repository found from `start` or from the package's location."""
     if root is None:

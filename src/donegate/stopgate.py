@@ -21,9 +21,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'STATUS_ARGS', 'FLAGGED_ARGS', 'TAG',
-           'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'GateError', 'default_state_dir', 'Settings',
-           'glob_regex', 'is_protected', 'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish', 'git',
-           'git_dir', 'HashCache', 'snapshot', 'changed_paths', 'private_dir', 'write_private', 'append_private',
+           'EXITS', 'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'GateError', 'default_state_dir',
+           'Settings', 'glob_regex', 'is_protected', 'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish',
+           'git', 'git_dir', 'HashCache', 'snapshot', 'changed_paths', 'private_dir', 'write_private', 'append_private',
            'safe_key', 'repo_key', 'session_files', 'script_armed', 'session_record', 'remember_session',
            'session_repository', 'remember_worktree', 'tool_marker', 'mark_tool_call', 'same_repository',
            'worktree_baseline', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment',
@@ -69,24 +69,25 @@ class Settings:
         return Path(self.ledger_dir or self.state_dir) / "ledger.jsonl"
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006-c1
+def _env_number(env: Mapping[str, str], name: str, default: float, kind: type) -> Any:
+    """The number in `env[name]` as `kind` (`default` if unset or blank); GateError unless finite and 0 or more."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = -1
+    if not math.isfinite(value) or value < 0:
+        what = "a whole number, 0 or more" if kind is int else "a number of seconds, more than 0"
+        raise GateError(f"{name}={raw!r} is not {what}; fix it or unset it (default {default:g})")
+    return value
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006-c2
 def _settings_from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
     """Settings from the environment; a value that makes no sense raises GateError naming the variable."""
     env = os.environ if env is None else env
-
-    def number(name: str, default: float, kind: type) -> Any:
-        raw = env.get(name, "").strip()
-        if not raw:
-            return default
-        try:
-            value = kind(raw)
-        except ValueError:
-            value = -1
-        if not math.isfinite(value) or value < 0:
-            what = "a whole number, 0 or more" if kind is int else "a number of seconds, more than 0"
-            raise GateError(f"{name}={raw!r} is not {what}; fix it or unset it (default {default:g})")
-        return value
-
-    timeout = number("DONEGATE_VERIFY_TIMEOUT", 180.0, float)
+    timeout = _env_number(env, "DONEGATE_VERIFY_TIMEOUT", 180.0, float)
     if timeout == 0:
         raise GateError("DONEGATE_VERIFY_TIMEOUT=0 would fail every check; give a number of seconds, more than 0")
     mode = env.get("DONEGATE_PROTECT_MODE", "").strip().lower() or "block"
@@ -97,7 +98,7 @@ def _settings_from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
     ledger_dir = env.get("DONEGATE_LEDGER_DIR")
     return cls(
         verify_command=env.get("DONEGATE_VERIFY_COMMAND", "").strip() or None,
-        max_blocks=number("DONEGATE_MAX_BLOCKS", 3, int),
+        max_blocks=_env_number(env, "DONEGATE_MAX_BLOCKS", 3, int),
         verify_timeout=timeout,
         protect=globs,
         protect_mode=mode,
@@ -212,7 +213,7 @@ def git(root: Path, *args: str) -> bytes:
     """Run git in `root` and return its stdout; GateError with git's own message if it fails."""
     return git_finish(git_start(root, *args))
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-012-b
 def git_dir(root: Path) -> Path:
     """The folder holding the repository's shared files (info/exclude, config), also for a linked worktree."""
     dot = root / ".git"
@@ -293,10 +294,18 @@ def snapshot(root: Path, cache: HashCache | None = None, reading: tuple[bytes, b
         status, flagged = git_start(root, *STATUS_ARGS), git_start(root, *FLAGGED_ARGS)
         reading = git_finish(status), git_finish(flagged)
     out, listing = reading
+    head, entries, ignored, algorithm = _read_status(out, root, cache)
+    _add_trusted(entries, listing, root, cache, algorithm)
+    _add_rules(entries, root, algorithm)
+    cache.save(set(entries))
+    return TreeState(head, entries, tuple(ignored))
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-a
+def _read_status(out: bytes, root: Path, cache: HashCache) -> tuple[str, dict, list[str], str]:
+    """HEAD, the identities of the paths git status lists, the ignored paths and the hash algorithm."""
     head, entries, ignored = "", {}, []
-    records = out.split(b"\0")
     algorithm = "sha1"
-    for rec in records:
+    for rec in out.split(b"\0"):
         if not rec:
             continue
         kind = rec[:1]
@@ -305,29 +314,46 @@ def snapshot(root: Path, cache: HashCache | None = None, reading: tuple[bytes, b
                 oid = rec[13:].decode()
                 head = "" if oid == "(initial)" else oid
                 algorithm = "sha256" if len(head) == 64 else "sha1"
-            continue
-        if kind == b"1":
-            f = rec.split(b" ", 8)
-            path, xy, m_index, h_index = os.fsdecode(f[8]), f[1].decode(), f[4].decode(), f[7].decode()
-            if xy[1] == ".":
-                entries[path] = None if m_index == "000000" else (m_index, h_index)
-            elif xy[1] == "D":
-                entries[path] = None
-            else:
-                entries[path] = cache.identity(root, path, algorithm)
-        elif kind == b"u":
-            path = os.fsdecode(rec.split(b" ", 10)[10])
-            entries[path] = cache.identity(root, path, algorithm)
-        elif kind == b"?":
-            path = os.fsdecode(rec[2:])
-            entries[path] = cache.identity(root, path.rstrip("/"), algorithm)
         elif kind == b"!":
             ignored.append(os.fsdecode(rec[2:]))
+        else:
+            entry = _status_entry(rec, root, cache, algorithm)
+            if entry is not None:
+                entries[entry[0]] = entry[1]
+    return head, entries, ignored, algorithm
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-b
+def _status_entry(rec: bytes, root: Path, cache: HashCache, algorithm: str) -> tuple[str, Identity | None] | None:
+    """(path, identity) for one changed, unmerged or untracked record of git status; None for any other."""
+    kind = rec[:1]
+    if kind == b"1":
+        f = rec.split(b" ", 8)
+        path, xy, m_index, h_index = os.fsdecode(f[8]), f[1].decode(), f[4].decode(), f[7].decode()
+        if xy[1] == ".":
+            return path, (None if m_index == "000000" else (m_index, h_index))
+        if xy[1] == "D":
+            return path, None
+        return path, cache.identity(root, path, algorithm)
+    if kind == b"u":
+        path = os.fsdecode(rec.split(b" ", 10)[10])
+        return path, cache.identity(root, path, algorithm)
+    if kind == b"?":
+        path = os.fsdecode(rec[2:])
+        return path, cache.identity(root, path.rstrip("/"), algorithm)
+    return None
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-c
+def _add_trusted(entries: dict, listing: bytes, root: Path, cache: HashCache, algorithm: str) -> None:
+    """Hash the files `git ls-files -v` marks as trusted, whose edits git status does not see."""
     # git status trusts skip-worktree and assume-unchanged bits, so an edit under them is invisible to it
     for rec in listing.split(b"\0"):
         if rec[:1] in (b"S", b"s", b"h"):
             path = os.fsdecode(rec[2:])
             entries[path] = cache.identity(root, path, algorithm)
+
+
+def _add_rules(entries: dict, root: Path, algorithm: str) -> None:
+    """Add .git/info/exclude and .git/config, so hiding a file through them is a change too."""
     # the rules that decide what git sees: hiding a file through them is a change too
     shared = git_dir(root)
     for name in ("info/exclude", "config"):
@@ -335,8 +361,6 @@ def snapshot(root: Path, cache: HashCache | None = None, reading: tuple[bytes, b
             entries[f".git/{name}"] = ("100644", blob_id((shared / name).read_bytes(), algorithm))
         except OSError:
             entries[f".git/{name}"] = None
-    cache.save(set(entries))
-    return TreeState(head, entries, tuple(ignored))
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-k1
 def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, Identity]:
@@ -510,6 +534,11 @@ def worktree_baseline(worktree: Path, head: str | None = None) -> TreeState:
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-020
 TAG = "[donegate]"
+EXITS: dict[str, tuple[str, ...]] = {  # the rules that decide a stop, by the action each one takes
+    "allow": ("passed", "already_verified", "not_gated", "no_change", "budget", "report_only", "skipped", "no_check",
+              "error"),
+    "block": ("check_failed", "syntax_error", "protected", "disarmed", "error"),
+}
 
 
 @dataclass(frozen=True)
@@ -518,8 +547,9 @@ class Verdict:
 
     `action` is "allow" (the agent may stop) or "block" (it must go on; `message` goes back to it).
     `status` is the run's terminal status if it ends here (verified, yielded_unverified, blocked,
-    completed). `exit` names the rule that decided: passed, already_verified, not_gated, no_change,
-    budget, report_only, skipped, no_check (allow) or check_failed, syntax_error, protected, disarmed (block).
+    completed). `exit` names the rule that decided, one of EXITS[action]: passed, already_verified,
+    not_gated, no_change, budget, report_only, skipped, no_check (allow) or check_failed, syntax_error,
+    protected, disarmed (block); error is the gate's own failure (chapter 08).
     """
 
     action: str
@@ -676,7 +706,7 @@ def _names(paths: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(paths[:limit])
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028b-b
 def _load(self: StopGate) -> dict | None:
     try:
         return json.loads(self.state_path.read_text())
@@ -712,6 +742,10 @@ def _keep_protected_blobs(self: StopGate, tree: TreeState) -> None:
             data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
             write_private(self.blob_dir / ident[1], data)
 
+
+StopGate._keep_protected_blobs = _keep_protected_blobs
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028c-b
 def _start(self: StopGate, source: str = "startup", base: TreeState | None = None) -> dict:
     """Take the baseline for this session unless it already has one (a resume or a compaction
     keeps the first one). `base` is a baseline given instead (a worktree the session made).
@@ -742,7 +776,7 @@ def _start(self: StopGate, source: str = "startup", base: TreeState | None = Non
     return state
 
 
-StopGate._keep_protected_blobs, StopGate.start = _keep_protected_blobs, _start
+StopGate.start = _start
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028d
 def _start_late(self: StopGate, source: str = "late") -> dict:
@@ -1097,6 +1131,10 @@ def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun
             if restored else "")
     return CheckRun(run.command, run.exit_code, note + run.output, run.seconds)
 
+
+StopGate._run = _run
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028n-b
 def _restore_protected(self: StopGate, copy: Path, changes: Mapping) -> list[str]:
     import shutil
     restored = []
@@ -1121,7 +1159,7 @@ def _restore_protected(self: StopGate, copy: Path, changes: Mapping) -> list[str
     return restored
 
 
-StopGate._run, StopGate._restore_protected = _run, _restore_protected
+StopGate._restore_protected = _restore_protected
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028o
 def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, status: str,

@@ -260,20 +260,18 @@ def _exit(code: Any) -> str:
     return "no exit code" if code is None else f"exit {code}"
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-034-k1
-def _summary(event: Event) -> str:
-    p = event.payload
-    kind = event.type
-    if kind == "run_started":
-        return f"task: {_short(p['task'], 80)}"
-    if kind == "turn_started":
-        return f"turn {event.turn} begins"
-    if kind == "model_reply":
-        text = f'"{_short(p["text"], 60)}"'
-        if p.get("claims"):
-            text += f" · claims: {'; '.join(p['claims'])}"
-        if p.get("promises"):
-            text += f" · promises: {', '.join(p['promises'])}"
-        return text
+def _reply_summary(p: dict) -> str:
+    """A model reply: its text, shortened, then its claims and its promises."""
+    text = f'"{_short(p["text"], 60)}"'
+    if p.get("claims"):
+        text += f" · claims: {'; '.join(p['claims'])}"
+    if p.get("promises"):
+        text += f" · promises: {', '.join(p['promises'])}"
+    return text
+
+
+def _tool_summary(kind: str, p: dict) -> str:
+    """A tool event: the tool and its call id, then the input asked for or how the call ended."""
     if kind == "tool_requested":
         shown = p["input"].get("command") or p["input"].get("file_path") or json.dumps(p["input"])
         return f"{p['tool']} {p['call_id']}: {_short(shown, 60)}"
@@ -282,21 +280,43 @@ def _summary(event: Event) -> str:
         out = p["output"]
         return (f"{p['tool']} {p['call_id']}: {'ok' if ok else 'FAILED'}, {_exit(p.get('exit_code'))} · "
                 f"{out['size']:,} bytes in {short_ref(out['artifact_ref'])}")
-    if kind == "tool_failed":
-        return f"{p['tool']} {p['call_id']}: FAILED, {_short(p['error'], 70)}"
+    return f"{p['tool']} {p['call_id']}: FAILED, {_short(p['error'], 70)}"
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-034-k1-a
+def _hook_summary(kind: str, p: dict) -> str:
+    """A hook event: the hook and its decision (with the reason), or its failure and policy."""
     if kind == "hook_decision":
         on = f"{p['event']} {p['tool_name']}" if p.get("tool_name") else p["event"]
         return f"{p['hook']}: {p['action'].upper()} on {on}" + (f": {_short(p['reason'], 60)}" if p["reason"] else "")
-    if kind == "hook_error":
-        return f"{p['hook']} FAILED on {p['event']} (fail-{p['policy']}): {_short(p['cause'], 60)}"
-    if kind == "stop_requested":
-        return _short(p["reason"], 80)
+    return f"{p['hook']} FAILED on {p['event']} (fail-{p['policy']}): {_short(p['cause'], 60)}"
+
+
+def _check_summary(kind: str, p: dict) -> str:
+    """A verification, review or gate: what it found, with its output or its reasons."""
     if kind == "verification_result":
         return (f"{p['command']}: {'passed' if p['passed'] else 'FAILED'}, {_exit(p['exit_code'])} · "
                 f"{p['output']['size']:,} bytes in {short_ref(p['output']['artifact_ref'])}")
-    if kind in ("review_result", "gate_decision"):
-        head = p["verdict"] if kind == "review_result" else f"{p['gate']}: {p['decision']}"
-        return head + (f" · {_short('; '.join(p['reasons']), 70)}" if p.get("reasons") else "")
+    head = p["verdict"] if kind == "review_result" else f"{p['gate']}: {p['decision']}"
+    return head + (f" · {_short('; '.join(p['reasons']), 70)}" if p.get("reasons") else "")
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-034-k1-b
+def _summary(event: Event) -> str:
+    p = event.payload
+    kind = event.type
+    if kind == "run_started":
+        return f"task: {_short(p['task'], 80)}"
+    if kind == "turn_started":
+        return f"turn {event.turn} begins"
+    if kind == "model_reply":
+        return _reply_summary(p)
+    if kind in ("tool_requested", "tool_completed", "tool_failed"):
+        return _tool_summary(kind, p)
+    if kind in ("hook_decision", "hook_error"):
+        return _hook_summary(kind, p)
+    if kind == "stop_requested":
+        return _short(p["reason"], 80)
+    if kind in ("verification_result", "review_result", "gate_decision"):
+        return _check_summary(kind, p)
     if kind == "run_finished":
         return f"{status_label(p['status']).split(':')[0]} ({p['status']}) · {_short(p['reason'], 70)}"
     return _short(json.dumps(p), 80)
@@ -415,12 +435,8 @@ def _same(a: Any, b: Any) -> bool:
     return a is b if isinstance(a, bool) or isinstance(b, bool) else a == b
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-036-k4-k1
-def _subset_problem(value: Any, schema: dict, path: str) -> str | None:
-    """The first violation of `schema` by `value`, for the keywords EVENT_SCHEMA uses (type, const, enum,
-    pattern, minLength, minimum, required, properties, items, anyOf, allOf, if/then, local $ref)."""
-    if "$ref" in schema:
-        schema = {**EVENT_SCHEMA["$defs"][schema["$ref"].rsplit("/", 1)[1]],
-                  **{k: v for k, v in schema.items() if k != "$ref"}}
+def _scalar_problem(value: Any, schema: dict, path: str) -> str | None:
+    """The first violation of type, const, enum, minLength, pattern or minimum, or None."""
     at = f"{path}: " if path else ""
     types = schema.get("type")
     if types is not None:
@@ -438,10 +454,15 @@ def _subset_problem(value: Any, schema: dict, path: str) -> str | None:
             return f"{at}{value!r} does not match {schema['pattern']!r}"
     if _JSON_TYPES["number"](value) and "minimum" in schema and value < schema["minimum"]:
         return f"{at}{value!r} is less than the minimum of {schema['minimum']!r}"
+    return None
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k4-k2
+def _member_problem(value: Any, schema: dict, path: str) -> str | None:
+    """The first violation of required, properties or items, or None."""
     if isinstance(value, dict):
         for key in schema.get("required", ()):
             if key not in value:
-                return f"{at}{key!r} is a required property"
+                return f"{path}: {key!r} is a required property" if path else f"{key!r} is a required property"
         for key, inner in schema.get("properties", {}).items():
             if key in value:
                 problem = _subset_problem(value[key], inner, f"{path}.{key}" if path else key)
@@ -452,6 +473,11 @@ def _subset_problem(value: Any, schema: dict, path: str) -> str | None:
             problem = _subset_problem(item, schema["items"], f"{path}.{i}" if path else str(i))
             if problem:
                 return problem
+    return None
+
+
+def _combined_problem(value: Any, schema: dict, path: str) -> str | None:
+    """The first violation of anyOf, allOf or if/then, or None."""
     if "anyOf" in schema:
         problems = [_subset_problem(value, option, path) for option in schema["anyOf"]]
         if all(problems):
@@ -463,6 +489,16 @@ def _subset_problem(value: Any, schema: dict, path: str) -> str | None:
     if "if" in schema and _subset_problem(value, schema["if"], path) is None:
         return _subset_problem(value, schema.get("then", {}), path)
     return None
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-036-k4-k3
+def _subset_problem(value: Any, schema: dict, path: str) -> str | None:
+    """The first violation of `schema` by `value`, for the keywords EVENT_SCHEMA uses (type, const, enum,
+    pattern, minLength, minimum, required, properties, items, anyOf, allOf, if/then, local $ref)."""
+    if "$ref" in schema:
+        schema = {**EVENT_SCHEMA["$defs"][schema["$ref"].rsplit("/", 1)[1]],
+                  **{k: v for k, v in schema.items() if k != "$ref"}}
+    return (_scalar_problem(value, schema, path) or _member_problem(value, schema, path)
+            or _combined_problem(value, schema, path))
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-040
 FSYNC_POLICIES: tuple[str, ...] = ("terminal", "always")
@@ -500,6 +536,28 @@ def default_artifact_dir(path: str | os.PathLike) -> Path:
     the suffix .artifacts (runs/r-1.jsonl -> runs/r-1.artifacts/)."""
     return Path(path).with_suffix(".artifacts")
 
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-a
+def _checked_run_id(task_id: Any, run_id: Any, fsync: Any) -> str:
+    """The run id to use (a fresh one for None), once task_id, run_id and fsync are known to be usable."""
+    if not isinstance(task_id, str) or not task_id.strip():
+        raise ValueError("a trajectory needs a task_id: the task this run works on (a non-empty string)")
+    run_id = new_run_id() if run_id is None else run_id
+    if not isinstance(run_id, str) or not run_id.strip():
+        raise ValueError(f"run_id must be a non-empty string (or None for a fresh one); got {run_id!r}")
+    if fsync not in FSYNC_POLICIES:
+        raise ValueError(f"fsync must be one of {', '.join(FSYNC_POLICIES)}; got {fsync!r}")
+    return run_id
+
+
+def _create_new(path: Path):
+    """`path` opened for writing bytes, created with its folder; FileExistsError if the file exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return open(path, "xb")
+    except FileExistsError:
+        raise FileExistsError(f"{path} already exists. A trajectory file holds one run and only its "
+                              "own writer appends to it; choose a new file name.") from None
+
 # %% ../../chapters/03_trajectories.ipynb #ch03-041
 class TrajectoryWriter:
     """Writes one run's events to a new JSONL file, append-only, one event per line.
@@ -521,13 +579,7 @@ class TrajectoryWriter:
     def __init__(self, path: str | os.PathLike, *, task_id: str, run_id: str | None = None,
                  artifacts: ArtifactStore | str | os.PathLike | None = None, fsync: str = "terminal",
                  preview_chars: int = PREVIEW_CHARS, clock: Callable[[], datetime] | None = None) -> None:
-        if not isinstance(task_id, str) or not task_id.strip():
-            raise ValueError("a trajectory needs a task_id: the task this run works on (a non-empty string)")
-        run_id = new_run_id() if run_id is None else run_id
-        if not isinstance(run_id, str) or not run_id.strip():
-            raise ValueError(f"run_id must be a non-empty string (or None for a fresh one); got {run_id!r}")
-        if fsync not in FSYNC_POLICIES:
-            raise ValueError(f"fsync must be one of {', '.join(FSYNC_POLICIES)}; got {fsync!r}")
+        run_id = _checked_run_id(task_id, run_id, fsync)
         self.path = Path(path)
         self.run_id, self.task_id, self.fsync = run_id, task_id, fsync
         if artifacts is None:
@@ -541,46 +593,60 @@ class TrajectoryWriter:
         self._calls = 0
         self._broken: str | None = None
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._file = open(self.path, "xb")
-        except FileExistsError:
-            raise FileExistsError(f"{self.path} already exists. A trajectory file holds one run and only its "
-                                  "own writer appends to it; choose a new file name.") from None
+        self._file = _create_new(self.path)
         if fsync == "always":
             _fsync_dir(self.path.parent)
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1
+def _check_writable(self: TrajectoryWriter) -> None:
+    """Raise unless the writer can take an event: the run is not finished, no write failed, the file is open."""
+    if self.status is not None:
+        raise RunFinishedError(f"run {self.run_id} has already finished ({self.status}); its trajectory "
+                               "takes no more events. Record further work as a new run.")
+    if self._broken:
+        raise TrajectoryError(f"{self.path}: an earlier write failed ({self._broken}); the file may end in "
+                              "a torn line, so nothing more is appended")
+    if self._file is None:
+        raise TrajectoryError(f"{self.path}: the writer is closed")
+
+
+def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None, turn: int | None) -> tuple[str, dict]:
+    """The next event as one line of JSON, and that line decoded again; ValueError if it breaks the schema."""
+    draft = {"v": FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id, "seq": self.seq + 1,
+             "ts": utc_timestamp(self.clock()), "type": type, "turn": turn,
+             "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
+    try:
+        text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{type} event not written: its payload is not plain JSON ({exc})") from None
+    event = json.loads(text)
+    problem = schema_problem(event, fast=True)
+    if problem:
+        raise ValueError(f"{type} event not written, it does not match the event schema: {problem}")
+    return text, event
+
+
+TrajectoryWriter._check_writable, TrajectoryWriter._encode = _check_writable, _encode
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c1-a
+def _write_line(self: TrajectoryWriter, text: str, type: str) -> None:
+    """Write `text` and a newline with one call and flush; fsync if the policy or a run_finished asks."""
+    try:
+        self._file.write((text + "\n").encode("utf-8"))
+        self._file.flush()
+        if self.fsync == "always" or type == "run_finished":
+            os.fsync(self._file.fileno())
+    except OSError as exc:
+        self._broken = f"{exc.__class__.__name__}: {exc}"
+        raise
+
+
 def _emit(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> Event:
     """Append one event of `type` with `payload`; `turn` is the agent turn (None for run-level events)."""
     with self._lock:
-        if self.status is not None:
-            raise RunFinishedError(f"run {self.run_id} has already finished ({self.status}); its trajectory "
-                                   "takes no more events. Record further work as a new run.")
-        if self._broken:
-            raise TrajectoryError(f"{self.path}: an earlier write failed ({self._broken}); the file may end in "
-                                  "a torn line, so nothing more is appended")
-        if self._file is None:
-            raise TrajectoryError(f"{self.path}: the writer is closed")
-        draft = {"v": FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id, "seq": self.seq + 1,
-                 "ts": utc_timestamp(self.clock()), "type": type, "turn": turn,
-                 "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
-        try:
-            text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"{type} event not written: its payload is not plain JSON ({exc})") from None
-        event = json.loads(text)
-        problem = schema_problem(event, fast=True)
-        if problem:
-            raise ValueError(f"{type} event not written, it does not match the event schema: {problem}")
-        try:
-            self._file.write((text + "\n").encode("utf-8"))
-            self._file.flush()
-            if self.fsync == "always" or type == "run_finished":
-                os.fsync(self._file.fileno())
-        except OSError as exc:
-            self._broken = f"{exc.__class__.__name__}: {exc}"
-            raise
+        self._check_writable()
+        text, event = self._encode(type, payload, turn)
+        self._write_line(text, type)
         self.seq += 1
         if type == "run_finished":
             self.status = event["payload"]["status"]
@@ -592,6 +658,7 @@ def _turn(self: TrajectoryWriter, turn: int | None | _Current) -> int | None:
     return self.turn if turn is CURRENT else turn
 
 
+TrajectoryWriter._write_line = _write_line
 TrajectoryWriter.emit, TrajectoryWriter._turn = _emit, _turn
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c2
@@ -948,31 +1015,22 @@ def _check_sequence(events: list[Event], problems: list[Problem]) -> None:
                 problems.append(Problem(event.line, "after_terminal", f"{event.type} after run_finished (line "
                                         f"{finished[0].line}); nothing may follow the terminal record"))
 
-# %% ../../chapters/03_trajectories.ipynb #ch03-050-k2
-def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
-    """Read a trajectory file: every complete event, in file order, and every problem, in line order.
-
-    Checked: each line is a JSON event matching EVENT_SCHEMA; seq runs 1, 2, 3 ... (gaps and repeats
-    reported); one run per file; exactly one run_finished, last; each output's artifact_ref names its
-    sha256. A torn last line (a crash mid-write) is reported and the events before it are all kept; a
-    malformed line elsewhere is reported and skipped. With `artifacts`, every output's stored bytes are
-    hashed too (missing or changed artifacts are problems). OSError if the file cannot be read.
-    """
-    path = Path(path)
-    data = path.read_bytes()
-    problems: list[Problem] = []
+# %% ../../chapters/03_trajectories.ipynb #ch03-050-k2-a
+def _read_events(data: bytes, problems: list[Problem]) -> list[Event]:
+    """Every line that decodes to an object with a usable envelope, as an Event; schema violations are problems."""
     events: list[Event] = []
-    if not data:
-        problems.append(Problem(None, "empty", "the file is empty: no events, not even run_finished"))
-        return LoadResult(path, events, problems)
     for number, obj in _read_lines(data, problems):
         problem = schema_problem(obj)
         if problem:
             problems.append(Problem(number, "schema", f"does not match the event schema: {problem}"))
         if _envelope_ok(obj):
             events.append(Event.from_dict(obj, line=number))
-    _check_sequence(events, problems)
-    store = artifacts if isinstance(artifacts, ArtifactStore) or artifacts is None else ArtifactStore(artifacts)
+    return events
+
+
+def _check_outputs(events: list[Event], store: ArtifactStore | None, problems: list[Problem]) -> set[str]:
+    """Each output's artifact_ref must name its sha256; with a store, its bytes must hash to it and have
+    its size. Returns the refs whose bytes were checked."""
     checked: set[str] = set()
     for event in events:
         for output in _outputs(event.payload):
@@ -991,6 +1049,28 @@ def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLik
             elif store.path_for(ref).stat().st_size != output.get("size"):
                 problems.append(Problem(event.line, "output_mismatch", f"output size says {output.get('size')!r} "
                                         f"bytes; artifact {short_ref(ref)} has {store.path_for(ref).stat().st_size}"))
+    return checked
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-050-k2
+def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
+    """Read a trajectory file: every complete event, in file order, and every problem, in line order.
+
+    Checked: each line is a JSON event matching EVENT_SCHEMA; seq runs 1, 2, 3 ... (gaps and repeats
+    reported); one run per file; exactly one run_finished, last; each output's artifact_ref names its
+    sha256. A torn last line (a crash mid-write) is reported and the events before it are all kept; a
+    malformed line elsewhere is reported and skipped. With `artifacts`, every output's stored bytes are
+    hashed too (missing or changed artifacts are problems). OSError if the file cannot be read.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    problems: list[Problem] = []
+    if not data:
+        problems.append(Problem(None, "empty", "the file is empty: no events, not even run_finished"))
+        return LoadResult(path, [], problems)
+    events = _read_events(data, problems)
+    _check_sequence(events, problems)
+    store = artifacts if isinstance(artifacts, ArtifactStore) or artifacts is None else ArtifactStore(artifacts)
+    checked = _check_outputs(events, store, problems)
     problems.sort(key=lambda p: (p.line is None, p.line or 0))
     if any(p.kind == "torn_line" for p in problems):
         torn = next(i for i, p in enumerate(problems) if p.kind == "torn_line")
@@ -1110,6 +1190,17 @@ _GOOD_WORDS = ("pass", "approve", "accept", "allow", "release", "eligible", "ok"
 _BAD_WORDS = ("fail", "reject", "deny", "error")
 
 
+def _verdict_outcome(word: str) -> str:
+    """The colour class of a review's verdict or a gate's decision (lower case), read from its words."""
+    if "block" in word:
+        return "block"
+    if any(w in word for w in _BAD_WORDS):
+        return "failed"
+    if any(w in word for w in _GOOD_WORDS):
+        return "ok"
+    return "no outcome"
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-071-a
 def outcome(event: Event) -> str:
     """The colour class of an event: ok, failed, deny, block, ask, hook error, unverified, claims (a reply
     that states facts, to be checked) or no outcome."""
@@ -1131,13 +1222,7 @@ def outcome(event: Event) -> str:
         return {"verified": "ok", "yielded_unverified": "unverified", "blocked": "block", "failed": "failed",
                 "max_iterations": "failed"}.get(p.get("status"), "no outcome")
     if kind in ("review_result", "gate_decision"):
-        word = str(p.get("verdict" if kind == "review_result" else "decision", "")).lower()
-        if "block" in word:
-            return "block"
-        if any(w in word for w in _BAD_WORDS):
-            return "failed"
-        if any(w in word for w in _GOOD_WORDS):
-            return "ok"
+        return _verdict_outcome(str(p.get("verdict" if kind == "review_result" else "decision", "")).lower())
     return "no outcome"
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-071-k1
@@ -1166,67 +1251,71 @@ def _mark_label(event: Event) -> str:
     return labels.get(event.type, "")
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-071-k2
-def plot_timeline(source: LoadResult | Sequence[Event], *, ax=None, by: str = "seq", title: str | None = None):
-    """A timeline of one run in four lanes (model, tools, hooks, verification): one mark per event along
-    seq (or seconds, by="time"), coloured by outcome, turns shaded, tool calls joined from request to
-    outcome, and the terminal status in a box. Returns the matplotlib Figure."""
-    import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
-
-    events = _events(source)
-    if by not in ("seq", "time"):
-        raise ValueError(f"by must be 'seq' or 'time'; got {by!r}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(13, 4.6))
-    fig = ax.figure
-    lanes = list(LANES)
-    lane_of = {t: i for i, (_, types) in enumerate(LANES.items()) for t in types}
-    start = events[0].time if events else None
-    x_of = {e.seq: (e.seq if by == "seq" else (e.time - start).total_seconds()) for e in events}
+def _draw_turns(ax, events: list[Event], x_of: dict[int, float], by: str) -> None:
+    """Shade each turn's stretch of the timeline and write its number under it."""
     for turn in sorted({e.turn for e in events if e.turn is not None}):
         xs = [x_of[e.seq] for e in events if e.turn == turn]
         pad = 0.5 if by == "seq" else 0
         ax.axvspan(min(xs) - pad, max(xs) + pad, color="#1565c0" if turn % 2 else "#90a4ae", alpha=0.07, lw=0)
         ax.text((min(xs) + max(xs)) / 2, -0.8, f"turn {turn}", ha="center", va="center", fontsize=9, color="#37474f")
+
+
+def _draw_calls(ax, events: list[Event], x_of: dict[int, float], y: int) -> None:
+    """A pale bar at height `y` from each tool call's request to its outcome, in the outcome's colour."""
     for call in tool_calls(events):
         if call.requested and call.result:
-            ax.plot([x_of[call.requested.seq], x_of[call.result.seq]], [lane_of["tool_requested"]] * 2,
+            ax.plot([x_of[call.requested.seq], x_of[call.result.seq]], [y] * 2,
                     color=OUTCOME_COLORS[outcome(call.result)], lw=5, alpha=0.3, zorder=2,
                     solid_capstyle="butt")
-    for event in events:
-        y = lane_of.get(event.type)
-        if y is None:
-            continue
-        result = outcome(event)
-        colour = OUTCOME_COLORS[result]
-        marker = _MARKERS.get(event.type, "o")
-        size = 300 if event.type == "run_finished" else 90
-        if marker in ("|", "_", "+", "x"):
-            ax.scatter([x_of[event.seq]], [y], marker=marker, s=size, zorder=3, color=colour, linewidths=1.6)
-        else:
-            hollow = result == "no outcome" and event.type != "run_started"
-            ax.scatter([x_of[event.seq]], [y], marker=marker, s=size, zorder=3, linewidths=1.6,
-                       facecolors="white" if hollow else colour, edgecolors=colour)
-        label = _mark_label(event)
-        if label:
-            ax.annotate(_short(label, 26), (x_of[event.seq], y), xytext=(-2, 9), textcoords="offset points",
-                        rotation=28, ha="left", va="bottom", fontsize=7.5,
-                        color="#424242" if result == "no outcome" else colour)
-    ax.set_yticks(range(len(lanes)), lanes)
-    ax.set_ylim(len(lanes) - 0.4, -1.1)
-    ax.set_xlabel("event number (seq)" if by == "seq" else "seconds since the run started")
-    if events:
-        right = max(x_of.values())
-        ax.set_xlim(min(x_of.values()) - 1 if by == "seq" else -0.02 * max(right, 1e-9),
-                    right + 3 if by == "seq" else right * 1.08 + 1e-6)
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-071-k2-a
+def _draw_event(ax, event: Event, x: float, y: int) -> None:
+    """One event's mark at (x, y): its type's marker in its outcome's colour, and its label."""
+    result = outcome(event)
+    colour = OUTCOME_COLORS[result]
+    marker = _MARKERS.get(event.type, "o")
+    size = 300 if event.type == "run_finished" else 90
+    if marker in ("|", "_", "+", "x"):
+        ax.scatter([x], [y], marker=marker, s=size, zorder=3, color=colour, linewidths=1.6)
+    else:
+        hollow = result == "no outcome" and event.type != "run_started"
+        ax.scatter([x], [y], marker=marker, s=size, zorder=3, linewidths=1.6,
+                   facecolors="white" if hollow else colour, edgecolors=colour)
+    label = _mark_label(event)
+    if label:
+        ax.annotate(_short(label, 26), (x, y), xytext=(-2, 9), textcoords="offset points",
+                    rotation=28, ha="left", va="bottom", fontsize=7.5,
+                    color="#424242" if result == "no outcome" else colour)
+
+
+def _draw_status(ax, events: list[Event]) -> None:
+    """The run's final status in a box above the top right corner, in its outcome's colour."""
     status = terminal_status(events)
     colour = OUTCOME_COLORS[outcome(next(e for e in events if e.type == "run_finished"))] if status else "#424242"
     ax.text(1.0, 1.03, f"final status: {status_label(status).split(':')[0]}" + (f" ({status})" if status else ""),
             transform=ax.transAxes, ha="right", va="bottom", fontsize=11, weight="bold", color="white",
             bbox=dict(boxstyle="round,pad=0.4", facecolor=colour, edgecolor="none"))
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-071-k2-b
+def _draw_frame(ax, x_of: dict[int, float], by: str) -> None:
+    """The lanes named top to bottom, the x axis labelled and sized to the events, a light grid."""
+    lanes = list(LANES)
+    ax.set_yticks(range(len(lanes)), lanes)
+    ax.set_ylim(len(lanes) - 0.4, -1.1)
+    ax.set_xlabel("event number (seq)" if by == "seq" else "seconds since the run started")
+    if x_of:
+        right = max(x_of.values())
+        ax.set_xlim(min(x_of.values()) - 1 if by == "seq" else -0.02 * max(right, 1e-9),
+                    right + 3 if by == "seq" else right * 1.08 + 1e-6)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="y", color="#eeeeee", zorder=0)
+
+
+def _draw_legend(ax, events: list[Event]) -> None:
+    """A legend under the axes of the outcome colours that occur in `events`."""
+    from matplotlib.lines import Line2D
+
     used = [o for o in OUTCOME_COLORS if any(outcome(e) == o for e in events)]
     handles = [Line2D([], [], ls="", marker="o", markersize=8, markerfacecolor="white" if o == "no outcome" else OUTCOME_COLORS[o],
                       markeredgecolor=OUTCOME_COLORS[o],
@@ -1235,10 +1324,34 @@ def plot_timeline(source: LoadResult | Sequence[Event], *, ax=None, by: str = "s
     if handles:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, -0.16), ncol=len(handles), frameon=False,
                   fontsize=8.5)
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-071-k2-c
+def plot_timeline(source: LoadResult | Sequence[Event], *, ax=None, by: str = "seq", title: str | None = None):
+    """A timeline of one run in four lanes (model, tools, hooks, verification): one mark per event along
+    seq (or seconds, by="time"), coloured by outcome, turns shaded, tool calls joined from request to
+    outcome, and the terminal status in a box. Returns the matplotlib Figure."""
+    import matplotlib.pyplot as plt
+
+    events = _events(source)
+    if by not in ("seq", "time"):
+        raise ValueError(f"by must be 'seq' or 'time'; got {by!r}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(13, 4.6))
+    lane_of = {t: i for i, (_, types) in enumerate(LANES.items()) for t in types}
+    start = events[0].time if events else None
+    x_of = {e.seq: (e.seq if by == "seq" else (e.time - start).total_seconds()) for e in events}
+    _draw_turns(ax, events, x_of, by)
+    _draw_calls(ax, events, x_of, lane_of["tool_requested"])
+    for event in events:
+        if event.type in lane_of:
+            _draw_event(ax, event, x_of[event.seq], lane_of[event.type])
+    _draw_frame(ax, x_of, by)
+    _draw_status(ax, events)
+    _draw_legend(ax, events)
     first = events[0] if events else None
     ax.set_title(title or (f"run {first.run_id} · task {first.task_id}" if first else "empty trajectory"),
                  loc="left", fontsize=11, pad=10)
-    return fig
+    return ax.figure
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-075
 def _banner(status: str | None, reason: str) -> list[str]:
@@ -1272,6 +1385,38 @@ def format_timeline(result: LoadResult, width: int = 120) -> str:
         lines += ["", f"PROBLEMS ({len(result.problems)}), first one first:", *(f"  {p}" for p in result.problems)]
     return "\n".join(lines)
 
+# %% ../../chapters/03_trajectories.ipynb #ch03-076-a
+def _file_problem(prog: str, file: str | None) -> str | None:
+    """Why `file` cannot be read as a trajectory (not given, missing, a folder), or None."""
+    if not file:
+        return f"{prog}: which file? Give the path of a trajectory, e.g. `{prog} runs/r-1.jsonl`"
+    path = Path(file)
+    if not path.exists():
+        return f"{prog}: {file} does not exist. Give the path of a trajectory file (JSON Lines, e.g. run.jsonl)."
+    if path.is_dir():
+        return f"{prog}: {file} is a folder; give the path of a trajectory file inside it."
+    return None
+
+
+def _report_valid(file: str, result: LoadResult) -> None:
+    """What `validate` prints for a valid file: its events, run, task and artifacts, then the run's result."""
+    print(f"valid: {file}: {_count(len(result.events), 'event')}, run {result.run_id}, task {result.task_id}; "
+          f"{_count(result.artifacts_checked, 'artifact')} checked by hash in {result.artifacts.root}")
+    note = "" if counts_as_passed(result.status) else " (the record is intact; the run it records is not verified)"
+    print(f"the run's result: {status_label(result.status)}{note}")
+
+
+def _report_invalid(file: str, result: LoadResult) -> None:
+    """What `validate` prints for an invalid file: the first problem, a hint if it is a missing artifact, the rest."""
+    first = result.problems[0]
+    print(f"INVALID: {file}")
+    print(f"first problem: {first}")
+    if first.kind == "artifact_missing":
+        print(f"  (artifacts were looked for in {result.artifacts.root}; pass --artifacts DIR if they are elsewhere)")
+    if len(result.problems) > 1:
+        print(f"{_count(len(result.problems) - 1, 'more problem')}:")
+        print("\n".join(f"  {p}" for p in result.problems[1:]))
+
 # %% ../../chapters/03_trajectories.ipynb #ch03-076
 def trajectory_command(action: str, file: str | None = None, artifacts: str | None = None) -> int:
     """`donegate trajectory show|validate FILE [--artifacts DIR]` and `donegate trajectory schema`.
@@ -1288,19 +1433,12 @@ def trajectory_command(action: str, file: str | None = None, artifacts: str | No
     if action not in ("show", "validate"):
         print(f"donegate trajectory: unknown action {action!r}; use show, validate or schema", file=sys.stderr)
         return 2
-    if not file:
-        print(f"{prog}: which file? Give the path of a trajectory, e.g. `{prog} runs/r-1.jsonl`", file=sys.stderr)
-        return 2
-    path = Path(file)
-    if not path.exists():
-        print(f"{prog}: {file} does not exist. Give the path of a trajectory file (JSON Lines, e.g. run.jsonl).",
-              file=sys.stderr)
-        return 2
-    if path.is_dir():
-        print(f"{prog}: {file} is a folder; give the path of a trajectory file inside it.", file=sys.stderr)
+    problem = _file_problem(prog, file)
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     try:
-        result = validate(path, artifacts)
+        result = validate(Path(file), artifacts)
     except OSError as exc:
         print(f"{prog}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -1308,17 +1446,7 @@ def trajectory_command(action: str, file: str | None = None, artifacts: str | No
         print(format_timeline(result))
         return 0 if result.ok else 1
     if result.ok:
-        print(f"valid: {file}: {_count(len(result.events), 'event')}, run {result.run_id}, task {result.task_id}; "
-              f"{_count(result.artifacts_checked, 'artifact')} checked by hash in {result.artifacts.root}")
-        note = "" if counts_as_passed(result.status) else " (the record is intact; the run it records is not verified)"
-        print(f"the run's result: {status_label(result.status)}{note}")
+        _report_valid(file, result)
         return 0
-    first = result.problems[0]
-    print(f"INVALID: {file}")
-    print(f"first problem: {first}")
-    if first.kind == "artifact_missing":
-        print(f"  (artifacts were looked for in {result.artifacts.root}; pass --artifacts DIR if they are elsewhere)")
-    if len(result.problems) > 1:
-        print(f"{_count(len(result.problems) - 1, 'more problem')}:")
-        print("\n".join(f"  {p}" for p in result.problems[1:]))
+    _report_invalid(file, result)
     return 1

@@ -113,7 +113,7 @@ class Problem:
     sections: frozenset[str]
     text: str
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-011d-b
 @dataclass(frozen=True)
 class Case:
     """Everything a verifier reads about one run, from a case file or from a trajectory."""
@@ -199,21 +199,28 @@ class _Reader:
                 self.note(section, f"{key}[{i}] is {_kind(item)}, expected an object")
         return found
 
-    def turn(self, item: Mapping, where: str, sections: str | Iterable[str]) -> int | None:
-        value = item.get("turn")
-        if _is_turn(value):
-            return value
-        shown = "missing" if "turn" not in item else f"{value!r} ({_kind(value)})"
-        self.note(sections, f"{where}.turn is {shown}, expected a whole number (1, 2, ...)")
-        return None
+# %% ../../chapters/04_verifiers.ipynb #ch04-013-k2
+def _read_turn(self: _Reader, item: Mapping, where: str, sections: str | Iterable[str]) -> int | None:
+    """`item["turn"]` if it is a whole number; otherwise None, and a note."""
+    value = item.get("turn")
+    if _is_turn(value):
+        return value
+    shown = "missing" if "turn" not in item else f"{value!r} ({_kind(value)})"
+    self.note(sections, f"{where}.turn is {shown}, expected a whole number (1, 2, ...)")
+    return None
 
-    def text(self, item: Mapping, key: str, where: str, sections: str | Iterable[str]) -> str | None:
-        value = item.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-        shown = "missing" if key not in item else f"{value!r} ({_kind(value)})"
-        self.note(sections, f"{where}.{key} is {shown}, expected a non-empty string")
-        return None
+
+def _read_text(self: _Reader, item: Mapping, key: str, where: str, sections: str | Iterable[str]) -> str | None:
+    """`item[key]` if it is a non-empty string; otherwise None, and a note."""
+    value = item.get(key)
+    if isinstance(value, str) and value.strip():
+        return value
+    shown = "missing" if key not in item else f"{value!r} ({_kind(value)})"
+    self.note(sections, f"{where}.{key} is {shown}, expected a non-empty string")
+    return None
+
+
+_Reader.turn, _Reader.text = _read_turn, _read_text
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-014
 RISKS: tuple[str, ...] = ("low", "high")
@@ -242,22 +249,29 @@ def _rules(data: Mapping, reader: _Reader) -> list[Rule]:
     else:
         rules += [Rule(f"{t} is a forbidden tool", t) for t in _names(tools) or ()]
     for where, item in reader.items(raw, "forbidden_actions", "rules", required=False):
-        where = "rules." + where
-        tool = reader.text(item, "tool", where, "rules")
-        pattern, over = item.get("pattern"), item.get("over", {})
-        if pattern is not None:
-            try:
-                re.compile(pattern)
-            except (re.error, TypeError):
-                reader.note("rules", f"{where}.pattern {pattern!r} is not a regular expression")
-                tool = None
-        if not isinstance(over, Mapping) or not all(_unit_free(v) for v in over.values()):
-            reader.note("rules", f"{where}.over is {over!r}, expected {{field: number}}")
-            tool = None
-        if tool is not None:
-            name = item.get("name") if isinstance(item.get("name"), str) else f"forbidden use of {tool}"
-            rules.append(Rule(name, tool, pattern, tuple((str(k), float(v)) for k, v in over.items())))
+        rule = _forbidden_action(item, "rules." + where, reader)
+        if rule is not None:
+            rules.append(rule)
     return rules
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-014-f
+def _forbidden_action(item: Mapping, where: str, reader: _Reader) -> Rule | None:
+    """One entry of `rules.forbidden_actions` as a Rule; None (and a note) if it cannot be read."""
+    tool = reader.text(item, "tool", where, "rules")
+    pattern, over = item.get("pattern"), item.get("over", {})
+    if pattern is not None:
+        try:
+            re.compile(pattern)
+        except (re.error, TypeError):
+            reader.note("rules", f"{where}.pattern {pattern!r} is not a regular expression")
+            tool = None
+    if not isinstance(over, Mapping) or not all(_unit_free(v) for v in over.values()):
+        reader.note("rules", f"{where}.over is {over!r}, expected {{field: number}}")
+        tool = None
+    if tool is None:
+        return None
+    name = item.get("name") if isinstance(item.get("name"), str) else f"forbidden use of {tool}"
+    return Rule(name, tool, pattern, tuple((str(k), float(v)) for k, v in over.items()))
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-014-k1
 def _unit_free(value: Any) -> bool:
@@ -325,7 +339,24 @@ def case_from_dict(data: Any, source: str = "case file") -> Case:
         reader.note("case", f"the case is {_kind(data)}, expected a JSON object")
         return Case(case_id="(unreadable)", source=source, problems=reader.problems)
     case_id = data.get("case_id") if isinstance(data.get("case_id"), str) else "(no case_id)"
+    messages, calls = _messages(data, reader), _tool_calls(data, reader)
+    claims, promises = _claims(data, reader), _promises(data, reader)
+    final_state = _final_state(data.get("final_state"), reader)
+    request = data.get("request")
+    if not isinstance(request, str):
+        request = next((m.text for m in sorted(messages, key=lambda m: m.turn) if m.role == "user"), "")
+    return Case(
+        case_id=case_id, source=source, title=data.get("title") if isinstance(data.get("title"), str) else "",
+        request=request, messages=messages, tool_calls=calls, claims=claims, promises=promises,
+        expected_outcome=_expected(data.get("expected_outcome"), reader), final_state=final_state,
+        rules=_rules(data, reader), sensitive_values=_sensitive(data, reader),
+        risk=_risk(data.get("risk"), reader), allowed=_allowed(data.get("allowed"), reader),
+        expert_labels=_labels(data.get("expert_labels"), reader), problems=reader.problems,
+    )
 
+# %% ../../chapters/04_verifiers.ipynb #ch04-015-a
+def _messages(data: Mapping, reader: _Reader) -> list[Message]:
+    """The readable entries of `messages`; the role is normalised to `agent` or `user`."""
     messages = []
     for where, item in reader.items(data, "messages", "messages", required=True):
         turn, text = reader.turn(item, where, "messages"), reader.text(item, "text", where, "messages")
@@ -334,7 +365,11 @@ def case_from_dict(data: Any, source: str = "case file") -> Case:
             reader.note("messages", f"{where}.role is {role!r}, expected 'customer' or 'agent'")
         elif turn is not None and text is not None:
             messages.append(Message(turn, "agent" if role in AGENT_ROLES else "user", text))
+    return messages
 
+
+def _tool_calls(data: Mapping, reader: _Reader) -> list[ToolCall]:
+    """The readable entries of `tool_calls`; a failed call's detail is its error, or "failed"."""
     calls = []
     for where, item in reader.items(data, "tool_calls", "tool_calls", required=True):
         turn, tool = reader.turn(item, where, "tool_calls"), reader.text(item, "tool", where, "tool_calls")
@@ -345,7 +380,11 @@ def case_from_dict(data: Any, source: str = "case file") -> Case:
             detail = item.get("error") or item.get("detail") or ("" if status == "ok" else "failed")
             calls.append(ToolCall(turn, tool, status == "ok", item.get("input"), _as_text(item.get("output", "")),
                                   str(detail)))
+    return calls
 
+# %% ../../chapters/04_verifiers.ipynb #ch04-015-b
+def _claims(data: Mapping, reader: _Reader) -> list[Claim]:
+    """The readable entries of `claims`, each with the tools that would support it."""
     claims = []
     for where, item in reader.items(data, "claims", "claims", required=False):
         turn, text = reader.turn(item, where, "claims"), reader.text(item, "text", where, "claims")
@@ -355,30 +394,26 @@ def case_from_dict(data: Any, source: str = "case file") -> Case:
             reader.note("claims", f"{where}.needs is {needs!r}, expected a tool name or a list of them")
         elif turn is not None and text is not None:
             claims.append(Claim(turn, text, names))
+    return claims
 
+
+def _promises(data: Mapping, reader: _Reader) -> list[Promise]:
+    """The readable entries of `promises`: a turn and a tool, with the sentence if there is one."""
     promises = []
     for where, item in reader.items(data, "promises", "promises", required=False):
         turn, tool = reader.turn(item, where, "promises"), reader.text(item, "tool", where, "promises")
         if turn is not None and tool is not None:
             text = item.get("text") if isinstance(item.get("text"), str) else ""
             promises.append(Promise(turn, tool, text))
+    return promises
 
-    final_state = data.get("final_state")
-    if final_state is not None and not isinstance(final_state, Mapping):
-        reader.note("final_state", f"final_state is {_kind(final_state)}, expected an object")
-        final_state = None
-    request = data.get("request")
-    if not isinstance(request, str):
-        request = next((m.text for m in sorted(messages, key=lambda m: m.turn) if m.role == "user"), "")
-    return Case(
-        case_id=case_id, source=source, title=data.get("title") if isinstance(data.get("title"), str) else "",
-        request=request, messages=messages, tool_calls=calls, claims=claims, promises=promises,
-        expected_outcome=_expected(data.get("expected_outcome"), reader),
-        final_state=dict(final_state) if final_state is not None else None,
-        rules=_rules(data, reader), sensitive_values=_sensitive(data, reader),
-        risk=_risk(data.get("risk"), reader), allowed=_allowed(data.get("allowed"), reader),
-        expert_labels=_labels(data.get("expert_labels"), reader), problems=reader.problems,
-    )
+
+def _final_state(raw: Any, reader: _Reader) -> dict | None:
+    """The final state as a dict; None if there is none, or (with a note) if it is not an object."""
+    if raw is not None and not isinstance(raw, Mapping):
+        reader.note("final_state", f"final_state is {_kind(raw)}, expected an object")
+        return None
+    return dict(raw) if raw is not None else None
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-019
 def read_case(path: str | os.PathLike, **context: Any) -> Case:
@@ -663,26 +698,8 @@ def check_facts(case: Case, claim_rules: Sequence[ClaimRule] = CLAIM_RULES) -> D
         if not needs:
             unknown.append(f"turn {claim.turn}: no rule says what would support the claim {claim.text!r}")
             continue
-        gaps = []
-        for name, matches in needs:
-            earlier = [c for c in case.tool_calls if c.turn < claim.turn and matches(c)]
-            same = [c for c in case.tool_calls if c.turn == claim.turn and matches(c)]
-            if not earlier:
-                gap = f"no {name} in an earlier turn"
-                if same:
-                    gap += (f" ({same[0].label} in turn {claim.turn} itself does not count: "
-                            "its result came after the reply was written)")
-                gaps.append(gap)
-                continue
-            last_turn = max(c.turn for c in earlier)
-            latest = [c for c in earlier if c.turn == last_turn][-1]
-            if latest.ok:
-                notes.append(f"turn {claim.turn}: {claim.text!r} is supported by {latest.label} "
-                             f"(turn {latest.turn}, succeeded)")
-            else:
-                shown = f" ({latest.label})" if latest.label != name else ""
-                gaps.append(f"the latest {name} before it, in turn {latest.turn}{shown}, failed"
-                            + (f" ({latest.detail})" if latest.detail else ""))
+        gaps, found = _claim_support(claim, needs, case.tool_calls)
+        notes += found
         if gaps:
             failures.append(f"turn {claim.turn}: the reply claims {claim.text!r}, but " + "; and ".join(gaps))
         else:
@@ -692,6 +709,32 @@ def check_facts(case: Case, claim_rules: Sequence[ClaimRule] = CLAIM_RULES) -> D
     score = supported / len(case.claims) if case.claims else 1.0
     return _conclude("facts", "process", case, failures, notes, score, reads={"claims", "tool_calls"},
                      decisive={"tool_calls"}, unknown=unknown)
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-043-k2
+def _claim_support(claim: Claim, needs: Sequence[tuple[str, Callable[[ToolCall], bool]]],
+                   calls: Sequence[ToolCall]) -> tuple[list[str], list[str]]:
+    """(gaps, notes) for one claim: what its support lacks, and which earlier calls support it."""
+    gaps, notes = [], []
+    for name, matches in needs:
+        earlier = [c for c in calls if c.turn < claim.turn and matches(c)]
+        same = [c for c in calls if c.turn == claim.turn and matches(c)]
+        if not earlier:
+            gap = f"no {name} in an earlier turn"
+            if same:
+                gap += (f" ({same[0].label} in turn {claim.turn} itself does not count: "
+                        "its result came after the reply was written)")
+            gaps.append(gap)
+            continue
+        last_turn = max(c.turn for c in earlier)
+        latest = [c for c in earlier if c.turn == last_turn][-1]
+        if latest.ok:
+            notes.append(f"turn {claim.turn}: {claim.text!r} is supported by {latest.label} "
+                         f"(turn {latest.turn}, succeeded)")
+        else:
+            shown = f" ({latest.label})" if latest.label != name else ""
+            gaps.append(f"the latest {name} before it, in turn {latest.turn}{shown}, failed"
+                        + (f" ({latest.detail})" if latest.detail else ""))
+    return gaps, notes
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-046
 def check_promises(case: Case) -> DimensionResult:
@@ -766,6 +809,12 @@ def _content_words(text: str) -> dict[str, str]:
     return found
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-052-k1
+def _quality(case: Case, failures: list[str], notes: list[str], score: float, **kwargs: Any) -> DimensionResult:
+    """`_conclude` for the quality dimension, which reads the messages and `allowed`."""
+    reads = {"messages", "allowed"}
+    return _conclude("quality", "quality", case, failures, notes, score, reads=reads, decisive=reads, **kwargs)
+
+
 class HeuristicJudge:
     """The default quality judge, deterministic and offline. It fails a reply that refuses a request
     the case marks as allowed (over-refusal), or that complies with one marked as not allowed, and
@@ -776,42 +825,48 @@ class HeuristicJudge:
 
     def judge(self, case: Case) -> DimensionResult:
         """One DimensionResult for the `quality` dimension."""
-        reads = {"messages", "allowed"}
         replies = sorted((m for m in case.messages if m.role == "agent"), key=lambda m: m.turn)
         if not replies:
-            where = _at(case.last_turn)
-            return _conclude("quality", "quality", case, [f"{where}: the agent never replied"], [], 0.0,
-                             reads=reads, decisive=reads)
-        last = replies[-1]
-        refusal = REFUSAL.search(last.text.replace("’", "'"))
-        said = _short(last.text, 70)
-        if refusal and case.allowed is True:
-            return _conclude("quality", "quality", case,
-                             [f"turn {last.turn}: the reply refuses ({said!r}) a request the case marks as allowed"],
-                             [], 0.0, reads=reads, decisive=reads, confidence=self.confidence)
-        if refusal and case.allowed is None:
-            return _conclude("quality", "quality", case, [], [], UNCERTAIN_SCORE, reads=reads, decisive=reads,
-                             unknown=[f"turn {last.turn}: the reply refuses, and the case does not say whether "
-                                      "the request is allowed"])
-        if not refusal and case.allowed is False:
-            return _conclude("quality", "quality", case,
-                             [f"turn {last.turn}: the reply goes along with a request the case marks as not allowed"],
-                             [], 0.0, reads=reads, decisive=reads, confidence=self.confidence)
-        if refusal:
-            return _conclude("quality", "quality", case, [],
-                             [f"turn {last.turn}: the reply refuses a request the case marks as not allowed"],
-                             1.0, reads=reads, decisive=reads, confidence=self.confidence)
-        asked = _content_words(case.request)
-        answered = set().union(*(_content_words(m.text) for m in replies))
-        if asked and not asked.keys() & answered:
-            return _conclude("quality", "quality", case,
-                             [f"turn {last.turn}: no reply mentions anything the request asked about "
-                              f"({', '.join(asked.values())})"], [], 0.0, reads=reads, decisive=reads,
-                             confidence=self.weak_confidence)
-        shared = ", ".join(asked[k] for k in asked if k in answered) or "nothing to compare"
-        return _conclude("quality", "quality", case, [],
-                         [f"turn {last.turn}: the reply does not refuse and takes up the request ({shared})"],
-                         1.0, reads=reads, decisive=reads, confidence=0.8)
+            return _quality(case, [f"{_at(case.last_turn)}: the agent never replied"], [], 0.0)
+        refused = REFUSAL.search(replies[-1].text.replace("’", "'")) is not None
+        if refused or case.allowed is False:
+            return self._judge_refusal(case, replies[-1], refused)
+        return self._judge_topic(case, replies)
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-052-k2
+def _judge_refusal(self: HeuristicJudge, case: Case, last: Message, refused: bool) -> DimensionResult:
+    """The verdict when the last reply refuses, or when the case marks the request as not allowed."""
+    if refused and case.allowed is True:
+        return _quality(case, [f"turn {last.turn}: the reply refuses ({_short(last.text, 70)!r}) a request the "
+                               "case marks as allowed"], [], 0.0, confidence=self.confidence)
+    if refused and case.allowed is None:
+        return _quality(case, [], [], UNCERTAIN_SCORE,
+                        unknown=[f"turn {last.turn}: the reply refuses, and the case does not say whether "
+                                 "the request is allowed"])
+    if not refused:
+        return _quality(case, [f"turn {last.turn}: the reply goes along with a request the case marks as not "
+                               "allowed"], [], 0.0, confidence=self.confidence)
+    return _quality(case, [], [f"turn {last.turn}: the reply refuses a request the case marks as not allowed"],
+                    1.0, confidence=self.confidence)
+
+
+HeuristicJudge._judge_refusal = _judge_refusal
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-052-k3
+def _judge_topic(self: HeuristicJudge, case: Case, replies: list[Message]) -> DimensionResult:
+    """The verdict on replies that do not refuse: do they take up anything the request asked about?"""
+    last = replies[-1]
+    asked = _content_words(case.request)
+    answered = set().union(*(_content_words(m.text) for m in replies))
+    if asked and not asked.keys() & answered:
+        return _quality(case, [f"turn {last.turn}: no reply mentions anything the request asked about "
+                               f"({', '.join(asked.values())})"], [], 0.0, confidence=self.weak_confidence)
+    shared = ", ".join(asked[k] for k in asked if k in answered) or "nothing to compare"
+    return _quality(case, [], [f"turn {last.turn}: the reply does not refuse and takes up the request ({shared})"],
+                    1.0, confidence=0.8)
+
+
+HeuristicJudge._judge_topic = _judge_topic
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-059
 CRITICAL: frozenset[str] = frozenset({"result", "rules", "privacy", "facts", "promises"})
@@ -842,20 +897,24 @@ class TrajectoryVerdict:
         """The evidence of every dimension that did not pass, each prefixed with its dimension."""
         return [f"{d.dimension}: {e}" for d in self.dimensions if d.verdict != "pass" for e in d.evidence]
 
-    def report(self) -> str:
-        """A plain-text report: verdict, reasons, each dimension with its evidence, then the average."""
-        signal = "yes" if self.learning_signal else "no (a person must look first)"
-        lines = [f"{self.case_id}: {self.verdict.upper()}  (automatic learning signal: {signal})"]
-        lines += [f"  because {r}" for r in self.reasons]
-        for d in self.dimensions:
-            lines.append(f"  {d.dimension:<9} {d.verdict:<9} score {d.score:.2f}  confidence {d.confidence:.2f}")
-            lines += [f"      - {e}" for e in d.evidence]
-        lines.append(f"  average of the dimension scores: {self.average_score:.2f} (shown for comparison; "
-                     "it decides nothing)")
-        return "\n".join(lines)
-
     def __str__(self) -> str:
         return self.report()
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-059-r
+def _report(self: TrajectoryVerdict) -> str:
+    """A plain-text report: verdict, reasons, each dimension with its evidence, then the average."""
+    signal = "yes" if self.learning_signal else "no (a person must look first)"
+    lines = [f"{self.case_id}: {self.verdict.upper()}  (automatic learning signal: {signal})"]
+    lines += [f"  because {r}" for r in self.reasons]
+    for d in self.dimensions:
+        lines.append(f"  {d.dimension:<9} {d.verdict:<9} score {d.score:.2f}  confidence {d.confidence:.2f}")
+        lines += [f"      - {e}" for e in d.evidence]
+    lines.append(f"  average of the dimension scores: {self.average_score:.2f} (shown for comparison; "
+                 "it decides nothing)")
+    return "\n".join(lines)
+
+
+TrajectoryVerdict.report = _report
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-059-k1
 def decide(dimensions: Sequence[DimensionResult], risk: str = "high", critical: Iterable[str] = CRITICAL,
@@ -920,6 +979,10 @@ def _isolated(who: str, names: Sequence[str], call: Callable[[], Any], many: boo
             for name in names]
 
 
+TrajectoryVerifier.dimensions = _dimensions
+TrajectoryVerifier._isolated = staticmethod(_isolated)
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-063-c2
 def _verify(self: TrajectoryVerifier, subject: Any) -> TrajectoryVerdict:
     """The verdict on `subject`: a Case, a case-file dict, a list of trajectory events, or a path."""
     try:
@@ -937,8 +1000,6 @@ def _verify(self: TrajectoryVerifier, subject: Any) -> TrajectoryVerdict:
                              learning_signal=verdict != "human_review")
 
 
-TrajectoryVerifier.dimensions = _dimensions
-TrajectoryVerifier._isolated = staticmethod(_isolated)
 TrajectoryVerifier.verify = _verify
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-083
@@ -958,7 +1019,7 @@ def read_events(path: str | os.PathLike) -> list[Any]:
             events.append({"type": "_unreadable", "payload": f"line {n} is not JSON{torn}: {exc.msg}"})
     return events
 
-
+# %% ../../chapters/04_verifiers.ipynb #ch04-083-a
 REPLY_SECTIONS = frozenset({"messages", "claims", "promises"})
 CONTEXT_KEYS = ("expected_outcome", "rules", "sensitive_values", "risk", "allowed", "expert_labels")
 
@@ -976,114 +1037,180 @@ def case_from_events(events: Any, case_id: str | None = None, **context: Any) ->
     if not isinstance(events, (list, tuple)):
         reader.note("case", f"the trajectory is {_kind(events)}, expected a list of events")
         events = []
-    meta: dict = {}
-    task_id, task = None, ""
-    messages, calls, claims, promises = [], [], [], []
-    pending: dict[str, tuple[int, int, str, Any]] = {}
-    status, verification, turn_now = None, None, None
+    run = _EventReader(reader)
     for i, event in enumerate(events):
-        where = f"event {i + 1}"
-        if not isinstance(event, Mapping):
-            reader.note("case", f"{where} is {_kind(event)}, expected an object")
-            continue
-        if _is_turn(event.get("seq")):
-            where = f"seq {event['seq']}"
-        kind, payload = event.get("type"), event.get("payload")
-        if kind == "_unreadable":
-            reader.note("case", str(payload))
-            continue
-        if not isinstance(kind, str) or not isinstance(payload, Mapping):
-            bad = "type" if not isinstance(kind, str) else "payload"
-            reader.note("case", f"{where}: {bad} is {_kind(event.get(bad))}; the event was skipped")
-            continue
-        where = f"{where} ({kind})"
-        turn = event.get("turn")
-        if kind == "run_started":
-            task_id = event.get("task_id") if isinstance(event.get("task_id"), str) else None
-            task = payload.get("task") if isinstance(payload.get("task"), str) else ""
-            raw_meta = payload.get("meta", {})
-            if isinstance(raw_meta, Mapping):
-                meta = dict(raw_meta)
-            else:
-                reader.note(CONTEXT_KEYS, f"{where}: meta is {_kind(raw_meta)}, expected an object")
-            continue
-        if kind == "run_finished":
-            status = payload.get("status") if isinstance(payload.get("status"), str) else None
-            continue
-        if kind in ("model_reply", "tool_requested", "tool_completed", "tool_failed", "verification_result"):
-            sections = REPLY_SECTIONS if kind == "model_reply" else frozenset({"tool_calls"})
-            if kind == "verification_result" and turn is None:
-                turn = turn_now if turn_now is not None else 0
-            if not _is_turn(turn):
-                reader.note(sections, f"{where}: turn is {turn!r} ({_kind(turn)}), expected a whole number")
-                continue
-            turn_now = turn
-        if kind == "model_reply":
-            text = payload.get("text")
-            if isinstance(text, str):
-                messages.append(Message(turn, "agent", text))
-            else:
-                reader.note("messages", f"{where}: text is {_kind(text)}, expected a string")
-            for key, into, make in (("claims", claims, lambda c: Claim(turn, c)),
-                                    ("promises", promises, lambda p: Promise(turn, p, ""))):
-                values = payload.get(key, [])
-                if isinstance(values, list) and all(isinstance(v, str) and v.strip() for v in values):
-                    into += [make(v) for v in values]
-                else:
-                    reader.note(key, f"{where}: {key} is {values!r}, expected a list of strings")
-        elif kind == "tool_requested":
-            call_id, tool = payload.get("call_id"), payload.get("tool")
-            if not isinstance(call_id, str) or not isinstance(tool, str):
-                reader.note("tool_calls", f"{where}: call_id and tool must be strings; "
-                                          f"got {call_id!r} and {tool!r}")
-                continue
-            if call_id in pending:
-                reader.note("tool_calls", f"{where}: call_id {call_id!r} was already requested and has no result yet")
-            pending[call_id] = (turn, len(calls), tool, payload.get("input"))
-            calls.append(None)  # the slot keeps request order; filled when the result arrives
-        elif kind in ("tool_completed", "tool_failed"):
-            call_id = payload.get("call_id")
-            if not isinstance(call_id, str) or call_id not in pending:
-                reader.note("tool_calls", f"{where}: call_id {call_id!r} matches no earlier tool_requested")
-                continue
-            req_turn, slot, tool, tool_input = pending.pop(call_id)
-            code = payload.get("exit_code")
-            if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
-                reader.note("tool_calls", f"{where}: exit_code is {code!r}, expected a whole number or null")
-                code = -1
-            ok = kind == "tool_completed" and code in (None, 0)
-            if kind == "tool_failed":
-                detail = str(payload.get("error") or "failed")
-            else:
-                detail = "" if ok else f"exit {code}"
-            output = payload.get("output")
-            calls[slot] = ToolCall(req_turn, tool, ok, tool_input, _as_text(output) if output is not None else "",
-                                   detail)
-        elif kind == "verification_result":
-            command, passed = payload.get("command"), payload.get("passed")
-            if not isinstance(command, str) or not isinstance(passed, bool):
-                reader.note("tool_calls", f"{where}: command must be a string and passed a boolean; "
-                                          f"got {command!r} and {passed!r}")
-                continue
-            code = payload.get("exit_code")
-            calls.append(ToolCall(turn, command, passed, {"command": command},
-                                  _as_text(payload.get("output") or ""), "" if passed else f"exit {code}"))
-            verification = {"command": command, "exit_code": code, "passed": passed}
-    for call_id, (turn, slot, tool, tool_input) in pending.items():
-        calls[slot] = ToolCall(turn, tool, False, tool_input, "", "no result was recorded")
-    if status is None:
-        reader.note("final_state", "no run_finished event: the run did not end, or the file was cut")
-    context = {**{k: meta[k] for k in CONTEXT_KEYS if k in meta}, **context}
+        run.read(i, event)
+    calls = run.finish()
+    context = {**{k: run.meta[k] for k in CONTEXT_KEYS if k in run.meta}, **context}
     return Case(
-        case_id=case_id or task_id or "(trajectory)", source="trajectory", title=task, request=task,
-        messages=[Message(0, "user", task)] + messages if task else messages,
-        tool_calls=[c for c in calls if c is not None], claims=claims, promises=promises,
+        case_id=case_id or run.task_id or "(trajectory)", source="trajectory", title=run.task, request=run.task,
+        messages=[Message(0, "user", run.task)] + run.messages if run.task else run.messages,
+        tool_calls=calls, claims=run.claims, promises=run.promises,
         expected_outcome=_expected(context.get("expected_outcome"), reader),
-        final_state={"status": status, "verification": verification},
+        final_state={"status": run.status, "verification": run.verification},
         rules=_rules(context, reader), sensitive_values=_sensitive(context, reader),
         risk=_risk(context.get("risk"), reader), allowed=_allowed(context.get("allowed"), reader),
         expert_labels=_labels(context.get("expert_labels"), reader), problems=reader.problems,
     )
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-083-b
+class _EventReader:
+    """What case_from_events has gathered from a trajectory so far; `reader` keeps the problems."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self.meta: dict = {}
+        self.task_id: str | None = None
+        self.task = ""
+        self.messages: list[Message] = []
+        self.calls: list[ToolCall | None] = []
+        self.claims: list[Claim] = []
+        self.promises: list[Promise] = []
+        self.pending: dict[str, tuple[int, int, str, Any]] = {}
+        self.status: str | None = None
+        self.verification: dict | None = None
+        self.turn_now: int | None = None
+
+    def turn_of(self, kind: str, turn: Any, where: str) -> int | None:
+        """The event's turn, remembered as the latest; None (and a note) if it is not a whole number."""
+        sections = REPLY_SECTIONS if kind == "model_reply" else frozenset({"tool_calls"})
+        if kind == "verification_result" and turn is None:
+            turn = self.turn_now if self.turn_now is not None else 0
+        if not _is_turn(turn):
+            self.reader.note(sections, f"{where}: turn is {turn!r} ({_kind(turn)}), expected a whole number")
+            return None
+        self.turn_now = turn
+        return turn
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-083-c
+def _read_event(self: _EventReader, i: int, event: Any) -> None:
+    """Check the i-th event (from 0), then hand it to the method for its kind."""
+    where = f"event {i + 1}"
+    if not isinstance(event, Mapping):
+        self.reader.note("case", f"{where} is {_kind(event)}, expected an object")
+        return
+    if _is_turn(event.get("seq")):
+        where = f"seq {event['seq']}"
+    kind, payload = event.get("type"), event.get("payload")
+    if kind == "_unreadable":
+        self.reader.note("case", str(payload))
+        return
+    if not isinstance(kind, str) or not isinstance(payload, Mapping):
+        bad = "type" if not isinstance(kind, str) else "payload"
+        self.reader.note("case", f"{where}: {bad} is {_kind(event.get(bad))}; the event was skipped")
+        return
+    where = f"{where} ({kind})"
+    if kind == "run_started":
+        self.on_start(event, payload, where)
+    elif kind == "run_finished":
+        self.status = payload.get("status") if isinstance(payload.get("status"), str) else None
+    elif kind in ("model_reply", "tool_requested", "tool_completed", "tool_failed", "verification_result"):
+        turn = self.turn_of(kind, event.get("turn"), where)
+        if turn is None:
+            return
+        if kind == "model_reply":
+            self.on_reply(where, turn, payload)
+        elif kind == "tool_requested":
+            self.on_request(where, turn, payload)
+        elif kind == "verification_result":
+            self.on_verification(where, turn, payload)
+        else:
+            self.on_result(kind, where, payload)
+
+
+_EventReader.read = _read_event
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-083-d
+def _on_start(self: _EventReader, event: Mapping, payload: Mapping, where: str) -> None:
+    """run_started: the task id, the task, and the meta that may hold the case's context."""
+    self.task_id = event.get("task_id") if isinstance(event.get("task_id"), str) else None
+    self.task = payload.get("task") if isinstance(payload.get("task"), str) else ""
+    raw_meta = payload.get("meta", {})
+    if isinstance(raw_meta, Mapping):
+        self.meta = dict(raw_meta)
+    else:
+        self.reader.note(CONTEXT_KEYS, f"{where}: meta is {_kind(raw_meta)}, expected an object")
+
+
+def _on_reply(self: _EventReader, where: str, turn: int, payload: Mapping) -> None:
+    """model_reply: the agent's message, its claims and its promises."""
+    text = payload.get("text")
+    if isinstance(text, str):
+        self.messages.append(Message(turn, "agent", text))
+    else:
+        self.reader.note("messages", f"{where}: text is {_kind(text)}, expected a string")
+    for key, into, make in (("claims", self.claims, lambda c: Claim(turn, c)),
+                            ("promises", self.promises, lambda p: Promise(turn, p, ""))):
+        values = payload.get(key, [])
+        if isinstance(values, list) and all(isinstance(v, str) and v.strip() for v in values):
+            into += [make(v) for v in values]
+        else:
+            self.reader.note(key, f"{where}: {key} is {values!r}, expected a list of strings")
+
+
+_EventReader.on_start, _EventReader.on_reply = _on_start, _on_reply
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-083-e
+def _on_request(self: _EventReader, where: str, turn: int, payload: Mapping) -> None:
+    """tool_requested: a call that waits for its result, in a slot that keeps the request order."""
+    call_id, tool = payload.get("call_id"), payload.get("tool")
+    if not isinstance(call_id, str) or not isinstance(tool, str):
+        self.reader.note("tool_calls", f"{where}: call_id and tool must be strings; "
+                                       f"got {call_id!r} and {tool!r}")
+        return
+    if call_id in self.pending:
+        self.reader.note("tool_calls", f"{where}: call_id {call_id!r} was already requested and has no result yet")
+    self.pending[call_id] = (turn, len(self.calls), tool, payload.get("input"))
+    self.calls.append(None)  # the slot keeps request order; filled when the result arrives
+
+
+def _on_result(self: _EventReader, kind: str, where: str, payload: Mapping) -> None:
+    """tool_completed / tool_failed: the ToolCall, in the slot of its request."""
+    call_id = payload.get("call_id")
+    if not isinstance(call_id, str) or call_id not in self.pending:
+        self.reader.note("tool_calls", f"{where}: call_id {call_id!r} matches no earlier tool_requested")
+        return
+    req_turn, slot, tool, tool_input = self.pending.pop(call_id)
+    code = payload.get("exit_code")
+    if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
+        self.reader.note("tool_calls", f"{where}: exit_code is {code!r}, expected a whole number or null")
+        code = -1
+    ok = kind == "tool_completed" and code in (None, 0)
+    if kind == "tool_failed":
+        detail = str(payload.get("error") or "failed")
+    else:
+        detail = "" if ok else f"exit {code}"
+    output = payload.get("output")
+    self.calls[slot] = ToolCall(req_turn, tool, ok, tool_input, _as_text(output) if output is not None else "",
+                                detail)
+
+
+_EventReader.on_request, _EventReader.on_result = _on_request, _on_result
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-083-f
+def _on_verification(self: _EventReader, where: str, turn: int, payload: Mapping) -> None:
+    """verification_result: a call named by its command, successful if it passed."""
+    command, passed = payload.get("command"), payload.get("passed")
+    if not isinstance(command, str) or not isinstance(passed, bool):
+        self.reader.note("tool_calls", f"{where}: command must be a string and passed a boolean; "
+                                       f"got {command!r} and {passed!r}")
+        return
+    code = payload.get("exit_code")
+    self.calls.append(ToolCall(turn, command, passed, {"command": command},
+                               _as_text(payload.get("output") or ""), "" if passed else f"exit {code}"))
+    self.verification = {"command": command, "exit_code": code, "passed": passed}
+
+
+def _finish_events(self: _EventReader) -> list[ToolCall]:
+    """After the last event: the tool calls in request order, a request with no result as failed."""
+    for call_id, (turn, slot, tool, tool_input) in self.pending.items():
+        self.calls[slot] = ToolCall(turn, tool, False, tool_input, "", "no result was recorded")
+    if self.status is None:
+        self.reader.note("final_state", "no run_finished event: the run did not end, or the file was cut")
+    return [c for c in self.calls if c is not None]
+
+
+_EventReader.on_verification, _EventReader.finish = _on_verification, _finish_events
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-096
 @dataclass(frozen=True)
