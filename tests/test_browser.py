@@ -195,3 +195,41 @@ def test_the_file_browser_reaches_a_lab_with_no_validate_button_of_nbgrader(page
     toolbar = panel.first.locator(".jp-Toolbar").first.inner_text()
     assert "Validate" not in toolbar, toolbar
     (lab[1] / "lab01.png").write_bytes(page.screenshot())
+
+
+def test_the_class_report_opens_and_shows_every_plot(page, tmp_path):
+    """`donegate grade` on a small class writes grading/report/index.html; opened from disk in Chromium,
+    every plot loads and is shown, and the page asks for nothing beyond its own folder."""
+    aid = "lab04-averaged-scores"
+    course = tmp_path / "course"
+    for part in (f"solutions/{aid}", f"labs/{aid}"):
+        shutil.copytree(ROOT / part, course / part)
+    (course / "grading").mkdir()
+    for name in ("nbgrader_config.py", "mistakes.json"):
+        shutil.copy(ROOT / "grading" / name, course / "grading")
+    for student in ("correct", "averages", "stub"):
+        shutil.copytree(ROOT / "grading" / "fixtures" / student / aid, course / "grading" / "submitted" / student / aid)
+    env = {**os.environ, "DONEGATE_ROOT": str(course), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", aid, "--force"], cwd=course / "grading",
+                   env=env, capture_output=True, check=True)
+    run = subprocess.run([str(Path(sys.executable).parent / "donegate"), "grade"], cwd=course, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = course / "grading" / "report" / "index.html"
+    context = page.context.browser.new_context(viewport={"width": 1200, "height": 900})
+    other = context.new_page()
+    asked = []
+    other.on("request", lambda request: asked.append(request.url))
+    other.goto(report.as_uri())
+    other.wait_for_load_state("load")
+    images = other.eval_on_selector_all("img", "els => els.map(e => [e.getAttribute('src'), e.naturalWidth, e.complete])")
+    assert sorted(src for src, _, _ in images) == ["class.png", "scores.png", "tests.png"]
+    assert all(width > 300 and complete for _, width, complete in images), images
+    for img in other.query_selector_all("img"):
+        img.scroll_into_view_if_needed()
+        assert img.is_visible()
+    text = other.inner_text("body")
+    assert "averages: " in text and "Hidden tests, most failed first" in text
+    assert all(url.startswith("file://") for url in asked), asked
+    other.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    context.close()

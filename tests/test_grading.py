@@ -362,6 +362,22 @@ def test_lab08_an_artifact_altered_after_the_run_loses_exactly_the_hash_cell(sco
     assert {name for name, score in cells.items() if score == 0} == LAB08_ARTIFACTS
 
 
+def test_each_mistake_in_the_class_report_is_caught_by_exactly_its_cells(scores):
+    """grading/mistakes.json names the mistake each test cell catches, for the class report. Checked against
+    the real autograde: the fixture named after a mistake loses exactly the cells listed for it, and the
+    correct one loses none of them."""
+    import json
+
+    known = json.loads((ROOT / "grading" / "mistakes.json").read_text(encoding="utf-8"))
+    assert len({m for cells in known.values() for m in cells.values()}) >= 10
+    for aid, cells in known.items():
+        for mistake in set(cells.values()):
+            got = scores[(aid, mistake)]["cells"]
+            maximum = scores[(aid, "correct")]["cells"]
+            lost = {name for name, score in got.items() if score < maximum[name]}
+            assert lost == {c for c, m in cells.items() if m == mistake}, f"{aid} / {mistake} loses {sorted(lost)}"
+
+
 def test_recall08_a_hook_that_exits_1_on_its_own_errors_loses_exactly_the_fail_closed_cells(scores):
     cells = scores[(RECALL08, "fail-open")]["cells"]
     assert {name for name, score in cells.items() if score == 0} == RECALL08_FAIL_CLOSED

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -115,15 +117,16 @@ def graded_class(tmp_path_factory):
     assert donegate(course, "release").returncode == 0
     for student in CLASS:
         shutil.copytree(FIXTURES / student / LAB, course / "grading" / "submitted" / student / LAB)
-    return course, donegate(course, "grade", DONEGATE_SANDBOX="off")
+    return course, donegate(course, "grade", "--workers", "2", DONEGATE_SANDBOX="off")
 
 
 def test_grade_names_the_submission_that_killed_its_grader_and_grades_the_rest(graded_class):
     course, run = graded_class
     assert run.returncode == 1
     out = run.stdout
-    assert f"[3/4] {LAB} / kills-grader: FAILED: its grading process was killed by SIGKILL" in out
-    assert f"[4/4] {LAB} / stub: 0 / 22" in out and f"[1/4] {LAB} / correct: 22 / 22" in out
+    # two at a time (the default on two cores), so the order of the lines is the order they ended in
+    assert re.search(rf"\[\d/4\] {LAB} / kills-grader: FAILED: its grading process was killed by SIGKILL", out), out
+    assert re.search(rf"\[\d/4\] {LAB} / stub: 0 / 22", out) and re.search(rf"\[\d/4\] {LAB} / correct: 22 / 22", out)
     assert "Graded 3 of 4 submission(s)" in out and "Failed (1), no score recorded:" in out
     assert f"donegate grade {LAB} --students kills-grader" in out
     assert not (course / "grading" / "autograded" / "kills-grader").joinpath(LAB).exists()
@@ -184,7 +187,13 @@ def without_the_defences(tmp_path_factory):
     tricks = donegate(course, "grade", DONEGATE_JUDGE="off")  # the two others score 0 here: the sandbox is on
     reach = {student: donegate(course, "grade", "--students", student, DONEGATE_JUDGE="off", DONEGATE_SANDBOX="off")
              for student in ("reads-solution", "extra-credit")}
-    return scores_in(tricks), {s: scores_in(run)[s] for s, run in reach.items()}  # each read before the next run
+    printed = {s: scores_in(run)[s] for s, run in reach.items()}
+    time.sleep(6)  # extra-credit leaves a process behind that writes the gradebook again 5 s later
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+        sub = gb.find_submission(LAB, "extra-credit")
+        printed["extra-credit in the gradebook"] = f"{sub.score:g} / {sub.max_score:g}"
+    return scores_in(tricks), printed
 
 
 def test_the_kernel_tricks_get_points_without_the_judge(without_the_defences):
@@ -200,5 +209,126 @@ def test_the_kernel_tricks_get_points_without_the_judge(without_the_defences):
 def test_the_course_reaching_fixtures_get_points_without_the_sandbox_and_the_judge(without_the_defences):
     _, reach = without_the_defences
     assert reach["reads-solution"] == "19 / 22"  # the solution's answer cells, run from solutions/ on disk
-    earned, _, out_of = reach["extra-credit"].partition(" / ")
-    assert float(earned) > float(out_of)  # more than full marks, written into the gradebook
+    earned, _, out_of = reach["extra-credit in the gradebook"].partition(" / ")
+    assert float(earned) > float(out_of)  # more than full marks, written into the course's gradebook
+
+
+# --- a class at once: the same gradebook as nbgrader's own autograde, shards, the report -----------------------
+
+CLASS_LABS = ["lab04-averaged-scores", "recall08-host-answers"]
+HONEST = ["averages", "correct", "fail-open", "stub"]  # fixtures of those two that attack nothing: 3 each
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Path:
+    """A scratch course with two assignments released (once: each test copies it)."""
+    course = tmp_path_factory.mktemp("released") / "course"
+    for lab in CLASS_LABS:
+        for part in (f"solutions/{lab}", f"labs/{lab}"):
+            shutil.copytree(ROOT / part, course / part)
+    (course / "grading").mkdir()
+    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course / "grading")
+    shutil.copy(ROOT / "grading" / "mistakes.json", course / "grading")
+    git(course, "init", "-q")
+    git(course, "add", ".")
+    git(course, "commit", "-q", "-m", "the course")
+    assert donegate(course, "release").returncode == 0
+    return course
+
+
+def class_course(released: Path, folder: Path, submit: bool = True) -> Path:
+    """A copy of the released course and, with `submit`, the honest fixtures of its assignments handed in."""
+    course = folder / "course"
+    shutil.copytree(released, course)
+    for lab in CLASS_LABS if submit else ():
+        for student in HONEST:
+            if (FIXTURES / student / lab).is_dir():
+                shutil.copytree(FIXTURES / student / lab, course / "grading" / "submitted" / student / lab)
+    return course
+
+
+def nbgrader(course: Path, *args: str) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course / "grading", env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def gradebook(course: Path) -> tuple[str, dict]:
+    """grades.csv as nbgrader exports it (its rows sorted: nbgrader orders students by name, which fixtures do
+    not have, so their order is the gradebook's), and every grade and comment of every submission."""
+    from nbgrader.api import Gradebook
+    nbgrader(course, "export", "--to", "grades.csv")
+    cells = {}
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+        for assignment in gb.assignments:
+            for sub in assignment.submissions:
+                for nb in sub.notebooks:
+                    for g in nb.grades:
+                        cells[(assignment.name, sub.student.id, g.name)] = (
+                            g.auto_score, g.manual_score, g.extra_credit, g.needs_manual_grade)
+                    for c in nb.comments:
+                        cells[(assignment.name, sub.student.id, c.name, "comment")] = (c.auto_comment, c.manual_comment)
+    header, *rows = (course / "grading" / "grades.csv").read_text().splitlines()
+    return "\n".join([header, *sorted(rows)]), cells
+
+
+@pytest.fixture(scope="module")
+def one_run(released, tmp_path_factory):
+    """The honest class graded by `donegate grade --workers 2` in one run, and by nbgrader alone."""
+    ours = class_course(released, tmp_path_factory.mktemp("ours"))
+    run = donegate(ours, "grade", "--workers", "2")
+    theirs = class_course(released, tmp_path_factory.mktemp("theirs"))
+    for lab in CLASS_LABS:
+        nbgrader(theirs, "autograde", lab, "--force")
+    return ours, run, theirs
+
+
+def test_a_parallel_run_leaves_the_gradebook_and_grades_csv_nbgrader_leaves(one_run):
+    ours, run, theirs = one_run
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "6 submission(s), 2 at a time" in run.stdout and "Graded 6 of 6 submission(s)" in run.stdout
+    csv_ours, cells_ours = gradebook(ours)
+    csv_theirs, cells_theirs = gradebook(theirs)
+    assert len(cells_ours) > 30 and cells_ours == cells_theirs
+    assert csv_ours == csv_theirs and len(csv_ours.splitlines()) == 1 + 2 * 4  # 4 students, 2 assignments
+
+
+def test_two_shards_merged_are_the_same_as_one_run(one_run, released, tmp_path):
+    """Each shard grades every second submission in a course of its own (as two jobs of a batch system would);
+    a third course, released but with nothing graded, merges their grading/ folders."""
+    ours, _, _ = one_run
+    shards = []
+    for k in (1, 2):
+        shard = class_course(released, tmp_path / f"shard{k}")
+        run = donegate(shard, "grade", "--shard", f"{k}/2", "--workers", "1")
+        assert run.returncode == 0 and "3 submission(s) (shard" in run.stdout, run.stdout + run.stderr
+        shards.append(shard / "grading")
+    merged = class_course(released, tmp_path / "merged", submit=False)
+    run = donegate(merged, "grade", "--merge", *map(str, shards))
+    assert run.returncode == 0 and "Merged 6 submission(s) from 2 shard(s)" in run.stdout, run.stdout + run.stderr
+    assert gradebook(merged) == gradebook(ours)
+    graded = sorted(str(p.relative_to(merged / "grading" / "autograded")) for p in
+                    (merged / "grading" / "autograded").glob("*/*/*.ipynb"))
+    assert len(graded) == 6 and (merged / "grading" / "report" / "index.html").exists()
+
+
+def test_a_shard_or_a_merge_that_cannot_be_done_says_why(one_run, tmp_path):
+    ours, _, _ = one_run
+    run = donegate(ours, "grade", "--shard", "3/2")
+    assert run.returncode == 2 and "--shard wants K/N" in run.stderr
+    run = donegate(ours, "grade", "--merge", str(tmp_path))
+    assert run.returncode == 2 and "no gradebook.db there" in run.stderr
+    run = donegate(ours, "grade", "--workers", "0")
+    assert run.returncode == 2 and "--workers must be at least 1" in run.stderr
+
+
+def test_the_class_report_names_the_mistakes_the_class_makes(one_run):
+    ours, run, _ = one_run
+    page = (ours / "grading" / "report" / "index.html").read_text()
+    assert "Class report: grading/report/index.html" in run.stdout
+    for png in ("scores.png", "tests.png", "class.png"):
+        assert f"src='{png}'" in page and (ours / "grading" / "report" / png).stat().st_size > 10_000
+    assert "averages: " in page and "fail-open: " in page  # grading/mistakes.json, by test cell
+    assert "Traceback" not in run.stderr and "Warning" not in run.stderr, run.stderr
+    assert "http" not in page.replace("http-equiv", "")  # nothing fetched from outside

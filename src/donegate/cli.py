@@ -71,14 +71,21 @@ COMMANDS.update({
     ),
     "grade": Command(
         "donegate.grading:grade_command",
-        "instructor: autograde the submissions in grading/submitted/, each in its own process, with a summary",
+        "instructor: autograde the submissions in grading/submitted/, in parallel, with a summary and a class report",
         (arg("assignments", nargs="*", metavar="ASSIGNMENT", help="the assignments to grade (default: all)"),
-         arg("--students", default="*", metavar="GLOB", help="only the students whose id matches (default: all)")),
+         arg("--students", default="*", metavar="GLOB", help="only the students whose id matches (default: all)"),
+         arg("--workers", type=int, metavar="N", help="grade N submissions at a time (default: one per core)"),
+         arg("--shard", metavar="K/N", help="grade only the K-th of N slices of the class (every N-th submission "
+                                            "from the K-th), for one job of a batch system's array"),
+         arg("--merge", dest="merge_from", nargs="+", metavar="DIR",
+             help="instead of grading, merge the grading/ folders that --shard runs left (their gradebook.db "
+                  "and autograded/) into this course")),
         description="Autograde every submission under grading/submitted/<student>/<assignment>/ with nbgrader, "
         "each in a child process of its own (one that brings its grader down is named and costs only "
-        "itself), showing progress, with nbgrader's log in grading/logs/. Ends with a summary: graded, "
-        "flagged for a person (why), failed (why). Exit status: 0 all graded and none flagged, 1 something "
-        "needs a person, 2 nothing could be graded.",
+        "itself), several at a time, showing progress, with nbgrader's log in grading/logs/. Ends with a "
+        "summary: graded, flagged for a person (why), failed (why), and writes the class report "
+        "(grading/report/index.html). Exit status: 0 all graded and none flagged, 1 something needs a "
+        "person, 2 nothing could be graded (with --merge: 0 merged, 2 not).",
     ),
 })
 

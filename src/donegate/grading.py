@@ -10,10 +10,12 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -23,8 +25,10 @@ from typing import Callable
 from .selfcheck import SelfCheckError, _one_line, find_root, known_assignments
 
 # %% auto #0
-__all__ = ['GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome', 'submissions', 'grade_one', 'describe',
-           'summary', 'grade', 'release_command', 'grade_command']
+__all__ = ['COURSE_ID', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
+           'submissions', 'grade_one', 'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grade',
+           'ClassRecord', 'class_record', 'plot_scores', 'failure_rates', 'plot_failures', 'submission_state',
+           'plot_grid', 'class_report', 'merge', 'release_command', 'grade_command']
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -47,8 +51,9 @@ def uncommitted(root: Path, folder: Path) -> list[str]:
     return sorted(entry[3:] for entry in run.stdout.split("\0") if entry)
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c05
-def _nbgrader_api(grading: Path, log: Path):
-    """nbgrader's API for the course whose configuration is grading/nbgrader_config.py, its log to `log`."""
+def _nbgrader_api(grading: Path, log: Path, db: Path | None = None):
+    """nbgrader's API for the course whose configuration is grading/nbgrader_config.py, its log to `log`;
+    with `db`, its scores go to that gradebook instead of the course's."""
     import logging
     from traitlets.config.loader import PyFileConfigLoader
     import nbgrader.api
@@ -60,6 +65,8 @@ def _nbgrader_api(grading: Path, log: Path):
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     config = PyFileConfigLoader("nbgrader_config.py", path=str(grading)).load_config()
+    if db is not None:
+        config.CourseDirectory.db_url = f"sqlite:///{db}"
     if "root" not in config.Exchange:  # the API checks its exchange folder at start; nothing here uses it
         config.Exchange.root = str(grading)
     api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
@@ -160,13 +167,14 @@ def submissions(root: Path, assignments: list[str] | None = None, students: str 
     return sorted(found)
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c10
-def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, answer) -> None:
-    """In a child process of its own: autograde one submission and send back (score, max, flags) or an error."""
+def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, answer, db: Path | None) -> None:
+    """In a child process of its own: autograde one submission (its scores into the gradebook `db`, a copy
+    of the course's made for it) and send back (score, max, flags) or an error."""
     quiet = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.dup2(quiet, 1), os.dup2(quiet, 2)  # warnings and the kernel's chatter go to the log, not the terminal
     sys.stdout = sys.stderr = open(quiet, "w", encoding="utf-8", buffering=1, closefd=False)
     try:
-        api = _nbgrader_api(grading, log)
+        api = _nbgrader_api(grading, log, db)
         outcome = api.autograde(assignment, student, force=True)
         if not outcome["success"]:
             answer.send(("error", outcome.get("error") or outcome.get("log") or "nbgrader reported a failure"))
@@ -193,33 +201,119 @@ def _ended(code: int) -> str:
     return f"ended with exit status {code}"
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c11
-def grade_one(root: Path, assignment: str, student: str, log: Path) -> Outcome:
-    """Autograde one submission in a child process of its own (forked, so nbgrader is imported once), so
-    that a submission that brings its grader down costs only itself: the Outcome says what happened."""
+@dataclass
+class _Running:
+    """A submission being graded in its child process, into a gradebook of its own."""
+    assignment: str
+    student: str
+    child: object
+    receive: object
+    db: Path
+    log: Path
+    started: float
+
+
+def _start(root: Path, assignment: str, student: str, log: Path, template: Path) -> _Running:
+    """Fork the child that grades one submission, into a copy of the gradebook `template` (forked, so
+    nbgrader is imported once; a gradebook of its own, so children never write one file at once)."""
     import multiprocessing
-    started = time.monotonic()
+    db = template.with_name(f"{student}--{assignment}.db")
+    shutil.copyfile(template, db)
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_grade_in_child, args=(Path(root) / "grading", log, assignment, student, send))
+    child = context.Process(target=_grade_in_child,
+                            args=(Path(root) / "grading", log, assignment, student, send, db))
     child.start()
     send.close()
+    return _Running(assignment, student, child, receive, db, log, time.monotonic())
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c11b
+def _finish(root: Path, run: _Running) -> Outcome:
+    """What the child reported (or that it died first), its scores merged into the course's gradebook."""
     try:
-        message = receive.recv()
+        message = run.receive.recv()
     except EOFError:
         message = None
-    child.join()
-    seconds = time.monotonic() - started
+    run.child.join()
+    seconds = time.monotonic() - run.started
+    if message is not None and message[0] != "error":
+        merge_gradebook(run.db, Path(root) / "grading" / "gradebook.db", {(run.assignment, run.student)}, run.log)
+    run.db.unlink(missing_ok=True)
     if message is None or message[0] == "error":
-        why = (f"its grading process {_ended(child.exitcode)} before it reported a score" if message is None
+        why = (f"its grading process {_ended(run.child.exitcode)} before it reported a score" if message is None
                else _one_line(message[1].strip().splitlines()[-1] if message[1].strip() else "nbgrader failed"))
-        graded = Path(root) / "grading" / "autograded" / student / assignment
+        graded = Path(root) / "grading" / "autograded" / run.student / run.assignment
         shutil.rmtree(graded, ignore_errors=True)  # half a graded notebook is worse than none
-        return Outcome(assignment, student, "failed", why=why, seconds=seconds)
+        return Outcome(run.assignment, run.student, "failed", why=why, seconds=seconds)
     _, score, max_score, flags = message
     if flags:
         more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
-        return Outcome(assignment, student, "flagged", score, max_score, flags[0] + more, seconds)
-    return Outcome(assignment, student, "graded", score, max_score, seconds=seconds)
+        return Outcome(run.assignment, run.student, "flagged", score, max_score, flags[0] + more, seconds)
+    return Outcome(run.assignment, run.student, "graded", score, max_score, seconds=seconds)
+
+
+def grade_one(root: Path, assignment: str, student: str, log: Path, template: Path) -> Outcome:
+    """Autograde one submission in a child process of its own, so that a submission that brings its grader
+    down costs only itself: the Outcome says what happened."""
+    return _finish(root, _start(root, assignment, student, log, template))
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c11m
+COURSE_ID = "donegate"
+
+
+def _copy_submission(src, dst, sub) -> None:
+    """One submission from gradebook `src` into `dst`: the student, its time and extension, each notebook's
+    flag and late penalty, each grade's scores and each comment."""
+    name, student = sub.assignment.name, sub.student
+    dst.update_or_create_student(student.id, first_name=student.first_name, last_name=student.last_name,
+                                 email=student.email, lms_user_id=student.lms_user_id)
+    dst.update_or_create_submission(name, student.id, timestamp=sub.timestamp, extension=sub.extension)
+    for notebook in sub.notebooks:
+        mine = dst.find_submission_notebook(notebook.name, name, student.id)
+        mine.flagged, mine.late_submission_penalty = notebook.flagged, notebook.late_submission_penalty
+        for g in notebook.grades:
+            into = dst.find_grade(g.name, notebook.name, name, student.id)
+            into.auto_score, into.manual_score, into.extra_credit = g.auto_score, g.manual_score, g.extra_credit
+            into.needs_manual_grade = g.needs_manual_grade
+        for c in notebook.comments:
+            into = dst.find_comment(c.name, notebook.name, name, student.id)
+            into.auto_comment, into.manual_comment = c.auto_comment, c.manual_comment
+    dst.db.commit()
+
+
+def merge_gradebook(source: Path, target: Path, only: set[tuple[str, str]] | None = None,
+                    log: Path | None = None) -> list[tuple[str, str]]:
+    """Copy the submissions that the gradebook `source` holds (all, or only the (assignment, student) pairs
+    in `only`) into the gradebook `target`, through nbgrader's own API; return the pairs copied. `target`
+    must know each assignment (released there): a GradingError says which it does not. The warnings
+    nbgrader's database layer gives go to `log`, not to the terminal."""
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        merged = _merge(source, target, only)
+    if log is not None and caught:
+        with open(log, "a", encoding="utf-8") as out:
+            out.writelines(f"merge {source.name}: {w.category.__name__}: {w.message}\n" for w in caught)
+    return merged
+
+
+def _merge(source: Path, target: Path, only: set[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    from nbgrader.api import Gradebook, MissingEntry
+    merged = []
+    with Gradebook(f"sqlite:///{source}", course_id=COURSE_ID) as src, \
+            Gradebook(f"sqlite:///{target}", course_id=COURSE_ID) as dst:
+        for assignment in src.assignments:
+            subs = [s for s in assignment.submissions if only is None or (assignment.name, s.student.id) in only]
+            if subs:
+                try:
+                    dst.find_assignment(assignment.name)
+                except MissingEntry:
+                    raise GradingError(f"{target} has no {assignment.name}: release it there first "
+                                       f"(`donegate release {assignment.name}`), then merge.") from None
+            for sub in subs:
+                _copy_submission(src, dst, sub)
+                merged.append((assignment.name, sub.student.id))
+    return merged
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c12
 def _duration(seconds: float) -> str:
@@ -235,9 +329,9 @@ def describe(outcome: Outcome) -> str:
     return f"{score}, FLAGGED for a person: {outcome.why}" if outcome.status == "flagged" else score
 
 
-def summary(outcomes: list[Outcome], seconds: float, log: Path, root: Path) -> list[str]:
+def summary(outcomes: list[Outcome], seconds: float, log: Path, root: Path, report: Path | None = None) -> list[str]:
     """The end of a grading run: how many were graded, then each flagged and each failed one with the reason,
-    then where the results are."""
+    then where the results are (the class report too, if one was written)."""
     flagged = [o for o in outcomes if o.status == "flagged"]
     failed = [o for o in outcomes if o.status == "failed"]
     lines = [f"Graded {len(outcomes) - len(failed)} of {len(outcomes)} submission(s) in {_duration(seconds)}."]
@@ -253,6 +347,8 @@ def summary(outcomes: list[Outcome], seconds: float, log: Path, root: Path) -> l
     where = lambda p: os.path.relpath(p, root)  # noqa: E731
     lines.append(f"Scores: {where(root / 'grading' / 'gradebook.db')} (`uv run nbgrader export` in grading/ writes "
                  f"grades.csv); graded notebooks: {where(root / 'grading' / 'autograded')}/; nbgrader's log: {where(log)}")
+    if report is not None:
+        lines.append(f"Class report: {where(report)} (open it in a browser)")
     return lines
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c13
@@ -260,7 +356,7 @@ def _released(root: Path, ids: set[str]) -> None:
     """A GradingError unless the gradebook knows each assignment (autograde needs its tests from there)."""
     from nbgrader.api import Gradebook, MissingEntry
     db = root / "grading" / "gradebook.db"
-    with Gradebook(f"sqlite:///{db}", course_id="donegate") as gb:
+    with Gradebook(f"sqlite:///{db}", course_id=COURSE_ID) as gb:
         missing = []
         for aid in sorted(ids):
             try:
@@ -272,32 +368,348 @@ def _released(root: Path, ids: set[str]) -> None:
                            f"(`donegate release {' '.join(missing)}`), then grade.")
 
 
-def grade(assignments: list[str] | None = None, *, students: str = "*", root: Path | None = None,
-          echo: Callable[[str], None] = print) -> list[Outcome]:
+def default_workers() -> int:
+    """One grading process per core this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def shard_of(found: list, shard: str | None) -> list:
+    """The K-th of N slices of `found` for `shard` "K/N" (every N-th submission from the K-th, so that each
+    slice gets some of every assignment); all of it for None. A GradingError for a malformed shard."""
+    if shard is None:
+        return found
+    k, _, n = shard.partition("/")
+    if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise GradingError(f"--shard wants K/N with 1 <= K <= N, such as 2/4 (the second of four); got {shard!r}")
+    return found[int(k) - 1::int(n)]
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13b
+def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, report) -> list[Outcome]:
+    """Grade `found` with up to `workers` children at once; `report(k, outcome)` as each one ends."""
+    from multiprocessing.connection import wait
+    import sqlite3
+    scratch = Path(tempfile.mkdtemp(prefix="donegate-grade-"))
+    template = scratch / "gradebook.db"
+    with sqlite3.connect(root / "grading" / "gradebook.db") as live, sqlite3.connect(template) as copy:
+        live.backup(copy)  # a consistent copy, even of a gradebook in use
+    waiting, running, outcomes = list(found), {}, []
+    try:
+        while waiting or running:
+            while waiting and len(running) < workers:
+                run = _start(root, *waiting.pop(0), log, template)
+                running[run.receive] = run
+            for ready in wait(list(running)):
+                outcomes.append(_finish(root, running.pop(ready)))
+                report(len(outcomes), outcomes[-1])
+    finally:
+        for run in running.values():  # interrupted: no child outlives the run
+            run.child.kill()
+            run.child.join()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return outcomes
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13c
+def grade(assignments: list[str] | None = None, *, students: str = "*", workers: int | None = None,
+          shard: str | None = None, root: Path | None = None, echo: Callable[[str], None] = print) -> list[Outcome]:
     """Autograde every submission under grading/submitted/ (of `assignments`, default all; of the students
-    matching the glob `students`), each in its own process, showing progress; end with `summary`."""
+    matching the glob `students`; of the slice `shard` "K/N"), each in its own process, `workers` at once
+    (default: one per core), showing progress; end with `summary` and write the class report."""
     from tqdm import tqdm
     root = Path(root) if root is not None else find_root()
-    found = submissions(root, assignments, students)
+    workers = default_workers() if workers is None else workers
+    if workers < 1:
+        raise GradingError(f"--workers must be at least 1, got {workers}")
+    found = shard_of(submissions(root, assignments, students), shard)
     if not found:
         raise GradingError(f"nothing to grade: no submission under {root / 'grading' / 'submitted'} matches. Put "
                            f"each collected notebook at grading/submitted/<student>/<assignment>/<assignment>.ipynb.")
     _released(root, {a for a, _ in found})
     log = _log_file(root, "grade")
-    echo(f"grading {len(found)} submission(s), each in a process of its own (nbgrader's log: {log})")
-    started, outcomes = time.monotonic(), []
+    echo(f"grading {len(found)} submission(s){f' (shard {shard})' if shard else ''}, {min(workers, len(found))} "
+         f"at a time, each in a process of its own (nbgrader's log: {log})")
+    started = time.monotonic()
     tqdm.monitor_interval = 0  # no monitor thread: the graders are forked
     with tqdm(total=len(found), unit="submission", disable=None, file=sys.stderr, leave=False) as bar:
-        for k, (assignment, student) in enumerate(found, 1):
-            outcomes.append(grade_one(root, assignment, student, log))
+        def report(k: int, outcome: Outcome) -> None:
             spent = time.monotonic() - started
             left = f"; about {_duration(spent / k * (len(found) - k))} left" if k < len(found) else ""
-            line = f"  [{k}/{len(found)}] {assignment} / {student}: {describe(outcomes[-1])} ({_duration(outcomes[-1].seconds)}{left})"
+            line = (f"  [{k}/{len(found)}] {outcome.assignment} / {outcome.student}: {describe(outcome)} "
+                    f"({_duration(outcome.seconds)}{left})")
             bar.write(line) if not bar.disable else echo(line)
             bar.update()
-    for line in summary(outcomes, time.monotonic() - started, log, root):
+        outcomes = _run_all(root, found, workers, log, report)
+    for line in summary(outcomes, time.monotonic() - started, log, root, class_report(root, outcomes)):
         echo(line)
-    return outcomes
+    return sorted(outcomes, key=lambda o: (o.assignment, o.student))
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r1
+@dataclass
+class ClassRecord:
+    """What the gradebook and the graded notebooks say about a class, for its report."""
+    assignments: list[str]
+    students: list[str]
+    max_score: dict[str, float]
+    scores: dict[tuple[str, str], float]            # (assignment, student) -> score, graded submissions only
+    late: set[tuple[str, str]]
+    tests: list[tuple[str, str, bool, str]]          # (assignment, cell, hidden?, what it checks)
+    losing: dict[tuple[str, str], list[str]]         # (assignment, cell) -> students who lost points on it
+    flagged: dict[tuple[str, str], str]
+    failed: dict[tuple[str, str], str]
+    mistakes: dict[tuple[str, str], str]             # (assignment, cell) -> the mistake it catches
+
+
+def _what_it_checks(source: str) -> str:
+    """A test cell's first comment, without its points: "a spent budget hands over loudly"."""
+    first = next((l.lstrip("# ").strip() for l in source.splitlines() if l.startswith("#") and
+                  not l.startswith("###")), "")
+    first = re.sub(r"^(Hidden|Visible) tests?:\s*", "", first)
+    return re.sub(r"\s*\(\d+ points?\)\.?$", "", first)
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r2
+def class_record(root: Path, outcomes: list[Outcome] = ()) -> ClassRecord:
+    """Read the class from grading/gradebook.db (nbgrader's API), the flags from the graded notebooks,
+    the failures from this run's `outcomes`, and the mistakes each test catches from grading/mistakes.json."""
+    from nbgrader.api import Gradebook
+    grading = Path(root) / "grading"
+    rec = ClassRecord([], [], {}, {}, set(), [], {}, {}, {}, {})
+    with Gradebook(f"sqlite:///{grading / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        rec.students = sorted(s.id for s in gb.students)
+        for a in sorted(gb.assignments, key=lambda a: a.name):
+            rec.assignments.append(a.name)
+            rec.max_score[a.name] = a.max_score
+            for nb in a.notebooks:
+                for cell in nb.grade_cells:
+                    source = gb.find_source_cell(cell.name, nb.name, a.name).source or ""
+                    rec.tests.append((a.name, cell.name, "BEGIN HIDDEN TESTS" in source, _what_it_checks(source)))
+                    rec.losing[(a.name, cell.name)] = []
+            for sub in a.submissions:
+                key = (a.name, sub.student.id)
+                rec.scores[key] = sub.score
+                if sub.total_seconds_late > 0:
+                    rec.late.add(key)
+                for nb in sub.notebooks:
+                    for g in nb.grades:
+                        if g.score < g.max_score:
+                            rec.losing.setdefault((a.name, g.name), []).append(sub.student.id)
+    for path in sorted((grading / "autograded").glob("*/*/*.ipynb")):
+        flags = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged")
+        if flags:
+            rec.flagged[(path.parent.name, path.parent.parent.name)] = flags[0]
+    rec.failed = {(o.assignment, o.student): o.why for o in outcomes if o.status == "failed"}
+    known = grading / "mistakes.json"
+    for aid, cells in (json.loads(known.read_text(encoding="utf-8")) if known.exists() else {}).items():
+        rec.mistakes.update({(aid, cell): mistake for cell, mistake in cells.items()})
+    return rec
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r3
+def _short(aid: str) -> str:
+    return aid.split("-")[0]
+
+
+def plot_scores(rec: ClassRecord, path: Path) -> Path:
+    """One row per assignment, one dot per graded submission at its score (% of the maximum), the median
+    marked: where the class is, and who is far behind."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import random
+    shown = [a for a in rec.assignments if any(k[0] == a for k in rec.scores)]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(shown) + 1.4))
+    jitter = random.Random(0)
+    for row, aid in enumerate(shown):
+        values = sorted(100 * s / rec.max_score[aid] for (a, _), s in rec.scores.items() if a == aid)
+        ax.scatter(values, [row + jitter.uniform(-0.18, 0.18) for _ in values], s=22, alpha=0.65, color="#3b6ea8",
+                   edgecolors="none")
+        median = values[len(values) // 2] if len(values) % 2 else sum(values[len(values) // 2 - 1:][:2]) / 2
+        ax.plot([median, median], [row - 0.32, row + 0.32], color="#d9822b", lw=2.5)
+        ax.text(101.5, row, f"n={len(values)}  median {median:.0f}%", va="center", fontsize=8, color="#444")
+    ax.set_yticks(range(len(shown)), [_short(a) for a in shown])
+    ax.invert_yaxis()
+    ax.set_xlim(-3, 100 + 3)
+    ax.set_xlabel("score, % of the assignment's points (orange: the median)")
+    ax.set_title("Scores by assignment: one dot per graded submission", loc="left", fontsize=11)
+    ax.grid(axis="x", alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r4
+def failure_rates(rec: ClassRecord) -> list[tuple[float, int, int, str, str, str]]:
+    """(rate, lost, graded, assignment, cell, label) for each hidden test with at least one graded
+    submission, most failed first; the label is the mistake it catches, else what it checks."""
+    rows = []
+    for aid, cell, hidden, what in rec.tests:
+        graded = sum(1 for (a, _) in rec.scores if a == aid)
+        if hidden and graded:
+            lost = len(rec.losing.get((aid, cell), []))
+            mistake = rec.mistakes.get((aid, cell))
+            rows.append((lost / graded, lost, graded, aid, cell, f"{mistake}: {what}" if mistake else what))
+    return sorted(rows, key=lambda r: (-r[0], r[3], r[4]))
+
+
+def plot_failures(rec: ClassRecord, path: Path, top: int = 15) -> Path:
+    """The hidden tests the class fails most, each with the mistake it catches: what to teach again."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in failure_rates(rec) if r[1]][:top]
+    fig, ax = plt.subplots(figsize=(9, 0.42 * max(len(rows), 1) + 1.3))
+    for i, (rate, lost, graded, aid, cell, label) in enumerate(rows):
+        ax.barh(i, 100 * rate, color="#c0504d" if ":" in label else "#d9a3a1", height=0.6)
+        ax.text(100 * rate + 1, i, f"{lost} of {graded}", va="center", fontsize=8)
+        text = f"{_short(aid)} · {label}"
+        ax.text(-1, i, text if len(text) <= 70 else text[:69] + "…", va="center", ha="right", fontsize=8)
+    ax.set_yticks([])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 112)
+    ax.set_xlabel("% of graded submissions that lost points on the test (pale: no mistake on record)")
+    title = "Hidden tests the class fails most, and the mistake each one catches"
+    ax.set_title(title if rows else "No hidden test lost a point", loc="left", fontsize=11)
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r5
+STATES = {  # a cell of the class grid: (colour, what it means)
+    "full": ("#4e9a55", "full marks"), "partial": ("#a7d3a0", "graded, points lost"), "zero": ("#e8c547", "0 points"),
+    "flagged": ("#c0504d", "flagged for a person"), "failed": ("#222222", "not graded (failed)"),
+    "missing": ("#f2f2f2", "no submission"),
+}
+
+
+def submission_state(rec: ClassRecord, aid: str, student: str) -> str:
+    key = (aid, student)
+    if key in rec.failed:
+        return "failed"
+    if key in rec.flagged:
+        return "flagged"
+    if key not in rec.scores:
+        return "missing"
+    score = rec.scores[key]
+    return "full" if score >= rec.max_score[aid] else ("zero" if score == 0 else "partial")
+
+
+def plot_grid(rec: ClassRecord, path: Path) -> Path:
+    """Every student against every assignment: graded, missing, late (ringed), flagged, failed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch, Rectangle
+    cols, rows = rec.assignments, rec.students
+    fig, ax = plt.subplots(figsize=(1.0 + 0.5 * len(cols), 1.6 + 0.2 * len(rows)))
+    for y, student in enumerate(rows):
+        for x, aid in enumerate(cols):
+            colour = STATES[submission_state(rec, aid, student)][0]
+            late = (aid, student) in rec.late
+            ax.add_patch(Rectangle((x, y), 0.92, 0.86, facecolor=colour, edgecolor="#e07b00" if late else "none",
+                                   lw=2 if late else 0))
+    ax.set_xlim(0, len(cols)), ax.set_ylim(len(rows), 0)
+    ax.set_xticks([x + 0.46 for x in range(len(cols))], [_short(a) for a in cols], rotation=60, ha="right", fontsize=8)
+    ax.set_yticks([y + 0.43 for y in range(len(rows))], rows, fontsize=7)
+    ax.tick_params(length=0)
+    ax.spines[:].set_visible(False)
+    legend = [Patch(facecolor=c, label=w) for c, w in STATES.values()] + [Patch(facecolor="white", edgecolor="#e07b00", label="late")]
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
+    ax.set_title("Every submission of every student", loc="left", fontsize=11)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r6
+def _table(head: list[str], rows: list[list[str]]) -> str:
+    from html import escape
+    cells = lambda tag, row: "".join(f"<{tag}>{escape(str(v))}</{tag}>" for v in row)  # noqa: E731
+    return (f"<table><tr>{cells('th', head)}</tr>" + "".join(f"<tr>{cells('td', r)}</tr>" for r in rows)
+            + "</table>") if rows else "<p>None.</p>"
+
+
+def _counted(rec: ClassRecord) -> str:
+    n = lambda k, word: f"{k} {word}{'' if k == 1 else 's'}"  # noqa: E731
+    return (f"{n(len(rec.scores), 'graded submission')}, {n(len(rec.students), 'student')}, "
+            f"{n(len(rec.assignments), 'assignment')}.")
+
+
+def _report_sections(rec: ClassRecord) -> list[str]:
+    """The report's tables: the tests most failed, flagged and failed submissions, late and missing ones."""
+    from html import escape
+    rates = [[f"{100 * r:.0f}%", f"{lost} of {n}", a, cell, label] for r, lost, n, a, cell, label in failure_rates(rec)]
+    missing = {a: [s for s in rec.students if submission_state(rec, a, s) == "missing"] for a in rec.assignments}
+    return [
+        "<h2>Hidden tests, most failed first</h2>",
+        _table(["failed", "submissions", "assignment", "test", "the mistake it catches (or what it checks)"], rates),
+        "<h2>Flagged for a person</h2><p>Each scores 0 until someone looks (formgrader's manual grade overrides it).</p>",
+        _table(["assignment", "student", "why"], [[a, s, why] for (a, s), why in sorted(rec.flagged.items())]),
+        "<h2>Not graded in the last run</h2>",
+        _table(["assignment", "student", "why"], [[a, s, why] for (a, s), why in sorted(rec.failed.items())]),
+        "<h2>Late</h2>", _table(["assignment", "student"], [list(k) for k in sorted(rec.late)]),
+        "<h2>Missing</h2>",
+        _table(["assignment", "missing", "students"], [[a, f"{len(m)} of {len(rec.students)}", ", ".join(m)]
+                                                        for a, m in missing.items() if m]),
+        f"<p class='note'>{escape(_counted(rec))}</p>",
+    ]
+
+
+REPORT_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+                "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;"
+                "text-align:left;font-size:.9em;vertical-align:top}th{background:#f4f4f4}img{max-width:100%;"
+                "display:block;margin:1em 0}.note{color:#666}")
+
+
+def class_report(root: Path, outcomes: list[Outcome] = ()) -> Path:
+    """Write grading/report/index.html and its three PNGs (scores, the tests most failed, the class grid)
+    from the gradebook; it links nothing outside the folder. Returns the page's path."""
+    import warnings
+    from html import escape
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nbgrader's database layer, read-only here; its log is the run's
+        rec = class_record(root, outcomes)
+    folder = Path(root) / "grading" / "report"
+    folder.mkdir(parents=True, exist_ok=True)
+    plots = [("scores.png", plot_scores, "Score distribution per assignment"),
+             ("tests.png", plot_failures, "The hidden tests failed most"),
+             ("class.png", plot_grid, "Every student against every assignment")]
+    body = [f"<h1>Class report</h1><p class='note'>Written {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC from "
+            f"{escape(str(Path(root) / 'grading' / 'gradebook.db'))}.</p>"]
+    for name, draw, alt in plots:
+        draw(rec, folder / name)
+        body.append(f"<h2>{escape(alt)}</h2><img src='{name}' alt='{escape(alt)}'>")
+    page = folder / "index.html"
+    page.write_text("<!doctype html><html><head><meta charset='utf-8'><title>Class report</title>"
+                    f"<style>{REPORT_STYLE}</style></head><body>{''.join(body + _report_sections(rec))}</body></html>\n",
+                    encoding="utf-8")
+    return page
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c14m
+def merge(shards: list[str | Path], *, root: Path | None = None, echo: Callable[[str], None] = print) -> list[tuple[str, str]]:
+    """Bring the results of `donegate grade --shard K/N` runs into this course: each shard is the grading/
+    folder a shard left (or its gradebook.db beside its autograded/). Its scores go into
+    grading/gradebook.db through nbgrader's API, its graded notebooks into grading/autograded/; then the
+    class report is written. Returns the (assignment, student) pairs merged."""
+    root = Path(root) if root is not None else find_root()
+    target = root / "grading" / "gradebook.db"
+    if not target.exists():
+        raise GradingError(f"{target} does not exist: release the assignments here first (`donegate release`), "
+                           f"then merge the shards into it.")
+    merged: list[tuple[str, str]] = []
+    log = _log_file(root, "merge")
+    for shard in map(Path, shards):
+        db = shard / "gradebook.db" if shard.is_dir() else shard
+        if not db.is_file():
+            raise GradingError(f"{shard}: no gradebook.db there. Give --merge the grading/ folder each shard "
+                               f"left behind (with its gradebook.db and autograded/), or that gradebook.db.")
+        pairs = merge_gradebook(db, target, log=log)
+        for aid, student in pairs:
+            graded, into = db.parent / "autograded" / student / aid, root / "grading" / "autograded" / student / aid
+            if graded.is_dir() and graded.resolve() != into.resolve():
+                shutil.rmtree(into, ignore_errors=True)
+                shutil.copytree(graded, into)
+        echo(f"  {shard}: {len(pairs)} submission(s)")
+        merged += pairs
+    echo(f"Merged {len(merged)} submission(s) from {len(shards)} shard(s) into {os.path.relpath(target, root)}. "
+         f"Class report: {os.path.relpath(class_report(root), root)}")
+    return merged
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c15
 def release_command(assignments: list[str], overwrite_labs: bool = False) -> int:
@@ -309,11 +721,14 @@ def release_command(assignments: list[str], overwrite_labs: bool = False) -> int
         return 2
 
 
-def grade_command(assignments: list[str], students: str = "*") -> int:
+def grade_command(assignments: list[str], students: str = "*", workers: int | None = None, shard: str | None = None,
+                  merge_from: list[str] | None = None) -> int:
     """`donegate grade [ASSIGNMENT ...]`: 0 every submission graded and none flagged, 1 one needs a person
-    (failed or flagged), 2 nothing could be graded (the message says why)."""
+    (failed or flagged), 2 nothing could be graded (the message says why). With --merge: 0 merged, 2 not."""
     try:
-        outcomes = grade(assignments or None, students=students)
+        if merge_from:
+            return 0 if merge(merge_from) else 2
+        outcomes = grade(assignments or None, students=students, workers=workers, shard=shard)
     except (GradingError, SelfCheckError) as err:
         print(f"donegate grade: {err}", file=sys.stderr)
         return 2
