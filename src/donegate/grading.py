@@ -228,12 +228,16 @@ def _start(root: Path, assignment: str, student: str, log: Path, template: Path)
     return _Running(assignment, student, child, receive, db, log, time.monotonic())
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c11b
-def _finish(root: Path, run: _Running) -> Outcome:
-    """What the child reported (or that it died first), its scores merged into the course's gradebook."""
+def _heard(run: _Running):
+    """What the child reported, or None if it died before it said anything."""
     try:
-        message = run.receive.recv()
+        return run.receive.recv()
     except EOFError:
-        message = None
+        return None
+
+
+def _finish(root: Path, run: _Running, message) -> Outcome:
+    """The Outcome of what the child reported (`_heard`), its scores merged into the course's gradebook."""
     run.child.join()
     seconds = time.monotonic() - run.started
     if message is not None and message[0] != "error":
@@ -255,7 +259,8 @@ def _finish(root: Path, run: _Running) -> Outcome:
 def grade_one(root: Path, assignment: str, student: str, log: Path, template: Path) -> Outcome:
     """Autograde one submission in a child process of its own, so that a submission that brings its grader
     down costs only itself: the Outcome says what happened."""
-    return _finish(root, _start(root, assignment, student, log, template))
+    run = _start(root, assignment, student, log, template)
+    return _finish(root, run, _heard(run))
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c11m
 COURSE_ID = "donegate"
@@ -388,6 +393,9 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
     """Grade `found` with up to `workers` children at once; `report(k, outcome)` as each one ends."""
     from multiprocessing.connection import wait
     import sqlite3
+    import nbgrader.api
+    from donegate.selfcheck import _in_process_gradebook_version
+    _in_process_gradebook_version(nbgrader.api)  # once here, not in every child
     scratch = Path(tempfile.mkdtemp(prefix="donegate-grade-"))
     template = scratch / "gradebook.db"
     with sqlite3.connect(root / "grading" / "gradebook.db") as live, sqlite3.connect(template) as copy:
@@ -399,7 +407,12 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
                 run = _start(root, *waiting.pop(0), log, template)
                 running[run.receive] = run
             for ready in wait(list(running)):
-                outcomes.append(_finish(root, running.pop(ready)))
+                run = running.pop(ready)
+                message = _heard(run)
+                if waiting:  # the next child starts before this one is settled: no core waits for the parent
+                    started = _start(root, *waiting.pop(0), log, template)
+                    running[started.receive] = started
+                outcomes.append(_finish(root, run, message))
                 report(len(outcomes), outcomes[-1])
     finally:
         for run in running.values():  # interrupted: no child outlives the run
@@ -466,6 +479,24 @@ def _what_it_checks(source: str) -> str:
     return re.sub(r"\s*\(\d+ points?\)\.?$", "", first)
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-r2
+def _sources(gb) -> dict[tuple[str, str, str], str]:
+    """(assignment, notebook, cell) -> the cell's source as the gradebook keeps it, in one query."""
+    from nbgrader.api import Assignment, Notebook, SourceCell
+    rows = (gb.db.query(Assignment.name, Notebook.name, SourceCell.name, SourceCell.source)
+            .join(Notebook, SourceCell.notebook_id == Notebook.id).join(Assignment, Notebook.assignment_id == Assignment.id))
+    return {(a, n, c): source or "" for a, n, c, source in rows}
+
+
+def _grades(gb):
+    """(assignment, student, cell, score, max score) of every grade of every submission, in one query."""
+    from nbgrader.api import Assignment, BaseCell, Grade, SubmittedAssignment, SubmittedNotebook
+    return (gb.db.query(Assignment.name, SubmittedAssignment.student_id, BaseCell.name, Grade.score, Grade.max_score)
+            .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+            .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+            .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+            .join(BaseCell, Grade.cell_id == BaseCell.id)).all()
+
+
 def class_record(root: Path, outcomes: list[Outcome] = ()) -> ClassRecord:
     """Read the class from grading/gradebook.db (nbgrader's API), the flags from the graded notebooks,
     the failures from this run's `outcomes`, and the mistakes each test catches from grading/mistakes.json."""
@@ -474,23 +505,22 @@ def class_record(root: Path, outcomes: list[Outcome] = ()) -> ClassRecord:
     rec = ClassRecord([], [], {}, {}, set(), [], {}, {}, {}, {})
     with Gradebook(f"sqlite:///{grading / 'gradebook.db'}", course_id=COURSE_ID) as gb:
         rec.students = sorted(s.id for s in gb.students)
+        sources = _sources(gb)
         for a in sorted(gb.assignments, key=lambda a: a.name):
             rec.assignments.append(a.name)
             rec.max_score[a.name] = a.max_score
             for nb in a.notebooks:
                 for cell in nb.grade_cells:
-                    source = gb.find_source_cell(cell.name, nb.name, a.name).source or ""
+                    source = sources.get((a.name, nb.name, cell.name), "")
                     rec.tests.append((a.name, cell.name, "BEGIN HIDDEN TESTS" in source, _what_it_checks(source)))
                     rec.losing[(a.name, cell.name)] = []
             for sub in a.submissions:
-                key = (a.name, sub.student.id)
-                rec.scores[key] = sub.score
+                rec.scores[(a.name, sub.student_id)] = sub.score
                 if sub.total_seconds_late > 0:
-                    rec.late.add(key)
-                for nb in sub.notebooks:
-                    for g in nb.grades:
-                        if g.score < g.max_score:
-                            rec.losing.setdefault((a.name, g.name), []).append(sub.student.id)
+                    rec.late.add((a.name, sub.student_id))
+        for aid, student, cell, score, max_score in _grades(gb):
+            if score < max_score:
+                rec.losing.setdefault((aid, cell), []).append(student)
     for path in sorted((grading / "autograded").glob("*/*/*.ipynb")):
         flags = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged")
         if flags:
@@ -598,16 +628,21 @@ def plot_grid(rec: ClassRecord, path: Path) -> Path:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch, Rectangle
     cols, rows = rec.assignments, rec.students
+    from matplotlib.colors import to_rgb
     fig, ax = plt.subplots(figsize=(1.0 + 0.5 * len(cols), 1.6 + 0.2 * len(rows)))
-    for y, student in enumerate(rows):
-        for x, aid in enumerate(cols):
-            colour = STATES[submission_state(rec, aid, student)][0]
-            late = (aid, student) in rec.late
-            ax.add_patch(Rectangle((x, y), 0.92, 0.86, facecolor=colour, edgecolor="#e07b00" if late else "none",
-                                   lw=2 if late else 0))
+    grid = [[to_rgb(STATES[submission_state(rec, aid, student)][0]) for aid in cols] for student in rows]
+    ax.imshow(grid, aspect="auto", interpolation="nearest", extent=(0, len(cols), len(rows), 0))
+    for x in range(1, len(cols)):  # white gaps between the cells
+        ax.axvline(x, color="white", lw=2)
+    for y in range(1, len(rows)):
+        ax.axhline(y, color="white", lw=2)
+    for aid, student in rec.late:
+        if aid in cols and student in rows:
+            ax.add_patch(Rectangle((cols.index(aid) + 0.06, rows.index(student) + 0.08), 0.88, 0.84, fill=False,
+                                   edgecolor="#e07b00", lw=2))
     ax.set_xlim(0, len(cols)), ax.set_ylim(len(rows), 0)
-    ax.set_xticks([x + 0.46 for x in range(len(cols))], [_short(a) for a in cols], rotation=60, ha="right", fontsize=8)
-    ax.set_yticks([y + 0.43 for y in range(len(rows))], rows, fontsize=7)
+    ax.set_xticks([x + 0.5 for x in range(len(cols))], [_short(a) for a in cols], rotation=60, ha="right", fontsize=8)
+    ax.set_yticks([y + 0.5 for y in range(len(rows))], rows, fontsize=7)
     ax.tick_params(length=0)
     ax.spines[:].set_visible(False)
     legend = [Patch(facecolor=c, label=w) for c, w in STATES.values()] + [Patch(facecolor="white", edgecolor="#e07b00", label="late")]

@@ -275,6 +275,8 @@ STAGE_MARK = "donegate-stage:"
 def _in_process_gradebook_version(api_module) -> None:
     """nbgrader stamps a new gradebook with its schema version by running the `alembic` program
     (seconds, and only if it is on PATH); read the same version from nbgrader's migration scripts."""
+    if getattr(api_module.get_alembic_version, "read_in_process", False):
+        return  # done already (in this process, or in the one it was forked from)
     try:
         from alembic.script import ScriptDirectory
         head = ScriptDirectory(str(Path(api_module.__file__).parent / "alembic")).get_current_head()
@@ -282,6 +284,7 @@ def _in_process_gradebook_version(api_module) -> None:
         return  # keep nbgrader's own way
     if head:
         api_module.get_alembic_version = lambda: head
+        api_module.get_alembic_version.read_in_process = True
 
 
 def generate_feedback(api, assignment: str, student: str) -> dict:

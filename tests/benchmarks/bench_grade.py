@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+COURSE = ROOT  # the scratch course, once built
 LABS = ["lab01-fail-open-hooks", "lab04-averaged-scores", "lab06-edited-tests", "lab07-gate-pitfalls"]
 HONEST = {"correct", "stub", "fail-open", "edited-tests", "single-name-regex", "averages", "always-equal",
           "new-tests-blocked", "trusts-flag", "dirty-only"}  # the fixtures that attack nothing
@@ -59,15 +60,15 @@ def hand_in(where: Path, students: int) -> list[tuple[str, str, str]]:
     return out
 
 
-def env() -> dict[str, str]:
-    e = dict(os.environ)
+def env(where: Path) -> dict[str, str]:
+    e = dict(os.environ, DONEGATE_ROOT=str(where))
     e["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), e.get("PATH", "")])
     return e
 
 
 def run(cmd: list[str], cwd: Path) -> float:
     started = time.monotonic()
-    done = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True)
+    done = subprocess.run(cmd, cwd=cwd, env=env(COURSE), capture_output=True, text=True)
     if done.returncode not in (0, 1):  # donegate grade says 1 when a submission needs a person
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     return time.monotonic() - started
@@ -99,7 +100,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=None, help="donegate grade --workers (default: one per core)")
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary folder)")
     args = parser.parse_args()
-    where = args.keep or Path(tempfile.mkdtemp(prefix="donegate-bench-grade-"))
+    global COURSE
+    where = COURSE = args.keep or Path(tempfile.mkdtemp(prefix="donegate-bench-grade-"))
     course(where)
     handed = hand_in(where, args.students)
     print(f"{len(handed)} submissions ({args.students} students x {len(LABS)} labs) in {where}; "
