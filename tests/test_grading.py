@@ -72,7 +72,7 @@ LAB08_ARTIFACTS = {"test_artifact_hashes_verify"}
 # The recall08 cells where the hook must refuse (not exit 1) on a bad payload or a failing gate (2 + 2 points).
 RECALL08_FAIL_CLOSED = {"test_bad_payload_fails_closed", "test_gate_error_fails_closed"}
 
-# (assignment, fixture student) -> (expected total, why), all checked against nbgrader's real autograde.
+# (assignment, fixture student) -> (expected total, why), all checked against a real grading run.
 EXPECTED = {
     (LAB01, "correct"): (22, "the full solution passes every test cell"),
     (LAB01, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
@@ -171,14 +171,21 @@ def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
-    """A fresh course: generated from solutions/, every fixture submitted and autograded in one command."""
+    """A fresh course: generated from solutions/ by nbgrader, every fixture submitted and graded by the
+    instructor's command, `donegate grade` (nbgrader's autograde for each submission, two at a time; that it
+    leaves the gradebook nbgrader's own `autograde` leaves is tests/test_instructor.py's to show)."""
     course = tmp_path_factory.mktemp("course")
     shutil.copytree(SOLUTIONS, course / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     (course / "grading").mkdir()
     shutil.copy(ROOT / "grading" / "nbgrader_config.py", course / "grading" / "nbgrader_config.py")
     nbgrader(course, "generate_assignment", "*", "--force")
     shutil.copytree(FIXTURES, course / "grading" / "submitted")
-    nbgrader(course, "autograde", "*", "--force")
+    env = {**os.environ, "DONEGATE_ROOT": str(course),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}
+    run = subprocess.run([str(Path(sys.executable).parent / "donegate"), "grade", "--workers", "2"], cwd=course,
+                         env=env, capture_output=True, text=True, timeout=1200)
+    graded = f"Graded {len(EXPECTED)} of {len(EXPECTED)} submission(s)"
+    assert run.returncode in (0, 1) and graded in run.stdout, f"{_ends(run.stdout)}\n{_ends(run.stderr)}"
     return course
 
 

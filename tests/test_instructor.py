@@ -188,11 +188,15 @@ def without_the_defences(tmp_path_factory):
     reach = {student: donegate(course, "grade", "--students", student, DONEGATE_JUDGE="off", DONEGATE_SANDBOX="off")
              for student in ("reads-solution", "extra-credit")}
     printed = {s: scores_in(run)[s] for s, run in reach.items()}
-    time.sleep(6)  # extra-credit leaves a process behind that writes the gradebook again 5 s later
     from nbgrader.api import Gradebook
-    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
-        sub = gb.find_submission(LAB, "extra-credit")
-        printed["extra-credit in the gradebook"] = f"{sub.score:g} / {sub.max_score:g}"
+    deadline = time.monotonic() + 12  # extra-credit leaves a process behind that writes the gradebook 5 s later
+    while True:
+        with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+            sub = gb.find_submission(LAB, "extra-credit")
+            printed["extra-credit in the gradebook"] = f"{sub.score:g} / {sub.max_score:g}"
+            if sub.score > sub.max_score or time.monotonic() > deadline:
+                break
+        time.sleep(0.5)  # waiting for a process the fixture left behind, not synchronising steps of ours
     return scores_in(tricks), printed
 
 
@@ -301,7 +305,7 @@ def test_two_shards_merged_are_the_same_as_one_run(one_run, released, tmp_path):
     shards = []
     for k in (1, 2):
         shard = class_course(released, tmp_path / f"shard{k}")
-        run = donegate(shard, "grade", "--shard", f"{k}/2", "--workers", "1")
+        run = donegate(shard, "grade", "--shard", f"{k}/2")
         assert run.returncode == 0 and "3 submission(s) (shard" in run.stdout, run.stdout + run.stderr
         shards.append(shard / "grading")
     merged = class_course(released, tmp_path / "merged", submit=False)

@@ -1,8 +1,10 @@
 """Shared part of the capture scripts (capture_<host>.py): play a scenario of the real-host suite in a fresh
 world, then write the hook calls the real CLI made to demo/hosts/<host>/<scenario>.jsonl, one call a line
-({"argv": [...], "env": {...}, "payload": {...}}), with the world's paths made neutral: the folder holding
-the repository becomes /work, HOME /home/user, this checkout /src/donegate, any other temporary path
-/tmp/host-test. Session ids and timestamps are kept."""
+({"argv": [...], "env": {...}, "payload": {...}}), and the session transcripts the CLI wrote itself (Claude
+Code under ~/.claude/projects/, Codex under ~/.codex/sessions/, Gemini under ~/.gemini/tmp/) to
+demo/transcripts/<host>/<scenario>/, each under the path it had below HOME. The world's paths are made
+neutral: the folder holding the repository becomes /work, HOME /home/user, this checkout /src/donegate, any
+other temporary path /tmp/host-test. Session ids and timestamps are kept."""
 from __future__ import annotations
 
 import json
@@ -15,9 +17,17 @@ from typing import Any, Callable, Mapping
 from conftest import ROOT, HostWorld, hook_calls
 
 
+TRANSCRIPTS = {"claude-code": (".claude/projects", "*.jsonl"), "codex": (".codex/sessions", "*.jsonl"),
+               "gemini": (".gemini/tmp", "*.json*")}
+
+
 def neutral(value: Any, world: HostWorld) -> Any:
     """`value` with the world's paths replaced by fixed ones, in every string it holds."""
-    text = json.dumps(value, ensure_ascii=False)
+    return json.loads(neutral_text(json.dumps(value, ensure_ascii=False), world))
+
+
+def neutral_text(text: str, world: HostWorld) -> str:
+    """`text` with the world's paths replaced by fixed ones (as JSON strings write them)."""
     work = world.tmp / "work"
     # Claude Code names a project folder after its path (~/.claude/projects/-tmp-x-work-repo)
     pairs = [(re.sub(r"[^A-Za-z0-9]", "-", str(work)), "-work")]
@@ -26,7 +36,20 @@ def neutral(value: Any, world: HostWorld) -> Any:
         pairs += [(form, fixed) for form in sorted({str(path), str(path.resolve())}, key=len, reverse=True)]
     for old, new in pairs:
         text = text.replace(old, new)
-    return json.loads(text)
+    return text
+
+
+def save_transcripts(host: str, name: str, world: HostWorld) -> list[Path]:
+    """Copy the transcripts the CLI wrote in the world's HOME to demo/transcripts/HOST/NAME/, made neutral."""
+    folder, pattern = TRANSCRIPTS[host]
+    out = ROOT / "demo" / "transcripts" / host / name
+    saved = []
+    for found in sorted((world.home / folder).rglob(pattern)):
+        target = out / found.relative_to(world.home)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(neutral_text(found.read_text(encoding="utf-8"), world), encoding="utf-8")
+        saved.append(target)
+    return saved
 
 
 def capture(host: str, name: str, play: Callable[[HostWorld], Any]) -> Path:
@@ -35,6 +58,8 @@ def capture(host: str, name: str, play: Callable[[HostWorld], Any]) -> Path:
         world = HostWorld(Path(tmp))
         play(world)
         calls = hook_calls(world.tmp / "hook-calls.jsonl")
+        kept = save_transcripts(host, name, world)
+        print(f"{host} {name}: {len(kept)} transcript file(s) kept under demo/transcripts/{host}/{name}/")
         if not calls:
             raise SystemExit(f"{host} {name}: the CLI made no hook call (is the gate installed and trusted?)")
         lines = [json.dumps(neutral({"argv": c["argv"], "env": c["env"], "payload": c["payload"]}, world),
