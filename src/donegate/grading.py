@@ -285,7 +285,7 @@ def _copy_submission(src, dst, sub) -> None:
             into.auto_comment, into.manual_comment = c.auto_comment, c.manual_comment
     dst.db.commit()
 
-
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c11m2
 def merge_gradebook(source: Path, target: Path, only: set[tuple[str, str]] | None = None,
                     log: Path | None = None) -> list[tuple[str, str]]:
     """Copy the submissions that the gradebook `source` holds (all, or only the (assignment, student) pairs
@@ -496,7 +496,7 @@ def _grades(gb):
             .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
             .join(BaseCell, Grade.cell_id == BaseCell.id)).all()
 
-
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r2b
 def class_record(root: Path, outcomes: list[Outcome] = ()) -> ClassRecord:
     """Read the class from grading/gradebook.db (nbgrader's API), the flags from the graded notebooks,
     the failures from this run's `outcomes`, and the mistakes each test catches from grading/mistakes.json."""
@@ -620,7 +620,7 @@ def submission_state(rec: ClassRecord, aid: str, student: str) -> str:
     score = rec.scores[key]
     return "full" if score >= rec.max_score[aid] else ("zero" if score == 0 else "partial")
 
-
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r5b
 def plot_grid(rec: ClassRecord, path: Path) -> Path:
     """Every student against every assignment: graded, missing, late (ringed), flagged, failed."""
     import matplotlib
@@ -685,7 +685,7 @@ def _report_sections(rec: ClassRecord) -> list[str]:
         f"<p class='note'>{escape(_counted(rec))}</p>",
     ]
 
-
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-r6b
 REPORT_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
                 "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;"
                 "text-align:left;font-size:.9em;vertical-align:top}th{background:#f4f4f4}img{max-width:100%;"
