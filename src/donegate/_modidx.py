@@ -116,7 +116,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'donegate.grading.failure_rates': ('workbook_grading.html#failure_rates', 'donegate/grading.py'),
                                   'donegate.grading.grade': ('workbook_grading.html#grade', 'donegate/grading.py'),
                                   'donegate.grading.grade_command': ('workbook_grading.html#grade_command', 'donegate/grading.py'),
-                                  'donegate.grading.grade_one': ('workbook_grading.html#grade_one', 'donegate/grading.py'),
                                   'donegate.grading.merge': ('workbook_grading.html#merge', 'donegate/grading.py'),
                                   'donegate.grading.merge_gradebook': ('workbook_grading.html#merge_gradebook', 'donegate/grading.py'),
                                   'donegate.grading.plot_failures': ('workbook_grading.html#plot_failures', 'donegate/grading.py'),

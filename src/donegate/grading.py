@@ -26,7 +26,7 @@ from .selfcheck import SelfCheckError, _one_line, find_root, known_assignments
 
 # %% auto #0
 __all__ = ['COURSE_ID', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
-           'submissions', 'grade_one', 'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grade',
+           'submissions', 'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grade',
            'ClassRecord', 'class_record', 'plot_scores', 'failure_rates', 'plot_failures', 'submission_state',
            'plot_grid', 'class_report', 'merge', 'release_command', 'grade_command']
 
@@ -254,13 +254,6 @@ def _finish(root: Path, run: _Running, message) -> Outcome:
         more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
         return Outcome(run.assignment, run.student, "flagged", score, max_score, flags[0] + more, seconds)
     return Outcome(run.assignment, run.student, "graded", score, max_score, seconds=seconds)
-
-
-def grade_one(root: Path, assignment: str, student: str, log: Path, template: Path) -> Outcome:
-    """Autograde one submission in a child process of its own, so that a submission that brings its grader
-    down costs only itself: the Outcome says what happened."""
-    run = _start(root, assignment, student, log, template)
-    return _finish(root, run, _heard(run))
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c11m
 COURSE_ID = "donegate"
