@@ -38,7 +38,7 @@ def stated(path: Path) -> int | None:
 
 
 def chapters() -> list[Path]:
-    return sorted((ROOT / "chapters").glob("0[0-8]_*.ipynb"))
+    return sorted((ROOT / "chapters").glob("0[0-9]_*.ipynb"))
 
 
 def write(path: Path, minutes: int) -> bool:

@@ -190,7 +190,7 @@ FORMAT_VERSION: int = 1
 EVENT_TYPES: tuple[str, ...] = (
     "run_started", "turn_started", "model_reply", "tool_requested", "tool_completed", "tool_failed",
     "hook_decision", "hook_error", "stop_requested", "verification_result", "review_result",
-    "gate_decision", "run_finished")
+    "gate_decision", "host_record", "run_finished")
 STATUSES: tuple[str, ...] = ("completed", "verified", "yielded_unverified", "blocked", "failed", "max_iterations")
 PASSED_STATUSES: frozenset[str] = frozenset({"verified"})
 STATUS_LABELS: dict[str, str] = {
@@ -373,6 +373,7 @@ _PAYLOADS = {
            "then": {"properties": {"exit_code": {"const": 0}}}}),
     "review_result": _payload({"verdict": {"type": "string"}, "reasons": _STRINGS}),
     "gate_decision": _payload({"gate": {"type": "string"}, "decision": {"type": "string"}, "reasons": _STRINGS}),
+    "host_record": _payload({"host": {"type": "string"}, "kind": {"type": "string"}, "record": {"$ref": "#/$defs/output"}}),
     "run_finished": _payload({"status": {"enum": list(STATUSES)}, "reason": {"type": "string"}}),
 }
 
@@ -770,7 +771,17 @@ TrajectoryWriter.review_result = _review_result
 TrajectoryWriter.gate_decision = _gate_decision
 TrajectoryWriter.run_finished = _run_finished
 
-# %% ../../chapters/03_trajectories.ipynb #ch03-041-c5
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-h2
+def _host_record(self: TrajectoryWriter, host: str, kind: str, record: str | bytes,
+                 turn: int | None | _Current = CURRENT) -> Event:
+    """A record of an imported host transcript that is not a reply, a tool call or a hook decision, kept whole."""
+    return self.emit("host_record", {"host": host, "kind": kind, "record": self._output(record)}, self._turn(turn))
+
+
+TrajectoryWriter.host_record = _host_record
+
+
+# %% ../../chapters/03_trajectories.ipynb #28b4a0ab
 def _record_output(self: TrajectoryWriter, data: str | bytes) -> dict:
     """Store `data` whole in this run's artifact store and return its OUTPUT record."""
     return record_output(data, self.artifacts, preview_chars=self.preview_chars)
@@ -800,7 +811,7 @@ TrajectoryWriter.record_output = _record_output
 TrajectoryWriter._output = _output
 TrajectoryWriter.recorder = _recorder
 
-# %% ../../chapters/03_trajectories.ipynb #ch03-041-c6
+# %% ../../chapters/03_trajectories.ipynb #ac107375
 def _finished(self: TrajectoryWriter) -> bool:
     """True once the run_finished record is written."""
     return self.status is not None

@@ -39,15 +39,62 @@ def neutral_text(text: str, world: HostWorld) -> str:
     return text
 
 
+# Records that carry the CLI's own text (its system prompt, tool descriptions, reminders, skill lists) rather
+# than the session's: their long strings are replaced by a marker, so the fixtures keep every record, its
+# type and its fields, but not the vendor's prose. Conversation records are kept whole.
+LONG = 120
+
+
+def _cli_text(host: str, record: Any) -> bool:
+    if not isinstance(record, dict):
+        return False
+    if host == "claude-code":
+        return record.get("type") in ("attachment", "api-request-shape", "api-request-blob", "api-request")
+    if host == "codex":
+        payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+        if record.get("type") in ("session_meta", "world_state"):
+            return True
+        if payload.get("type") == "message" and payload.get("role") in ("developer", "system"):
+            return True
+        texts = [c.get("text", "") for c in payload.get("content") or () if isinstance(c, dict)]
+        return payload.get("role") == "user" and any(t.lstrip().startswith("<") for t in texts)
+    if host == "gemini":  # the session context Gemini sends as the first user message
+        return "$set" in record
+    return False
+
+
+def _marked(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > LONG:
+        return f"[{len(value)} characters of the CLI's own text, not kept in this fixture]"
+    if isinstance(value, dict):
+        return {k: _marked(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_marked(v) for v in value]
+    return value
+
+
+def trimmed(host: str, text: str) -> str:
+    """A transcript (JSON Lines) with the CLI's own long texts replaced by a marker, record by record."""
+    def one(line: str) -> str:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return line
+        return json.dumps(_marked(record), ensure_ascii=False) if _cli_text(host, record) else line
+    return "\n".join(one(line) for line in text.split("\n"))
+
+
 def save_transcripts(host: str, name: str, world: HostWorld) -> list[Path]:
-    """Copy the transcripts the CLI wrote in the world's HOME to demo/transcripts/HOST/NAME/, made neutral."""
+    """Copy the transcripts the CLI wrote in the world's HOME to demo/transcripts/HOST/NAME/, made neutral and
+    without the CLI's own long texts (`trimmed`)."""
     folder, pattern = TRANSCRIPTS[host]
     out = ROOT / "demo" / "transcripts" / host / name
     saved = []
     for found in sorted((world.home / folder).rglob(pattern)):
-        target = out / found.relative_to(world.home)
+        target = out / neutral_text(str(found.relative_to(world.home)), world)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(neutral_text(found.read_text(encoding="utf-8"), world), encoding="utf-8")
+        text = trimmed(host, neutral_text(found.read_text(encoding="utf-8"), world))
+        target.write_text(text, encoding="utf-8")
         saved.append(target)
     return saved
 

@@ -1,0 +1,153 @@
+"""Record real session transcripts for `donegate audit` (DESIGN 2.9): each of the three real CLIs, at the
+pinned version, plays short sessions against its scripted model server in a project WITHOUT the gate
+(the sessions an audit is for), and the transcript the CLI wrote itself is copied, its paths made neutral
+(capture.py), to demo/transcripts/<host>/<scenario>/.
+
+    uv run python tests/hosts/capture_transcripts.py                  # every host, every scenario
+    uv run python tests/hosts/capture_transcripts.py codex stale      # one host, some scenarios
+
+Each scenario ends in a claim (or none) whose verdict it is named after:
+  supported     the right fix, the check run and passing, then "all tests pass"
+  contradicted  a wrong fix, the tests run and failing, then "all tests pass"
+  stale         the right fix, the check passing, then another edit, then "all tests pass"
+  unsupported   the right fix and "all tests pass", with no test run at all
+  no-claim      a question answered; nothing claimed
+  mixed         a failing run, a claim anyway (the reply goes on to edit), a passing run, a second claim
+  gated         with the gate installed: a wrong fix and "done", the gate's refusal, the right fix and "done"
+The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import claude_server as cs  # noqa: E402
+import codex_server as xs  # noqa: E402
+import gemini_server as gs  # noqa: E402
+import test_claude_code as claude  # noqa: E402
+import test_codex as codex  # noqa: E402
+import test_gemini as gemini  # noqa: E402
+from capture import save_transcripts  # noqa: E402
+from conftest import HostWorld, capture_hooks  # noqa: E402
+
+PASS = "All tests pass now."
+CHAT = "What does add() in calc.py do? Do not change anything."
+# The tests run by this checkout's Python (a host's login shell may not have the venv's `python` on PATH).
+CHECK, TESTS = "./verify.sh", f"{sys.executable} -m pytest -q tests"
+EARLY = "The tests pass. Tidying add() up as well."  # a claim in a reply that goes on working
+
+
+# -- the same six sessions in each host's own tools -----------------------------------------------------
+def claude_steps(world: HostWorld) -> dict[str, list]:
+    calc = str(world.repo / "calc.py")
+    fix, wrong = cs.edit(calc, "a - b", "a + b"), cs.edit(calc, "a - b", "a * b")
+    again = cs.edit(calc, "return a + b", "return b + a if a else b")
+    return {
+        "supported": [[cs.text("Fixing add."), fix], [cs.bash(CHECK)], [cs.text(PASS)]],
+        "contradicted": [[wrong], [cs.bash(TESTS)], [cs.text(PASS)]],
+        "stale": [[fix], [cs.bash(CHECK)], [again], [cs.text(PASS)]],
+        "unsupported": [[fix], [cs.text("Fixed add(); the tests pass.")]],
+        "no-claim": [[cs.text("add() subtracts: add(2, 3) gives -1.")]],
+        "mixed": [[wrong], [cs.bash(TESTS)], [cs.text(EARLY), cs.edit(calc, "a * b", "a + b")], [cs.bash(CHECK)],
+                  [cs.text("Now all tests pass.")]],
+    }
+
+
+def codex_steps(world: HostWorld) -> dict[str, list]:
+    fix, wrong = codex.patch_add(codex.WRONG, "    return a + b"), codex.patch_add(codex.WRONG, "    return a * b")
+    again = codex.patch_add("    return a + b", "    return b + a if a else b")
+    return {
+        "supported": [[fix], [xs.exec_command(CHECK)], [xs.message(PASS)]],
+        "contradicted": [[wrong], [xs.exec_command(TESTS)], [xs.message(PASS)]],
+        "stale": [[fix], [xs.exec_command(CHECK)], [again], [xs.message(PASS)]],
+        "unsupported": [[fix], [xs.message("Fixed add(); the tests pass.")]],
+        "no-claim": [[xs.message("add() subtracts: add(2, 3) gives -1.")]],
+        "mixed": [[wrong], [xs.exec_command(TESTS)],
+                  [xs.message(EARLY), codex.patch_add("    return a * b", "    return a + b")],
+                  [xs.exec_command(CHECK)], [xs.message("Now all tests pass.")]],
+    }
+
+
+def gemini_steps(world: HostWorld) -> dict[str, list]:
+    calc = str(world.repo / "calc.py")
+    fix, wrong = gs.replace(calc, "a - b", "a + b"), gs.replace(calc, "a - b", "a * b")
+    again = gs.write_file(calc, "def add(a, b):\n    return b + a if a else b\n")
+    return {
+        "supported": [[gs.text("Fixing add."), fix], [gs.shell(CHECK)], [gs.text(PASS)]],
+        "contradicted": [[wrong], [gs.shell(TESTS)], [gs.text(PASS)]],
+        "stale": [[fix], [gs.shell(CHECK)], [again], [gs.text(PASS)]],
+        "unsupported": [[fix], [gs.text("Fixed add(); the tests pass.")]],
+        "no-claim": [[gs.text("add() subtracts: add(2, 3) gives -1.")]],
+        "mixed": [[wrong], [gs.shell(TESTS)], [gs.text(EARLY), gs.replace(calc, "a * b", "a + b")], [gs.shell(CHECK)],
+                  [gs.text("Now all tests pass.")]],
+    }
+
+
+# -- running one session, ungated, in each CLI ------------------------------------------------------------
+def run_claude(world: HostWorld, script: list, prompt: str) -> Any:
+    return claude.play(world, capture_hooks(world), script, prompt=prompt)
+
+
+def run_codex(world: HostWorld, script: list, prompt: str) -> Any:
+    return codex.codex_exec(world, script, capture_hooks(world), prompt=prompt)
+
+
+def run_gemini(world: HostWorld, script: list, prompt: str) -> Any:
+    user = world.home / ".gemini" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps(gemini.USER_SETTINGS, indent=2) + "\n")
+    # no folder trust record: without the gate there is no project hook to trust, only the headless run's check
+    return gemini.gemini(world, script, capture_hooks(world), prompt=prompt, env={"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+
+
+HOSTS: dict[str, tuple[Callable[[HostWorld], dict[str, list]], Callable[[HostWorld, list, str], Any]]] = {
+    "claude-code": (claude_steps, run_claude), "codex": (codex_steps, run_codex), "gemini": (gemini_steps, run_gemini),
+}
+SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "mixed", "gated"]
+
+
+# With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
+GATED = {"claude-code": claude.fix_after_refusal, "codex": codex.fix_after_refusal,
+         "gemini": lambda world: gemini.gemini(world, gemini.fix_after_refusal(world), gemini.gated(world))}
+
+
+def capture(host: str, name: str) -> list[Path]:
+    import tempfile
+    steps, run = HOSTS[host]
+    with tempfile.TemporaryDirectory(prefix=f"transcript-{host}-") as tmp:
+        world = HostWorld(Path(tmp))
+        if name == "gated":
+            done = GATED[host](world).done
+        else:
+            world.project()
+            done = run(world, steps(world)[name], CHAT if name == "no-claim" else claude.PROMPT).done
+        if done.returncode != 0:
+            raise SystemExit(f"{host} {name}: the CLI exited {done.returncode}\n{done.stderr[-2000:]}")
+        kept = save_transcripts(host, name, world)
+    if not kept:
+        raise SystemExit(f"{host} {name}: the CLI wrote no transcript under its HOME")
+    return kept
+
+
+def main(argv: list[str]) -> int:
+    hosts = [a for a in argv if a in HOSTS] or list(HOSTS)
+    names = [a for a in argv if a not in HOSTS] or SCENARIOS
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        print(f"unknown: {', '.join(unknown)}; hosts {', '.join(HOSTS)}; scenarios {', '.join(SCENARIOS)}",
+              file=sys.stderr)
+        return 2
+    for host in hosts:
+        for name in names:
+            for path in capture(host, name):
+                print(f"{host} {name}: {path.relative_to(HERE.parents[1])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

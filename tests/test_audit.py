@@ -1,0 +1,174 @@
+"""donegate audit (DESIGN 2.9) on the real transcripts in demo/transcripts/: each fixture's verdicts and exit
+code as demo/transcripts/expected.json states them, the imported trajectory valid, unknown and damaged
+records handled, bad input refused with exit 2."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from donegate import audit as au
+from donegate import trajectory as tj
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSCRIPTS = ROOT / "demo" / "transcripts"
+EXPECTED = json.loads((TRANSCRIPTS / "expected.json").read_text())
+FIXTURES = {f"{p.relative_to(TRANSCRIPTS).parts[0]}/{p.relative_to(TRANSCRIPTS).parts[1]}": p
+            for p in sorted(TRANSCRIPTS.rglob("*.jsonl"))}
+DONEGATE = str(Path(sys.executable).parent / "donegate")
+
+
+def donegate_audit(*args: str) -> subprocess.CompletedProcess:
+    """The console script, as a person runs it."""
+    return subprocess.run([DONEGATE, "audit", *args], capture_output=True, text=True, timeout=120)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    """The same command line through donegate.cli.main in this process (no interpreter start per call)."""
+    import contextlib
+    import io
+    from donegate.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["audit", *args])
+    return subprocess.CompletedProcess(["donegate", "audit", *args], code, out.getvalue(), err.getvalue())
+
+
+def test_every_host_has_a_fixture_of_every_scenario():
+    assert sorted(FIXTURES) == sorted(f"{h}/{s}" for h in au.HOSTS for s in EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
+    scenario = name.split("/")[1]
+    run = donegate_audit(str(FIXTURES[name]))
+    assert run.returncode == EXPECTED[scenario]["exit"], run.stdout + run.stderr
+    printed = [line.split()[0].lower() for line in run.stdout.splitlines()
+               if line.startswith("  ") and line.split() and line.split()[0] in au.LABELS.values()]
+    assert printed == EXPECTED[scenario]["verdicts"], run.stdout
+    result = au.audit(FIXTURES[name])
+    assert result.imported.host == name.split("/")[0] and not result.imported.damaged
+    assert [c.verdict for c in result.claims] == EXPECTED[scenario]["verdicts"]
+
+
+def test_a_session_without_a_claim_says_so_and_exits_0():
+    for host in au.HOSTS:
+        run = cli(str(FIXTURES[f"{host}/no-claim"]))
+        assert run.returncode == 0 and "none: no reply in this session claims" in run.stdout, run.stdout
+
+
+@pytest.mark.parametrize("host", au.HOSTS)
+def test_the_imported_session_is_a_valid_trajectory_with_its_calls_and_their_exit_codes(host, tmp_path):
+    result = au.audit(FIXTURES[f"{host}/mixed"], trajectory_path=tmp_path / "t.jsonl")
+    assert tj.validate(tmp_path / "t.jsonl").ok
+    checks = [(a.what.split()[-1], a.exit_code) for a in result.actions if a.kind == "check"]
+    assert checks == [("tests", 1), ("./verify.sh", 0)]  # pytest failing, then verify.sh passing
+    edits = [a for a in result.actions if a.kind == "edit"]
+    assert len(edits) == 2 and all(a.what.endswith("calc.py") for a in edits)
+    kinds = {e.type for e in result.trajectory.events}
+    assert {"turn_started", "model_reply", "tool_requested", "tool_completed", "host_record"} <= kinds
+    outputs = [e.payload["output"] for e in result.trajectory.events if e.type == "tool_completed"]
+    assert all(tj.ArtifactStore(tmp_path / "t.artifacts").verify_artifact(o["artifact_ref"]) for o in outputs)
+
+
+@pytest.mark.parametrize("host", au.HOSTS)
+def test_the_stop_gates_refusal_is_read_as_a_hook_decision(host):
+    result = au.audit(FIXTURES[f"{host}/gated"])
+    blocks = [e for e in au.hook_decisions(result) if e.payload["action"] == "block"]
+    assert len(blocks) == 1 and "Stop refused (attempt 1 of 3)" in blocks[0].payload["reason"]
+    assert "hook     Stop block" in au.format_audit(result)
+
+
+def test_an_unknown_record_is_kept_opaque_and_counted(tmp_path):
+    source = FIXTURES["claude-code/stale"].read_text().splitlines()
+    novel = json.dumps({"type": "brand-new-kind", "sessionId": "x", "detail": {"n": 1}})
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join([source[0], novel, *source[1:], novel]) + "\n")
+    result = au.audit(path)
+    assert result.imported.opaque["brand-new-kind"] == 2 and [c.verdict for c in result.claims] == ["stale"]
+    records = [e for e in result.trajectory.events if e.type == "host_record" and e.payload["kind"] == "brand-new-kind"]
+    assert len(records) == 2 and json.loads(records[0].payload["record"]["preview"]) == json.loads(novel)
+
+
+@pytest.mark.parametrize("host", au.HOSTS)
+def test_a_damaged_line_is_named_and_the_rest_is_read(host, tmp_path):
+    lines = FIXTURES[f"{host}/contradicted"].read_text().splitlines()
+    middle = len(lines) // 2
+    lines[middle] = lines[middle][: len(lines[middle]) // 2]  # a line torn in two
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    run = cli(str(path))
+    assert f"line {middle + 1} is damaged (not JSON" in run.stdout and "the rest was read" in run.stdout
+    assert run.returncode in (0, 1) and au.audit(path).claims  # the claim after it was still read
+
+
+def test_input_it_cannot_read_exits_2_and_says_why(tmp_path):
+    missing = cli(str(tmp_path / "nothing.jsonl"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("this is not json\n{also not\n")
+    run = cli(str(junk))
+    assert run.returncode == 2 and "not a Claude Code, Codex or Gemini transcript" in run.stderr
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"hello": "world"}) + "\n")
+    assert cli(str(other)).returncode == 2
+    wrong_host = cli(str(FIXTURES["claude-code/stale"]), "--host", "gemini")
+    assert wrong_host.returncode == 2 and "looks like a claude-code transcript" in wrong_host.stderr
+    bad_rule = cli(str(FIXTURES["codex/stale"]), "--check", "(")
+    assert bad_rule.returncode == 2 and "not a regular expression" in bad_rule.stderr
+
+
+def test_the_check_rule_is_overridable(tmp_path):
+    """With a rule that matches nothing, the passing verify.sh is no evidence: supported becomes unsupported;
+    with a rule that names it, it is evidence again."""
+    supported = str(FIXTURES["gemini/supported"])
+    assert cli(supported).returncode == 0
+    run = cli(supported, "--check", r"^make ci$")
+    assert run.returncode == 1 and "UNSUPPORTED" in run.stdout
+    assert cli(supported, "--check", r"verify\.sh").returncode == 0
+
+
+def test_the_rule_is_the_last_check_before_the_claim():
+    """The evidence rule on its own: order decides, and a failure after a pass is what counts."""
+    check = lambda seq, done, ok, code: au.Action(seq, "check", "pytest", done, ok, code)  # noqa: E731
+    edit = lambda seq: au.Action(seq, "edit", "calc.py", seq + 1, True, None)  # noqa: E731
+    assert au.judge(10, [])[0] == "unsupported"
+    assert au.judge(10, [check(1, 2, True, 0)])[0] == "supported"
+    assert au.judge(10, [check(1, 2, True, 0), edit(4)])[0] == "stale"
+    assert au.judge(10, [check(1, 2, True, 0), edit(4), check(6, 7, False, 1)])[0] == "contradicted"
+    assert au.judge(10, [check(1, 2, False, 1), edit(4), check(6, 7, True, 0)])[0] == "supported"
+    assert au.judge(10, [check(1, 2, True, 0), check(8, 12, False, 1)])[0] == "supported"  # ended after the claim
+    assert au.judge(10, [check(1, 2, True, 0), au.Action(4, "edit", "x", 5, False, 1)])[0] == "supported"  # a refused edit
+
+
+def test_a_shell_edit_counts_as_an_edit_and_a_question_is_no_claim():
+    rules = au.Rules()
+    assert rules.writes("sed -i 's/a/b/' calc.py") and rules.writes("echo x > calc.py") and rules.writes("git checkout -- t.py")
+    assert not rules.writes("cat calc.py 2>&1") and not rules.writes("ls > /dev/null")
+    assert rules.is_check("./verify.sh") and rules.is_check("uv run pytest -q") and rules.is_check("npm test")
+    assert not rules.is_check("cat tests/test_calc.py")
+    assert au.claims_in("All tests pass. Shall I commit? The build does not pass on Windows.") == [
+        ("tests", "All tests pass.")]
+
+
+def test_the_naive_audit_is_fooled_by_the_fixtures_the_rule_is_not():
+    """The broken version: "the last reply says pass" calls every session that ends so a pass, including the
+    contradicted, stale and unsupported ones."""
+    fooled = []
+    for name, path in FIXTURES.items():
+        replies = [s.text for s in au.read_transcript(path).steps if s.kind == "reply"]
+        naive_pass = bool(replies) and "pass" in replies[-1].lower()
+        if naive_pass and EXPECTED[name.split("/")[1]]["exit"] != 0:
+            fooled.append(name)
+    assert len(fooled) >= 3 * len(au.HOSTS), fooled
+
+
+def test_the_html_page_holds_the_verdicts_and_loads_nothing_from_outside(tmp_path):
+    page = tmp_path / "audit.html"
+    run = cli(str(FIXTURES["codex/mixed"]), "--html", str(page))
+    assert run.returncode == 1 and f"Report: {page}" in run.stdout
+    html = page.read_text()
+    assert "CONTRADICTED" in html and "SUPPORTED" in html and "http" not in html
