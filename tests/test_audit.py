@@ -172,3 +172,13 @@ def test_the_html_page_holds_the_verdicts_and_loads_nothing_from_outside(tmp_pat
     assert run.returncode == 1 and f"Report: {page}" in run.stdout
     html = page.read_text()
     assert "CONTRADICTED" in html and "SUPPORTED" in html and "http" not in html
+
+
+def test_a_gemini_session_written_as_one_json_document_is_read_too(tmp_path):
+    """Earlier Gemini CLI versions wrote the session as one JSON document with a `messages` list."""
+    records = [json.loads(line) for line in FIXTURES["gemini/stale"].read_text().splitlines() if line.strip()]
+    messages = {r["id"]: r for r in records[1:] if r.get("id")}
+    path = tmp_path / "session-2026-01-01T00-00-old.json"
+    path.write_text(json.dumps({**records[0], "messages": list(messages.values())}, indent=2))
+    result = au.audit(path)
+    assert result.imported.host == "gemini" and [c.verdict for c in result.claims] == ["stale"]

@@ -203,7 +203,11 @@ def _codex_item(payload: dict, ts: str | None) -> list[Step]:
             return [Step("call", ts, call_id=call_id, tool=name, input={"cmd": command}, action="shell",
                          command=command)]
         return [Step("call", ts, call_id=call_id, tool=name, input={"arguments": given}, action="other")]
-    if kind in ("function_call_output", "custom_tool_call_output"):
+    if kind == "local_shell_call":  # the shell item of earlier Codex versions: an argv in its action
+        command = _codex_command({"command": (payload.get("action") or {}).get("command", "")})
+        return [Step("call", ts, call_id=str(payload.get("call_id") or payload.get("id")), tool=kind,
+                     input={"cmd": command}, action="shell", command=command)]
+    if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
         output = payload.get("output")
         text = output if isinstance(output, str) else json.dumps(output)
         code = _CODEX_EXIT.search(text)
@@ -289,11 +293,24 @@ def _gemini_calls(message: dict) -> list[Step]:
     return steps
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-035
+def _gemini_records(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+    """The records of a session file: JSON Lines, or (as older versions wrote it) one JSON document whose
+    `messages` list holds them after the header's fields."""
+    try:
+        whole = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except ValueError:
+        return read_lines(path)
+    if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
+        header = {k: v for k, v in whole.items() if k != "messages"}
+        return [(1, header), *[(1, m) for m in whole["messages"]]], []
+    return read_lines(path)
+
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-036
 def read_gemini(path: Path) -> Imported:
-    """Gemini CLI's session file (~/.gemini/tmp/<project>/chats/session-*.jsonl): a header, then message
+    """Gemini CLI's session file (~/.gemini/tmp/<project>/chats/session-*.jsonl, or .json): a header, then message
     records, where a message written again under the same id (to add its tool calls) replaces the first;
     `$set` updates and info messages are kept opaque."""
-    records, damaged = read_lines(path)
+    records, damaged = _gemini_records(path)
     latest: dict[str, dict] = {}
     order: list[tuple[str, Any]] = []
     session, opaque = None, Counter()
@@ -326,7 +343,7 @@ def read_gemini(path: Path) -> Imported:
             steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))
     return Imported("gemini", path, session, steps, opaque, damaged)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-038
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
 # Which shell commands count as a test or check run: the repository's verify.sh and the usual runners.
 CHECK_COMMANDS: tuple[str, ...] = (
     r"(^|[\s;&|(/])verify\.sh\b",
@@ -343,14 +360,14 @@ WRITING_COMMANDS: tuple[str, ...] = (
 )
 # Sentences that claim the tests or checks pass, and sentences that claim the work is done.
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-040
 PASS_CLAIM = re.compile(
     r"\b(tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci)\b[^.!?\n]{0,40}?\b(pass(es|ed|ing)?|succeed(s|ed)?|"
     r"green|(are|is) ok)\b|\bpass(es|ing)?\s+(all\s+)?(the\s+)?(tests?|checks?)\b", re.I)
 DONE_CLAIM = re.compile(r"\b(done|fixed|complete[d]?|finished|resolved|works( now)?|working now)\b", re.I)
 NEGATION = re.compile(r"\b(not|never|no longer|cannot|fail(s|ed|ing)?)\b|n't\b", re.I)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-040
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041
 @dataclass(frozen=True)
 class Rules:
     """What counts as a check run and as an edit by shell; overridable (`donegate audit --check REGEX`)."""
@@ -363,7 +380,7 @@ class Rules:
     def writes(self, command: str) -> bool:
         return any(re.search(p, command) for p in self.writing)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
 def sentences(text: str) -> list[str]:
     """A reply cut into sentences (at . ! ? and line ends), code spans kept whole."""
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
@@ -382,7 +399,7 @@ def claims_in(text: str) -> list[tuple[str, str]]:
             found.append(("done", sentence))
     return found
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-045
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-046
 def _moment(ts: str | None, last: datetime) -> datetime:
     try:
         moment = datetime.fromisoformat(str(ts).replace("Z", "+00:00")).astimezone(timezone.utc)
@@ -390,7 +407,7 @@ def _moment(ts: str | None, last: datetime) -> datetime:
         return last
     return max(moment, last)  # a trajectory's time never runs backwards
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-046
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-047
 def to_trajectory(imported: Imported, path: str | os.PathLike, rules: Rules = Rules()) -> tj.LoadResult:
     """Write the session as a donegate trajectory at `path` (artifacts beside it) and load it back: turns,
     replies with their claims, tool calls with their real inputs and results (exit codes, outputs kept by
@@ -430,11 +447,11 @@ def to_trajectory(imported: Imported, path: str | os.PathLike, rules: Rules = Ru
                                          f"{sum(imported.opaque.values())} record(s) kept opaque")
     return tj.load(path)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-049
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
 EDIT_TOOLS = frozenset({*CLAUDE_EDITS, *GEMINI_EDITS, "apply_patch", "write", "edit"})
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-051
 @dataclass
 class Action:
     """An edit or a command on the session's timeline: `seq` of its request, `done` of its result (None
@@ -451,7 +468,7 @@ class Action:
     def passed(self) -> bool:
         return self.kind == "check" and self.done is not None and self.ok and self.exit_code == 0
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-051
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-052
 @dataclass
 class ClaimVerdict:
     """One claim (the sentence the heuristic matched, in the reply at `seq`) and its verdict with evidence."""
@@ -463,7 +480,7 @@ class ClaimVerdict:
     check: Action | None = None
     edits: list[Action] = field(default_factory=list)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-052
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053
 def _action(event: tj.Event, rules: Rules) -> Action | None:
     given = event.payload.get("input") or {}
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
@@ -478,7 +495,7 @@ def _action(event: tj.Event, rules: Rules) -> Action | None:
         return Action(event.seq, "edit" if rules.writes(command) else "command", command, ts=event.ts)
     return None
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
     """The session's edits, check runs and other commands, each with its outcome. An edit counts once it
     succeeded; a check passed only with exit code 0. donegate's own verification_result events are checks."""
@@ -496,7 +513,7 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
                                   p.get("exit_code"), event.ts))
     return actions
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
 def judge(seq: int, actions: Sequence[Action]) -> tuple[str, str, Action | None, list[Action]]:
     """The evidence rule for a claim made at `seq`: the last check run that ended before it decides."""
     runs = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
@@ -512,7 +529,7 @@ def judge(seq: int, actions: Sequence[Action]) -> tuple[str, str, Action | None,
                          + "; ".join(f"#{e.seq} {e.what}" for e in edits)), last, edits
     return "supported", f"#{last.seq} {last.what} passed after the last edit", last, []
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-056
 def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[list[ClaimVerdict], list[Action]]:
     """Every claim of every reply, judged against the session's timeline."""
     actions = timeline(events, rules)
@@ -523,19 +540,19 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
                 verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions)))
     return verdicts, actions
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-058
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-059
 READERS: dict[str, Callable[[Path], Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
                                                   "gemini": read_gemini}
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-059
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-060
 class TranscriptError(Exception):
     """A transcript that cannot be read at all (missing, empty, no host's format)."""
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-060
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-061
 def detect_host(path: Path) -> str:
     """Which host wrote a transcript: from the first records' shape (Claude Code's sessionId with a record
     type, Codex's typed records with a payload, Gemini's header with a projectHash)."""
-    records, _ = read_lines(path)
+    records, _ = _gemini_records(path)
     for _, record in records[:20]:
         if not isinstance(record, dict):
             continue
@@ -548,14 +565,14 @@ def detect_host(path: Path) -> str:
     raise TranscriptError(f"{path}: not a Claude Code, Codex or Gemini transcript (no record of theirs in the "
                           "first 20 lines); name the host with --host if it is one")
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-061
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-062
 def _guess(path: Path) -> str:
     try:
         return f"a {detect_host(path)} transcript"
     except TranscriptError:
         return "none of the three hosts' formats"
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-062
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-063
 def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
     """Read a host's transcript; `host` auto-detects. Unknown records are kept opaque and counted; damaged
     lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError."""
@@ -574,7 +591,7 @@ def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
                               f"first: line {imported.damaged[0][0]}, {imported.damaged[0][1]})" if imported.damaged else ""))
     return imported
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-063
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-064
 @dataclass
 class Audit:
     """The audit of one session: where it came from, its claims with their verdicts, its timeline."""
@@ -587,7 +604,7 @@ class Audit:
     def exit_code(self) -> int:
         return 0 if all(c.verdict == "supported" for c in self.claims) else 1
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-064
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
 def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
           trajectory_path: str | os.PathLike | None = None) -> Audit:
     """Read the transcript, write it as a trajectory (to `trajectory_path`, or a temporary folder), and judge
@@ -599,7 +616,7 @@ def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
     claims, actions = audit_events(loaded.events, rules)
     return Audit(imported, loaded, claims, actions)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 LABELS = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "stale": "STALE", "unsupported": "UNSUPPORTED"}
 
 
@@ -607,12 +624,12 @@ def _clip(text: str, width: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[:width - 3] + "..."
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
 def hook_decisions(result: Audit) -> list[tj.Event]:
     """The hook decisions the transcript records (a stop gate's refusals and, where the host says so, its allows)."""
     return [e for e in result.trajectory.events if e.type == "hook_decision"]
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-068
 def format_audit(result: Audit, width: int = 100) -> str:
     """The audit as a person reads it: the session, each claim with its verdict and evidence, the timeline."""
     imported = result.imported
@@ -647,10 +664,10 @@ def format_audit(result: Audit, width: int = 100) -> str:
         ", ".join(f"{sum(c.verdict == v for c in bad)} {v}" for v in VERDICTS[1:] if any(c.verdict == v for c in bad)))]
     return "\n".join(lines)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-070
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-071
 COLOURS = {"supported": "#1a7f37", "contradicted": "#b3261e", "stale": "#e08a00", "unsupported": "#7a5cc8"}
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-071
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-072
 def plot_audit(result: Audit, ax=None, title: str | None = None):
     """The session on one line per kind (edits, check runs, hook decisions, claims), in trajectory order: a
     check is a filled circle when it passed and a cross when it failed; a claim is coloured by its verdict."""
@@ -680,7 +697,7 @@ def plot_audit(result: Audit, ax=None, title: str | None = None):
     ax.grid(axis="x", alpha=0.3)
     return ax
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-074
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-075
 def audit_html(result: Audit) -> str:
     """The audit as one self-contained page (no request to anything outside it)."""
     from html import escape
@@ -699,7 +716,7 @@ def audit_html(result: Audit) -> str:
             f"<h2>Timeline</h2><table><tr><th>seq</th><th>kind</th><th>what</th><th>outcome</th></tr>{steps}</table>"
             f"<p>Exit status {result.exit_code}.</p>")
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-075
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-076
 def audit_command(transcript: str, host: str = "auto", html: str | None = None, check: Sequence[str] | None = None,
                   trajectory: str | None = None) -> int:
     """`donegate audit`: 0 when no claim is contradicted, stale or unsupported, 1 otherwise, 2 unreadable input."""

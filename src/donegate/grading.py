@@ -382,6 +382,14 @@ def shard_of(found: list, shard: str | None) -> list:
     return found[int(k) - 1::int(n)]
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c13b
+def _warm_report() -> None:
+    """Load the class report's plotting library while the first children grade (the parent is idle then),
+    not after the last one has ended."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+
+
 def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, report) -> list[Outcome]:
     """Grade `found` with up to `workers` children at once; `report(k, outcome)` as each one ends."""
     from multiprocessing.connection import wait
@@ -395,10 +403,11 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
         live.backup(copy)  # a consistent copy, even of a gradebook in use
     waiting, running, outcomes = list(found), {}, []
     try:
-        while waiting or running:
-            while waiting and len(running) < workers:
-                run = _start(root, *waiting.pop(0), log, template)
-                running[run.receive] = run
+        while waiting and len(running) < workers:  # the first ones; each that ends is replaced at once below
+            run = _start(root, *waiting.pop(0), log, template)
+            running[run.receive] = run
+        _warm_report()
+        while running:
             for ready in wait(list(running)):
                 run = running.pop(ready)
                 message = _heard(run)
