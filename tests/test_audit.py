@@ -182,3 +182,19 @@ def test_a_gemini_session_written_as_one_json_document_is_read_too(tmp_path):
     path.write_text(json.dumps({**records[0], "messages": list(messages.values())}, indent=2))
     result = au.audit(path)
     assert result.imported.host == "gemini" and [c.verdict for c in result.claims] == ["stale"]
+
+
+def test_a_pass_whose_exit_code_is_not_the_checks_own_is_no_evidence(tmp_path):
+    """`verify.sh | tail -3` exits with tail's code: the claim after it is unsupported, not supported."""
+    rules = au.Rules()
+    assert rules.masks("pytest -q | tail -5") and rules.masks("pytest || true") and rules.masks("pytest; echo ok")
+    assert not rules.masks("./verify.sh") and not rules.masks("pytest && echo ok") and not rules.masks("cd x && pytest")
+    assert not rules.masks("set -o pipefail; pytest | tee log")
+    path = tmp_path / "session.jsonl"
+    import re
+    text, n = re.subn(r'"command":\s*"\./verify\.sh"', '"command": "./verify.sh | tail -3"',
+                      FIXTURES["claude-code/supported"].read_text())
+    assert n == 1
+    path.write_text(text)
+    [claim] = au.audit(path).claims
+    assert claim.verdict == "unsupported" and "not the check's own" in claim.evidence

@@ -76,6 +76,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.audit.Imported': ('auditing_a_real_session.html#imported', 'donegate/audit.py'),
                                 'donegate.audit.Rules': ('auditing_a_real_session.html#rules', 'donegate/audit.py'),
                                 'donegate.audit.Rules.is_check': ('auditing_a_real_session.html#rules.is_check', 'donegate/audit.py'),
+                                'donegate.audit.Rules.masks': ('auditing_a_real_session.html#rules.masks', 'donegate/audit.py'),
                                 'donegate.audit.Rules.writes': ('auditing_a_real_session.html#rules.writes', 'donegate/audit.py'),
                                 'donegate.audit.Step': ('auditing_a_real_session.html#step', 'donegate/audit.py'),
                                 'donegate.audit.TranscriptError': ('auditing_a_real_session.html#transcripterror', 'donegate/audit.py'),

@@ -380,6 +380,15 @@ class Rules:
     def writes(self, command: str) -> bool:
         return any(re.search(p, command) for p in self.writing)
 
+    def masks(self, command: str) -> bool:
+        """True when the command's exit code is not the check's: the check is piped into another command
+        (without pipefail), followed by `||`, or followed by another command after `;` or a new line."""
+        if "pipefail" in command:
+            return False
+        ends = [m.end() for p in self.checks for m in re.finditer(p, command)]
+        rest = command[max(ends):] if ends else ""
+        return bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
 def sentences(text: str) -> list[str]:
     """A reply cut into sentences (at . ! ? and line ends), code spans kept whole."""
@@ -463,6 +472,7 @@ class Action:
     ok: bool = False
     exit_code: int | None = None
     ts: str = ""
+    masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
 
     @property
     def passed(self) -> bool:
@@ -487,7 +497,7 @@ def _action(event: tj.Event, rules: Rules) -> Action | None:
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
     tool = str(event.payload.get("tool"))
     if command and rules.is_check(command):
-        return Action(event.seq, "check", command, ts=event.ts)
+        return Action(event.seq, "check", command, ts=event.ts, masked=rules.masks(command))
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         return Action(event.seq, "edit", ", ".join(ours.get("files") or [str(given.get("file_path") or "")]) or tool,
                       ts=event.ts)
@@ -520,6 +530,9 @@ def judge(seq: int, actions: Sequence[Action]) -> tuple[str, str, Action | None,
     if not runs:
         return "unsupported", "no test or check command ran before this claim", None, []
     last = runs[-1]
+    if last.masked and last.passed:
+        return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
+                               "(a pipe, `||` or a later command decides it)"), last, []
     if not last.passed:
         return "contradicted", f"the last check before it failed: #{last.seq} {last.what} (exit {last.exit_code})", \
             last, []
@@ -540,15 +553,15 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
                 verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions)))
     return verdicts, actions
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-059
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-060
 READERS: dict[str, Callable[[Path], Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
                                                   "gemini": read_gemini}
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-060
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-061
 class TranscriptError(Exception):
     """A transcript that cannot be read at all (missing, empty, no host's format)."""
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-061
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-062
 def detect_host(path: Path) -> str:
     """Which host wrote a transcript: from the first records' shape (Claude Code's sessionId with a record
     type, Codex's typed records with a payload, Gemini's header with a projectHash)."""
@@ -565,14 +578,14 @@ def detect_host(path: Path) -> str:
     raise TranscriptError(f"{path}: not a Claude Code, Codex or Gemini transcript (no record of theirs in the "
                           "first 20 lines); name the host with --host if it is one")
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-062
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-063
 def _guess(path: Path) -> str:
     try:
         return f"a {detect_host(path)} transcript"
     except TranscriptError:
         return "none of the three hosts' formats"
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-063
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-064
 def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
     """Read a host's transcript; `host` auto-detects. Unknown records are kept opaque and counted; damaged
     lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError."""
@@ -591,7 +604,7 @@ def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
                               f"first: line {imported.damaged[0][0]}, {imported.damaged[0][1]})" if imported.damaged else ""))
     return imported
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-064
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
 @dataclass
 class Audit:
     """The audit of one session: where it came from, its claims with their verdicts, its timeline."""
@@ -604,7 +617,7 @@ class Audit:
     def exit_code(self) -> int:
         return 0 if all(c.verdict == "supported" for c in self.claims) else 1
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
           trajectory_path: str | os.PathLike | None = None) -> Audit:
     """Read the transcript, write it as a trajectory (to `trajectory_path`, or a temporary folder), and judge
@@ -616,7 +629,7 @@ def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
     claims, actions = audit_events(loaded.events, rules)
     return Audit(imported, loaded, claims, actions)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
 LABELS = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "stale": "STALE", "unsupported": "UNSUPPORTED"}
 
 
@@ -624,12 +637,12 @@ def _clip(text: str, width: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[:width - 3] + "..."
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-068
 def hook_decisions(result: Audit) -> list[tj.Event]:
     """The hook decisions the transcript records (a stop gate's refusals and, where the host says so, its allows)."""
     return [e for e in result.trajectory.events if e.type == "hook_decision"]
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-068
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-069
 def format_audit(result: Audit, width: int = 100) -> str:
     """The audit as a person reads it: the session, each claim with its verdict and evidence, the timeline."""
     imported = result.imported
@@ -664,10 +677,10 @@ def format_audit(result: Audit, width: int = 100) -> str:
         ", ".join(f"{sum(c.verdict == v for c in bad)} {v}" for v in VERDICTS[1:] if any(c.verdict == v for c in bad)))]
     return "\n".join(lines)
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-071
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-072
 COLOURS = {"supported": "#1a7f37", "contradicted": "#b3261e", "stale": "#e08a00", "unsupported": "#7a5cc8"}
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-072
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-073
 def plot_audit(result: Audit, ax=None, title: str | None = None):
     """The session on one line per kind (edits, check runs, hook decisions, claims), in trajectory order: a
     check is a filled circle when it passed and a cross when it failed; a claim is coloured by its verdict."""
@@ -697,7 +710,7 @@ def plot_audit(result: Audit, ax=None, title: str | None = None):
     ax.grid(axis="x", alpha=0.3)
     return ax
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-075
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-076
 def audit_html(result: Audit) -> str:
     """The audit as one self-contained page (no request to anything outside it)."""
     from html import escape
@@ -716,7 +729,7 @@ def audit_html(result: Audit) -> str:
             f"<h2>Timeline</h2><table><tr><th>seq</th><th>kind</th><th>what</th><th>outcome</th></tr>{steps}</table>"
             f"<p>Exit status {result.exit_code}.</p>")
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-076
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-077
 def audit_command(transcript: str, host: str = "auto", html: str | None = None, check: Sequence[str] | None = None,
                   trajectory: str | None = None) -> int:
     """`donegate audit`: 0 when no claim is contradicted, stale or unsupported, 1 otherwise, 2 unreadable input."""
