@@ -105,25 +105,6 @@ COMMANDS.update({
         "valid (show: shown, no problems), 1 a problem, the first one named by line, 2 the file could "
         "not be read.",
     ),
-    "audit": Command(
-        "donegate.audit:audit_command",
-        "audit a real agent's session: did its claims that tests pass match what it ran?",
-        (arg("transcript", help="the host's own session file: Claude Code's ~/.claude/projects/<project>/<id>.jsonl, "
-                                "Codex's ~/.codex/sessions/.../rollout-*.jsonl or Gemini's ~/.gemini/tmp/<project>/chats/session-*.jsonl"),
-         arg("--host", choices=["auto", "claude-code", "codex", "gemini"], default="auto",
-             help="which CLI wrote it (default: recognised from the file)"),
-         arg("--html", metavar="FILE", help="also write the audit as one self-contained HTML page"),
-         arg("--check", action="append", metavar="REGEX",
-             help="a shell command matching REGEX counts as a test or check run (repeatable; replaces the "
-                  "default rule: verify.sh and the usual test runners)"),
-         arg("--trajectory", metavar="FILE", help="keep the imported session as a donegate trajectory at FILE")),
-        description="Read the transcript (unknown records kept and counted, a damaged line named and the rest "
-        "read), and for each sentence of a reply that says the tests or checks pass or the work is done (a "
-        "heuristic; the sentence is shown) give a verdict: supported (a check passed after the last edit, "
-        "before the claim), contradicted (the last check before it failed), stale (it passed, then the code "
-        "was edited), unsupported (no check ran). Exit status: 0 no claim is contradicted, stale or "
-        "unsupported (or there is no claim), 1 one is, 2 the transcript cannot be read.",
-    ),
     "review": Command(
         "donegate.review:review_command",
         "verify a reviewer's findings against a diff, write the report, gate the change",
@@ -152,6 +133,30 @@ COMMANDS.update({
         "2 unknown scenario.",
     ),
 })
+
+# %% ../../chapters/92_workbook_cli.ipynb #cli-c-audit
+COMMANDS.update({
+    "audit": Command(
+        "donegate.audit:audit_command",
+        "audit a real agent's session: did its claims that tests pass match what it ran?",
+        (arg("transcript", help="the host's own session file: Claude Code's ~/.claude/projects/<project>/<id>.jsonl, "
+                                "Codex's ~/.codex/sessions/.../rollout-*.jsonl or Gemini's ~/.gemini/tmp/<project>/chats/session-*.jsonl"),
+         arg("--host", choices=["auto", "claude-code", "codex", "gemini"], default="auto",
+             help="which CLI wrote it (default: recognised from the file)"),
+         arg("--html", metavar="FILE", help="also write the audit as one self-contained HTML page"),
+         arg("--check", action="append", metavar="REGEX",
+             help="a shell command matching REGEX counts as a test or check run (repeatable; replaces the "
+                  "default rule: verify.sh and the usual test runners)"),
+         arg("--trajectory", metavar="FILE", help="keep the imported session as a donegate trajectory at FILE")),
+        description="Read the transcript (unknown records kept and counted, a damaged line named and the rest "
+        "read), and for each sentence of a reply that says the tests or checks pass or the work is done (a "
+        "heuristic; the sentence is shown) give a verdict: supported (a check passed after the last edit, "
+        "before the claim), contradicted (the last check before it failed), stale (it passed, then the code "
+        "was edited), unsupported (no check ran). Exit status: 0 no claim is contradicted, stale or "
+        "unsupported (or there is no claim), 1 one is, 2 the transcript cannot be read.",
+    ),
+})
+
 
 # %% ../../chapters/92_workbook_cli.ipynb #cli-c-agent
 COMMANDS.update({
