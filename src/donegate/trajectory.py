@@ -781,7 +781,7 @@ def _host_record(self: TrajectoryWriter, host: str, kind: str, record: str | byt
 TrajectoryWriter.host_record = _host_record
 
 
-# %% ../../chapters/03_trajectories.ipynb #28b4a0ab
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c5
 def _record_output(self: TrajectoryWriter, data: str | bytes) -> dict:
     """Store `data` whole in this run's artifact store and return its OUTPUT record."""
     return record_output(data, self.artifacts, preview_chars=self.preview_chars)
@@ -811,7 +811,7 @@ TrajectoryWriter.record_output = _record_output
 TrajectoryWriter._output = _output
 TrajectoryWriter.recorder = _recorder
 
-# %% ../../chapters/03_trajectories.ipynb #ac107375
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c6
 def _finished(self: TrajectoryWriter) -> bool:
     """True once the run_finished record is written."""
     return self.status is not None
