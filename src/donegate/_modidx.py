@@ -83,7 +83,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.audit._action': ('auditing_a_real_session.html#_action', 'donegate/audit.py'),
                                 'donegate.audit._claude_call': ('auditing_a_real_session.html#_claude_call', 'donegate/audit.py'),
                                 'donegate.audit._claude_user': ('auditing_a_real_session.html#_claude_user', 'donegate/audit.py'),
-                                'donegate.audit._clip': ('auditing_a_real_session.html#_clip', 'donegate/audit.py'),
                                 'donegate.audit._codex_command': ('auditing_a_real_session.html#_codex_command', 'donegate/audit.py'),
                                 'donegate.audit._codex_hook': ('auditing_a_real_session.html#_codex_hook', 'donegate/audit.py'),
                                 'donegate.audit._codex_item': ('auditing_a_real_session.html#_codex_item', 'donegate/audit.py'),

@@ -632,11 +632,6 @@ def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
 LABELS = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "stale": "STALE", "unsupported": "UNSUPPORTED"}
 
-
-def _clip(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[:width - 3] + "..."
-
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-068
 def hook_decisions(result: Audit) -> list[tj.Event]:
     """The hook decisions the transcript records (a stop gate's refusals and, where the host says so, its allows)."""
@@ -658,17 +653,17 @@ def format_audit(result: Audit, width: int = 100) -> str:
     if not result.claims:
         lines.append("  none: no reply in this session claims the tests pass or the work is done")
     for claim in result.claims:
-        lines.append(f"  {LABELS[claim.verdict]:<13} #{claim.seq} \"{_clip(claim.sentence, width - 24)}\"")
-        lines.append(f"  {'':<13} {_clip(claim.evidence, width - 16)}")
+        lines.append(f"  {LABELS[claim.verdict]:<13} #{claim.seq} \"{tj._short(claim.sentence, width - 24)}\"")
+        lines.append(f"  {'':<13} {tj._short(claim.evidence, width - 16)}")
     lines += ["", "Timeline (#seq in the imported trajectory)"]
     entries = []
     for action in result.actions:
         outcome = ("passed" if action.passed else f"exit {action.exit_code}") if action.kind == "check" else \
             ("done" if action.ok else "failed" if action.done else "no result")
-        entries.append((action.seq, f"{action.kind:<8} {_clip(action.what, width - 30)}  -> {outcome}"))
-    entries += [(c.seq, f"{'claim':<8} \"{_clip(c.sentence, width - 40)}\"  -> {c.verdict}") for c in result.claims]
+        entries.append((action.seq, f"{action.kind:<8} {tj._short(action.what, width - 30)}  -> {outcome}"))
+    entries += [(c.seq, f"{'claim':<8} \"{tj._short(c.sentence, width - 40)}\"  -> {c.verdict}") for c in result.claims]
     entries += [(e.seq, f"{'hook':<8} {e.payload.get('event')} {e.payload.get('action')}: "
-                        f"{_clip(e.payload.get('reason', ''), width - 40)}") for e in hook_decisions(result)]
+                        f"{tj._short(e.payload.get('reason', ''), width - 40)}") for e in hook_decisions(result)]
     lines += [f"  #{seq:<4} {text}" for seq, text in sorted(entries, key=lambda e: e[0])]
     bad = [c for c in result.claims if c.verdict != "supported"]
     lines += ["", f"Result: {len(result.claims)} claim(s), " + (

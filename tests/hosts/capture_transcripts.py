@@ -43,49 +43,38 @@ EARLY = "The tests pass. Tidying add() up as well."  # a claim in a reply that g
 
 
 # -- the same six sessions in each host's own tools -----------------------------------------------------
+def sessions(say, run, fix, wrong, again, fix_back, intro=()) -> dict[str, list]:
+    """The scenarios, from a host's own constructors: `say(text)` a reply, `run(command)` a shell call, and
+    the edits (`fix` the right one, `wrong`, `again` one more after the fix, `fix_back` wrong -> right)."""
+    return {
+        "supported": [[*intro, fix], [run(CHECK)], [say(PASS)]],
+        "contradicted": [[wrong], [run(TESTS)], [say(PASS)]],
+        "stale": [[fix], [run(CHECK)], [again], [say(PASS)]],
+        "unsupported": [[fix], [say("Fixed add(); the tests pass.")]],
+        "no-claim": [[say("add() subtracts: add(2, 3) gives -1.")]],
+        "mixed": [[wrong], [run(TESTS)], [say(EARLY), fix_back], [run(CHECK)], [say("Now all tests pass.")]],
+    }
+
+
 def claude_steps(world: HostWorld) -> dict[str, list]:
     calc = str(world.repo / "calc.py")
-    fix, wrong = cs.edit(calc, "a - b", "a + b"), cs.edit(calc, "a - b", "a * b")
-    again = cs.edit(calc, "return a + b", "return b + a if a else b")
-    return {
-        "supported": [[cs.text("Fixing add."), fix], [cs.bash(CHECK)], [cs.text(PASS)]],
-        "contradicted": [[wrong], [cs.bash(TESTS)], [cs.text(PASS)]],
-        "stale": [[fix], [cs.bash(CHECK)], [again], [cs.text(PASS)]],
-        "unsupported": [[fix], [cs.text("Fixed add(); the tests pass.")]],
-        "no-claim": [[cs.text("add() subtracts: add(2, 3) gives -1.")]],
-        "mixed": [[wrong], [cs.bash(TESTS)], [cs.text(EARLY), cs.edit(calc, "a * b", "a + b")], [cs.bash(CHECK)],
-                  [cs.text("Now all tests pass.")]],
-    }
+    return sessions(cs.text, cs.bash, cs.edit(calc, "a - b", "a + b"), cs.edit(calc, "a - b", "a * b"),
+                    cs.edit(calc, "return a + b", "return b + a if a else b"), cs.edit(calc, "a * b", "a + b"),
+                    intro=[cs.text("Fixing add.")])
 
 
 def codex_steps(world: HostWorld) -> dict[str, list]:
-    fix, wrong = codex.patch_add(codex.WRONG, "    return a + b"), codex.patch_add(codex.WRONG, "    return a * b")
-    again = codex.patch_add("    return a + b", "    return b + a if a else b")
-    return {
-        "supported": [[fix], [xs.exec_command(CHECK)], [xs.message(PASS)]],
-        "contradicted": [[wrong], [xs.exec_command(TESTS)], [xs.message(PASS)]],
-        "stale": [[fix], [xs.exec_command(CHECK)], [again], [xs.message(PASS)]],
-        "unsupported": [[fix], [xs.message("Fixed add(); the tests pass.")]],
-        "no-claim": [[xs.message("add() subtracts: add(2, 3) gives -1.")]],
-        "mixed": [[wrong], [xs.exec_command(TESTS)],
-                  [xs.message(EARLY), codex.patch_add("    return a * b", "    return a + b")],
-                  [xs.exec_command(CHECK)], [xs.message("Now all tests pass.")]],
-    }
+    patch = codex.patch_add
+    return sessions(xs.message, xs.exec_command, patch(codex.WRONG, "    return a + b"),
+                    patch(codex.WRONG, "    return a * b"), patch("    return a + b", "    return b + a if a else b"),
+                    patch("    return a * b", "    return a + b"))
 
 
 def gemini_steps(world: HostWorld) -> dict[str, list]:
     calc = str(world.repo / "calc.py")
-    fix, wrong = gs.replace(calc, "a - b", "a + b"), gs.replace(calc, "a - b", "a * b")
-    again = gs.write_file(calc, "def add(a, b):\n    return b + a if a else b\n")
-    return {
-        "supported": [[gs.text("Fixing add."), fix], [gs.shell(CHECK)], [gs.text(PASS)]],
-        "contradicted": [[wrong], [gs.shell(TESTS)], [gs.text(PASS)]],
-        "stale": [[fix], [gs.shell(CHECK)], [again], [gs.text(PASS)]],
-        "unsupported": [[fix], [gs.text("Fixed add(); the tests pass.")]],
-        "no-claim": [[gs.text("add() subtracts: add(2, 3) gives -1.")]],
-        "mixed": [[wrong], [gs.shell(TESTS)], [gs.text(EARLY), gs.replace(calc, "a * b", "a + b")], [gs.shell(CHECK)],
-                  [gs.text("Now all tests pass.")]],
-    }
+    return sessions(gs.text, gs.shell, gs.replace(calc, "a - b", "a + b"), gs.replace(calc, "a - b", "a * b"),
+                    gs.write_file(calc, "def add(a, b):\n    return b + a if a else b\n"),
+                    gs.replace(calc, "a * b", "a + b"), intro=[gs.text("Fixing add.")])
 
 
 # -- running one session, ungated, in each CLI ------------------------------------------------------------
