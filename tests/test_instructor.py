@@ -336,3 +336,46 @@ def test_the_class_report_names_the_mistakes_the_class_makes(one_run):
     assert "averages: " in page and "fail-open: " in page  # grading/mistakes.json, by test cell
     assert "Traceback" not in run.stderr and "Warning" not in run.stderr, run.stderr
     assert "http" not in page.replace("http-equiv", "")  # nothing fetched from outside
+
+
+def test_the_run_times_each_assignment_once_then_grades_the_slowest_first():
+    from donegate.grading import _pick
+    waiting = [("lab01", "a"), ("lab01", "b"), ("lab04", "a"), ("lab07", "a"), ("lab07", "b")]
+    assert _pick(waiting, set(), {}) == 0  # nothing known: the order handed in
+    assert waiting[_pick(waiting, {"lab01"}, {"lab01": [2.0]})] == ("lab04", "a")  # an assignment not yet timed
+    took = {"lab01": [2.0, 2.2], "lab04": [1.5], "lab07": [6.0]}
+    assert waiting[_pick(waiting, {"lab01", "lab04", "lab07"}, took)] == ("lab07", "a")
+    # started but not finished yet: as good as the longest, so it is not put off behind known ones
+    assert waiting[_pick(waiting, {"lab01", "lab04", "lab07"}, {"lab01": [2.0], "lab04": [1.5]})][0] == "lab07"
+
+
+def simulated_end(order_by_pick: bool, workers: int = 2) -> tuple[float, float]:
+    """A class whose long assignment was handed in last, graded by `workers`: (when the run ends, how long the
+    last submission ran alone while the other workers had nothing left)."""
+    from donegate.grading import _pick
+    length = {"lab01": 2.0, "lab04": 2.5, "lab07": 6.0}
+    waiting = [(lab, f"s{n}") for lab in length for n in range(9)]
+    tried, took, free = set(), {}, [0.0] * workers
+    while waiting:
+        worker = min(range(workers), key=free.__getitem__)
+        lab, _ = waiting.pop(_pick(waiting, tried, took) if order_by_pick else 0)
+        tried.add(lab)
+        free[worker] += length[lab]
+        took.setdefault(lab, []).append(length[lab])
+    return max(free), max(free) - sorted(free)[-2]
+
+
+def test_longest_first_ends_a_class_on_a_short_submission():
+    in_order, alone_in_order = simulated_end(order_by_pick=False)
+    longest_first, alone = simulated_end(order_by_pick=True)
+    assert alone_in_order > 5.0 and alone <= 2.0  # the tail: most of a lab07 alone, or less than a short one
+    assert longest_first < in_order and longest_first - 94.5 / 2 <= 0.5  # a quarter of a second off the ideal
+
+
+def test_time_left_counts_each_assignment_at_its_own_pace():
+    from donegate.grading import time_left
+    took = {"lab01": [2.0, 2.0], "lab07": [6.0]}
+    waiting = [("lab01", "a"), ("lab07", "a")]
+    assert time_left(waiting, [("lab07", 1.0)], took, workers=2) == (2.0 + 6.0 + 5.0) / 2
+    assert time_left([("lab09", "a")], [], took, workers=2) == 10.0 / 3  # not seen yet: the mean of all so far
+    assert time_left([], [], {}, workers=4) == 0.0

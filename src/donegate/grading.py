@@ -8,6 +8,7 @@ own and ends with what a person must look at."""
 from __future__ import annotations
 
 import fnmatch
+import gc
 import json
 import os
 import re
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -26,9 +28,10 @@ from .selfcheck import SelfCheckError, _one_line, find_root, known_assignments
 
 # %% auto #0
 __all__ = ['COURSE_ID', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
-           'submissions', 'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grade',
-           'ClassRecord', 'class_record', 'plot_scores', 'failure_rates', 'plot_failures', 'submission_state',
-           'plot_grid', 'class_report', 'merge', 'release_command', 'grade_command']
+           'submissions', 'submission_record', 'write_submission', 'merge_gradebook', 'describe', 'summary',
+           'default_workers', 'shard_of', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores',
+           'failure_rates', 'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge',
+           'release_command', 'grade_command']
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -169,7 +172,7 @@ def submissions(root: Path, assignments: list[str] | None = None, students: str 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c10
 def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, answer, db: Path | None) -> None:
     """In a child process of its own: autograde one submission (its scores into the gradebook `db`, a copy
-    of the course's made for it) and send back (score, max, flags) or an error."""
+    of the course's made for it) and send back (score, max, flags, the submission's record) or an error."""
     quiet = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.dup2(quiet, 1), os.dup2(quiet, 2)  # warnings and the kernel's chatter go to the log, not the terminal
     sys.stdout = sys.stderr = open(quiet, "w", encoding="utf-8", buffering=1, closefd=False)
@@ -181,11 +184,11 @@ def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, ans
             return
         with api.gradebook as gb:
             sub = gb.find_submission(assignment, student)
-            score, max_score = sub.score, sub.max_score
+            score, max_score, record = sub.score, sub.max_score, submission_record(sub)
         graded = Path(api.coursedir.format_path(api.coursedir.autograded_directory, student, assignment))
         flags = [flag for nb in sorted(graded.glob("*.ipynb"))
                  for flag in json.loads(nb.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged", [])]
-        answer.send(("graded", score, max_score, flags))
+        answer.send(("graded", score, max_score, flags, record))
     except BaseException as err:  # anything at all: the parent must hear of it
         answer.send(("error", f"{type(err).__name__}: {err}"))
     finally:
@@ -236,12 +239,11 @@ def _heard(run: _Running):
         return None
 
 
-def _finish(root: Path, run: _Running, message) -> Outcome:
-    """The Outcome of what the child reported (`_heard`), its scores merged into the course's gradebook."""
+def _finish(root: Path, run: _Running, message, course) -> Outcome:
+    """The Outcome of what the child reported (`_heard`), its scores written into the course's gradebook
+    `course` (open for the whole run)."""
     run.child.join()
     seconds = time.monotonic() - run.started
-    if message is not None and message[0] != "error":
-        merge_gradebook(run.db, Path(root) / "grading" / "gradebook.db", {(run.assignment, run.student)}, run.log)
     run.db.unlink(missing_ok=True)
     if message is None or message[0] == "error":
         why = (f"its grading process {_ended(run.child.exitcode)} before it reported a score" if message is None
@@ -249,7 +251,9 @@ def _finish(root: Path, run: _Running, message) -> Outcome:
         graded = Path(root) / "grading" / "autograded" / run.student / run.assignment
         shutil.rmtree(graded, ignore_errors=True)  # half a graded notebook is worse than none
         return Outcome(run.assignment, run.student, "failed", why=why, seconds=seconds)
-    _, score, max_score, flags = message
+    _, score, max_score, flags, record = message
+    with _warnings_to(run.log):
+        write_submission(course, record)
     if flags:
         more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
         return Outcome(run.assignment, run.student, "flagged", score, max_score, flags[0] + more, seconds)
@@ -259,23 +263,34 @@ def _finish(root: Path, run: _Running, message) -> Outcome:
 COURSE_ID = "donegate"
 
 
-def _copy_submission(src, dst, sub) -> None:
-    """One submission from gradebook `src` into `dst`: the student, its time and extension, each notebook's
-    flag and late penalty, each grade's scores and each comment."""
-    name, student = sub.assignment.name, sub.student
-    dst.update_or_create_student(student.id, first_name=student.first_name, last_name=student.last_name,
-                                 email=student.email, lms_user_id=student.lms_user_id)
-    dst.update_or_create_submission(name, student.id, timestamp=sub.timestamp, extension=sub.extension)
-    for notebook in sub.notebooks:
-        mine = dst.find_submission_notebook(notebook.name, name, student.id)
-        mine.flagged, mine.late_submission_penalty = notebook.flagged, notebook.late_submission_penalty
-        for g in notebook.grades:
-            into = dst.find_grade(g.name, notebook.name, name, student.id)
-            into.auto_score, into.manual_score, into.extra_credit = g.auto_score, g.manual_score, g.extra_credit
-            into.needs_manual_grade = g.needs_manual_grade
-        for c in notebook.comments:
-            into = dst.find_comment(c.name, notebook.name, name, student.id)
-            into.auto_comment, into.manual_comment = c.auto_comment, c.manual_comment
+def submission_record(sub) -> dict:
+    """One submission of a gradebook as plain data: the student, its time and extension, each notebook's
+    flag and late penalty, each grade's scores and each comment (what `write_submission` writes)."""
+    s = sub.student
+    return {"assignment": sub.assignment.name, "timestamp": sub.timestamp, "extension": sub.extension,
+            "student": {"id": s.id, "first_name": s.first_name, "last_name": s.last_name, "email": s.email,
+                        "lms_user_id": s.lms_user_id},
+            "notebooks": [{"name": nb.name, "flagged": nb.flagged, "late_submission_penalty": nb.late_submission_penalty,
+                           "grades": [(g.name, g.auto_score, g.manual_score, g.extra_credit, g.needs_manual_grade)
+                                      for g in nb.grades],
+                           "comments": [(c.name, c.auto_comment, c.manual_comment) for c in nb.comments]}
+                          for nb in sub.notebooks]}
+
+
+def write_submission(dst, record: dict) -> None:
+    """Write a `submission_record` into the open gradebook `dst` through nbgrader's API, and commit."""
+    name, student = record["assignment"], record["student"]
+    dst.update_or_create_student(student["id"], **{k: v for k, v in student.items() if k != "id"})
+    dst.update_or_create_submission(name, student["id"], timestamp=record["timestamp"], extension=record["extension"])
+    for notebook in record["notebooks"]:
+        mine = dst.find_submission_notebook(notebook["name"], name, student["id"])
+        mine.flagged, mine.late_submission_penalty = notebook["flagged"], notebook["late_submission_penalty"]
+        for cell, auto, manual, extra, needs in notebook["grades"]:
+            into = dst.find_grade(cell, notebook["name"], name, student["id"])
+            into.auto_score, into.manual_score, into.extra_credit, into.needs_manual_grade = auto, manual, extra, needs
+        for cell, auto, manual in notebook["comments"]:
+            into = dst.find_comment(cell, notebook["name"], name, student["id"])
+            into.auto_comment, into.manual_comment = auto, manual
     dst.db.commit()
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c11m2
@@ -285,14 +300,20 @@ def merge_gradebook(source: Path, target: Path, only: set[tuple[str, str]] | Non
     in `only`) into the gradebook `target`, through nbgrader's own API; return the pairs copied. `target`
     must know each assignment (released there): a GradingError says which it does not. The warnings
     nbgrader's database layer gives go to `log`, not to the terminal."""
+    with _warnings_to(log):
+        return _merge(source, target, only)
+
+
+@contextmanager
+def _warnings_to(log: Path | None):
+    """The warnings given inside go to `log` (nbgrader's database layer has many), not to the terminal."""
     import warnings
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        merged = _merge(source, target, only)
+        yield
     if log is not None and caught:
         with open(log, "a", encoding="utf-8") as out:
-            out.writelines(f"merge {source.name}: {w.category.__name__}: {w.message}\n" for w in caught)
-    return merged
+            out.writelines(f"gradebook: {w.category.__name__}: {w.message}\n" for w in caught)
 
 
 def _merge(source: Path, target: Path, only: set[tuple[str, str]] | None) -> list[tuple[str, str]]:
@@ -309,7 +330,7 @@ def _merge(source: Path, target: Path, only: set[tuple[str, str]] | None) -> lis
                     raise GradingError(f"{target} has no {assignment.name}: release it there first "
                                        f"(`donegate release {assignment.name}`), then merge.") from None
             for sub in subs:
-                _copy_submission(src, dst, sub)
+                write_submission(dst, submission_record(sub))
                 merged.append((assignment.name, sub.student.id))
     return merged
 
@@ -381,7 +402,23 @@ def shard_of(found: list, shard: str | None) -> list:
         raise GradingError(f"--shard wants K/N with 1 <= K <= N, such as 2/4 (the second of four); got {shard!r}")
     return found[int(k) - 1::int(n)]
 
-# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13b
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13w
+def _warm_children() -> None:
+    """Before the first fork: the loading every child would otherwise repeat, done once in the parent
+    (nbgrader's autograde, the sandbox's classes, IPython, the notebook schema, the gradebook's mappings)."""
+    import IPython  # noqa: F401  (nbgrader's Execute asks ipykernel for the kernel's spec, which loads it)
+    import ipykernel.kernelspec  # noqa: F401
+    import nbformat
+    import sqlalchemy.orm
+    import nbgrader.api
+    from nbgrader.converters import Autograde  # noqa: F401
+    from donegate import selfcheck
+    selfcheck._in_process_gradebook_version(nbgrader.api)
+    selfcheck.SandboxedExecute, selfcheck.JudgeOutside, selfcheck.RepairCells  # made here, once
+    nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]))  # compiles the schema
+    sqlalchemy.orm.configure_mappers()
+
+
 def _warm_report() -> None:
     """Load the class report's plotting library while the first children grade (the parent is idle then),
     not after the last one has ended."""
@@ -389,38 +426,85 @@ def _warm_report() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot  # noqa: F401
 
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13g
+def _course_gradebook(root: Path, log: Path):
+    """The course's gradebook, opened once for a run (nbgrader's API; its database layer's warnings to `log`)."""
+    from nbgrader.api import Gradebook
+    with _warnings_to(log):
+        return Gradebook(f"sqlite:///{root / 'grading' / 'gradebook.db'}", course_id=COURSE_ID)
 
-def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, report) -> list[Outcome]:
-    """Grade `found` with up to `workers` children at once; `report(k, outcome)` as each one ends."""
-    from multiprocessing.connection import wait
+
+def _gradebook_copy(root: Path, scratch: Path) -> Path:
+    """A copy of the course's gradebook in `scratch`, made with SQLite's backup API (consistent even while
+    the gradebook is in use): the template each child's gradebook is copied from."""
     import sqlite3
-    import nbgrader.api
-    from donegate.selfcheck import _in_process_gradebook_version
-    _in_process_gradebook_version(nbgrader.api)  # once here, not in every child
-    scratch = Path(tempfile.mkdtemp(prefix="donegate-grade-"))
     template = scratch / "gradebook.db"
     with sqlite3.connect(root / "grading" / "gradebook.db") as live, sqlite3.connect(template) as copy:
-        live.backup(copy)  # a consistent copy, even of a gradebook in use
-    waiting, running, outcomes = list(found), {}, []
+        live.backup(copy)
+    return template
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13s
+def _pick(waiting: list[tuple[str, str]], tried: set[str], took: dict[str, list[float]]) -> int:
+    """Which of `waiting` to grade next: the first of an assignment not yet `tried` (to learn how long its
+    submissions take), else the first of the assignment whose submissions have taken longest so far, so
+    that the run ends on short ones and no core idles long while the last one grades (longest first)."""
+    for i, (aid, _) in enumerate(waiting):
+        if aid not in tried:
+            return i
+    mean = lambda aid: sum(took[aid]) / len(took[aid]) if took.get(aid) else float("inf")  # noqa: E731
+    slowest = max(dict.fromkeys(aid for aid, _ in waiting), key=mean)
+    return next(i for i, (aid, _) in enumerate(waiting) if aid == slowest)
+
+
+def time_left(waiting: list[tuple[str, str]], running: list[tuple[str, float]], took: dict[str, list[float]],
+              workers: int) -> float:
+    """About how many seconds the run has left: the work still to do (each submission at its assignment's
+    mean so far, the overall mean for one not seen yet; a running one less the time it has run), shared
+    by the workers."""
+    done = [t for times in took.values() for t in times]
+    overall = sum(done) / len(done) if done else 0.0
+    mean = lambda aid: sum(took[aid]) / len(took[aid]) if took.get(aid) else overall  # noqa: E731
+    work = sum(mean(aid) for aid, _ in waiting) + sum(max(0.0, mean(aid) - ran) for aid, ran in running)
+    return work / max(1, min(workers, len(waiting) + len(running)))
+
+# %% ../../chapters/94_workbook_grading.ipynb #ch94-c13b
+def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, report) -> list[Outcome]:
+    """Grade `found`, `workers` children at once, longest first; `report(k, outcome, seconds_left)` as each ends."""
+    from multiprocessing.connection import wait
+    _warm_children()
+    scratch = Path(tempfile.mkdtemp(prefix="donegate-grade-"))
+    template = _gradebook_copy(root, scratch)
+    waiting, running, outcomes, tried, took = list(found), {}, [], set(), {}
+
+    def start() -> None:
+        gc.freeze()  # the parent's objects are never collected in a child, so their pages stay shared
+        assignment, student = waiting.pop(_pick(waiting, tried, took))
+        tried.add(assignment)
+        run = _start(root, assignment, student, log, template)
+        running[run.receive] = run
+
+    course = _course_gradebook(root, log)  # open for the whole run: only this process writes it
     try:
         while waiting and len(running) < workers:  # the first ones; each that ends is replaced at once below
-            run = _start(root, *waiting.pop(0), log, template)
-            running[run.receive] = run
+            start()
         _warm_report()
         while running:
             for ready in wait(list(running)):
-                run = running.pop(ready)
+                run, now = running.pop(ready), time.monotonic()
                 message = _heard(run)
                 if waiting:  # the next child starts before this one is settled: no core waits for the parent
-                    started = _start(root, *waiting.pop(0), log, template)
-                    running[started.receive] = started
-                outcomes.append(_finish(root, run, message))
-                report(len(outcomes), outcomes[-1])
+                    start()
+                outcomes.append(_finish(root, run, message, course))
+                took.setdefault(run.assignment, []).append(outcomes[-1].seconds)
+                busy = [(r.assignment, now - r.started) for r in running.values()]
+                report(len(outcomes), outcomes[-1], time_left(waiting, busy, took, workers))
     finally:
         for run in running.values():  # interrupted: no child outlives the run
             run.child.kill()
             run.child.join()
+        course.close()
         shutil.rmtree(scratch, ignore_errors=True)
+        gc.unfreeze()
     return outcomes
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c13c
@@ -445,9 +529,8 @@ def grade(assignments: list[str] | None = None, *, students: str = "*", workers:
     started = time.monotonic()
     tqdm.monitor_interval = 0  # no monitor thread: the graders are forked
     with tqdm(total=len(found), unit="submission", disable=None, file=sys.stderr, leave=False) as bar:
-        def report(k: int, outcome: Outcome) -> None:
-            spent = time.monotonic() - started
-            left = f"; about {_duration(spent / k * (len(found) - k))} left" if k < len(found) else ""
+        def report(k: int, outcome: Outcome, seconds_left: float) -> None:
+            left = f"; about {_duration(seconds_left)} left" if k < len(found) else ""
             line = (f"  [{k}/{len(found)}] {outcome.assignment} / {outcome.student}: {describe(outcome)} "
                     f"({_duration(outcome.seconds)}{left})")
             bar.write(line) if not bar.disable else echo(line)

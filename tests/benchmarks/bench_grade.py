@@ -2,7 +2,7 @@
 
 Run on demand (it is not collected by pytest):
 
-    uv run python tests/benchmarks/bench_grade.py [--students 15] [--workers N] [--keep DIR]
+    uv run python tests/benchmarks/bench_grade.py [--students 15] [--workers N] [--keep DIR] [--once]
 
 It builds a scratch course (solutions/, labs/ and grading/nbgrader_config.py copied from this checkout),
 releases four labs and hands in a class of STUDENTS x 4 submissions: copies of the committed fixtures of
@@ -10,11 +10,14 @@ those labs (the correct one, the stub and each mistake, in turn) under new stude
 run and with the same isolation (the sandbox and the judge are the course's configuration, used by both):
 
 1. `nbgrader autograde LAB --force` for each lab, one after another, in grading/: nbgrader's own way;
-2. the gradebook and graded notebooks are removed, the labs released again, and `donegate grade` grades
-   the same class with --workers (default: one per core).
+2. `donegate grade` on the same class with --workers (default: one per core);
+then the two again in the other order (nbgrader, donegate, donegate, nbgrader: a machine that speeds up or
+slows down during the run favours neither), each time from a fresh release (the gradebook and the graded
+notebooks removed). `--once` runs each way once.
 
-It prints both wall times and their ratio, checks that every submission's score and every test cell's
-score agree between the two, and exits 1 if they do not (0 otherwise; the ratio is reported, not asserted).
+It prints each run's wall time and how busy the cores were during it (from /proc/stat, where there is one),
+then the ratio of the totals; it checks that every submission's score and every test cell's score agree
+between all the runs, and exits 1 if they do not (0 otherwise; the ratio is reported, not asserted).
 """
 from __future__ import annotations
 
@@ -66,12 +69,33 @@ def env(where: Path) -> dict[str, str]:
     return e
 
 
+BUSY: list[tuple[float, float]] = []  # (busy core-seconds, wall seconds) of each timed command
+
+
+def cpu_ticks() -> tuple[int, int]:
+    """(all, idle) clock ticks of every core since boot, from /proc/stat (0, 0 where there is none)."""
+    try:
+        ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return 0, 0
+    return sum(ticks), ticks[3] + ticks[4]  # idle and iowait
+
+
 def run(cmd: list[str], cwd: Path) -> float:
-    started = time.monotonic()
+    started, (all0, idle0) = time.monotonic(), cpu_ticks()
     done = subprocess.run(cmd, cwd=cwd, env=env(COURSE), capture_output=True, text=True)
     if done.returncode not in (0, 1):  # donegate grade says 1 when a submission needs a person
         sys.exit(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return time.monotonic() - started
+    seconds, (all1, idle1) = time.monotonic() - started, cpu_ticks()
+    if all1 > all0:
+        BUSY.append((seconds * (os.cpu_count() or 1) * (1 - (idle1 - idle0) / (all1 - all0)), seconds))
+    return seconds
+
+
+def busy(since: int) -> str:
+    """How busy the cores were during the timed commands from BUSY[since] on."""
+    work, wall = (sum(x) for x in zip(*BUSY[since:])) if BUSY[since:] else (0.0, 0.0)
+    return f" (cores busy {100 * work / wall / (os.cpu_count() or 1):.0f}% of the time)" if wall else ""
 
 
 def release(where: Path) -> None:
@@ -94,11 +118,22 @@ def scores(where: Path) -> dict:
     return out
 
 
+def grade_with_nbgrader(where: Path) -> float:
+    """nbgrader's own way: `nbgrader autograde LAB --force` for each lab, one after another, in grading/."""
+    return sum(run([sys.executable, "-m", "nbgrader", "autograde", lab, "--force"], where / "grading") for lab in LABS)
+
+
+def grade_with_donegate(where: Path, workers: int | None) -> float:
+    return run([str(Path(sys.executable).parent / "donegate"), "grade", *LABS,
+                *(["--workers", str(workers)] if workers else [])], where)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=15, help="students per lab (default 15: 60 submissions)")
     parser.add_argument("--workers", type=int, default=None, help="donegate grade --workers (default: one per core)")
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary folder)")
+    parser.add_argument("--once", action="store_true", help="each way once (nbgrader, then donegate), not ABBA")
     args = parser.parse_args()
     global COURSE
     where = COURSE = args.keep or Path(tempfile.mkdtemp(prefix="donegate-bench-grade-"))
@@ -106,23 +141,26 @@ def main() -> int:
     handed = hand_in(where, args.students)
     print(f"{len(handed)} submissions ({args.students} students x {len(LABS)} labs) in {where}; "
           f"{os.cpu_count()} cores")
-    release(where)
-    seq = sum(run([sys.executable, "-m", "nbgrader", "autograde", lab, "--force"], where / "grading") for lab in LABS)
-    nbgrader_scores = scores(where)
-    print(f"nbgrader autograde, one lab after another: {seq:7.1f} s")
-    release(where)
-    workers = ["--workers", str(args.workers)] if args.workers else []
-    par = run([str(Path(sys.executable).parent / "donegate"), "grade", *LABS, *workers], where)
-    donegate_scores = scores(where)
-    print(f"donegate grade{' --workers ' + str(args.workers) if args.workers else ''}:                {par:7.1f} s")
-    print(f"ratio: {seq / par:.2f}x")
-    differ = sorted(k for k in set(nbgrader_scores) | set(donegate_scores)
-                    if nbgrader_scores.get(k) != donegate_scores.get(k))
-    submissions = sum(1 for k in nbgrader_scores if len(k) == 2)
+    name = {"nbgrader": "nbgrader autograde, one lab after another",
+            "donegate": f"donegate grade{' --workers ' + str(args.workers) if args.workers else ''}"}
+    order = ["nbgrader", "donegate"] if args.once else ["nbgrader", "donegate", "donegate", "nbgrader"]
+    took, seen, differ = {"nbgrader": [], "donegate": []}, {}, []
+    for way in order:
+        release(where)
+        mark = len(BUSY)
+        took[way].append(grade_with_nbgrader(where) if way == "nbgrader" else grade_with_donegate(where, args.workers))
+        print(f"{name[way] + ':':<46}{took[way][-1]:7.1f} s{busy(mark)}", flush=True)
+        now = scores(where)
+        differ += sorted(k for k in set(now) | set(seen) if seen and seen.get(k) != now.get(k))
+        seen = seen or now
+    seq, par = sum(took["nbgrader"]), sum(took["donegate"])
+    print(f"ratio: {seq / par:.2f}x" + ("" if args.once else
+          f" (the two pairs: {took['nbgrader'][0] / took['donegate'][0]:.2f}x and "
+          f"{took['nbgrader'][1] / took['donegate'][1]:.2f}x)"))
     if differ:
         print(f"scores differ in {len(differ)} place(s), for example {differ[:5]}")
         return 1
-    print(f"same scores: {submissions} submissions and every test cell of each")
+    print(f"same scores in every run: {sum(1 for k in seen if len(k) == 2)} submissions and every test cell of each")
     if not args.keep:
         shutil.rmtree(where, ignore_errors=True)
     return 0
