@@ -96,6 +96,8 @@ def lab(tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+        with socket.socket() as probe:  # `donegate lab` is the server itself: stopping it left nothing serving
+            assert probe.connect_ex(("127.0.0.1", port)) != 0, f"JupyterLab still serves port {port} after donegate lab ended"
 
 
 @pytest.fixture(scope="module")

@@ -417,9 +417,9 @@ def lab_arguments(root, notebook: str | None, port: int | None, is_root: bool) -
 
 # %% ../../chapters/92_workbook_cli.ipynb #cli-c-labcmd
 def lab_command(notebook: str | None = None, port: int | None = None) -> int:
-    """`donegate lab [NOTEBOOK]`: run JupyterLab (its exit status), 2 if it cannot start."""
+    """`donegate lab [NOTEBOOK]`: JupyterLab in this process's place (a signal sent to `donegate lab` reaches
+    the server itself, so stopping one stops the other), 2 if it cannot start."""
     import os
-    import subprocess
 
     from donegate.selfcheck import SelfCheckError, find_root
 
@@ -436,6 +436,8 @@ def lab_command(notebook: str | None = None, port: int | None = None) -> int:
         print("donegate lab: running as root (a container?), so JupyterLab is started with --allow-root", file=sys.stderr)
     print(f"donegate lab: serving {root} (Ctrl-C to stop)", file=sys.stderr)
     try:
-        return subprocess.call(args, cwd=root, env=env)
-    except KeyboardInterrupt:
-        return 0
+        os.chdir(root)
+        os.execve(args[0], args, env)
+    except OSError as err:
+        print(f"donegate lab: JupyterLab could not start ({err})", file=sys.stderr)
+        return 2
