@@ -42,9 +42,10 @@ LAB07 = "lab07-gate-pitfalls"
 RECALL07 = "recall07-verify-loop"
 LAB08 = "lab08-capstone"
 RECALL08 = "recall08-host-answers"
+LAB09 = "lab09-stale-claims"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
              LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10,
-             LAB08: 20, RECALL08: 10}
+             LAB08: 20, RECALL08: 10, LAB09: 20}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -71,6 +72,12 @@ LAB08_DENY = {"test_policy_denies_force_push", "test_deny_in_the_run"}
 LAB08_ARTIFACTS = {"test_artifact_hashes_verify"}
 # The recall08 cells where the hook must refuse (not exit 1) on a bad payload or a failing gate (2 + 2 points).
 RECALL08_FAIL_CLOSED = {"test_bad_payload_fails_closed", "test_gate_error_fails_closed"}
+# The lab09 cells where a check passed and a later one failed before the claim: the last one decides (1 + 3 points).
+LAB09_LAST_CHECK = {"test_regressed_basics", "test_an_earlier_pass_does_not_excuse_a_later_failure"}
+# The lab09 cells where an edit came after the pass, so the claim is stale (1 + 3 points).
+LAB09_STALE = {"test_stale_basics", "test_edits_after_the_pass_make_it_stale"}
+# The lab09 cells where a check was still running when the claim was made, or never came back (1 + 3 points).
+LAB09_RUNNING = {"test_background_basics", "test_a_running_check_is_no_evidence"}
 
 # (assignment, fixture student) -> (expected total, why), all checked against a real grading run.
 EXPECTED = {
@@ -142,6 +149,12 @@ EXPECTED = {
     (RECALL08, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL08, "always-equal"): (0, "every test cell checks that answer_stop returned an Answer before comparing"),
     (RECALL08, "fail-open"): (6, "answers its own errors with exit 1, which a host ignores: loses exactly the two fail-closed cells, 2 + 2"),
+    (LAB09, "correct"): (20, "the full solution passes every test cell"),
+    (LAB09, "stub"): (0, "the untouched release raises NotImplementedError in every test cell"),
+    (LAB09, "any-pass"): (16, "lets any earlier pass back the claim, so a later failure is not seen: loses exactly the two last-check cells, 1 + 3"),
+    (LAB09, "ignores-edits"): (16, "never looks at edits after the pass, so no claim is ever stale: loses exactly the two stale cells, 1 + 3"),
+    (LAB09, "ends-after-claim"): (16, "places a check where it was requested, so a run still going at the claim counts: loses exactly the two running-check cells, 1 + 3"),
+    (LAB09, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
 }
 
 
@@ -390,6 +403,21 @@ def test_recall08_a_hook_that_exits_1_on_its_own_errors_loses_exactly_the_fail_c
     assert {name for name, score in cells.items() if score == 0} == RECALL08_FAIL_CLOSED
 
 
+def test_lab09_an_earlier_pass_loses_exactly_the_last_check_cells(scores):
+    cells = scores[(LAB09, "any-pass")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB09_LAST_CHECK
+
+
+def test_lab09_ignoring_edits_after_the_pass_loses_exactly_the_stale_cells(scores):
+    cells = scores[(LAB09, "ignores-edits")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB09_STALE
+
+
+def test_lab09_counting_a_check_where_it_started_loses_exactly_the_running_check_cells(scores):
+    cells = scores[(LAB09, "ends-after-claim")]["cells"]
+    assert {name for name, score in cells.items() if score == 0} == LAB09_RUNNING
+
+
 def test_edited_visible_tests_are_restored_before_grading(course, scores):
     solution = nbformat.read(SOLUTIONS / LAB01 / f"{LAB01}.ipynb", as_version=4)
     original = {grade_id(c): c.source for c in grade_cells(solution)}
@@ -428,6 +456,11 @@ def test_an_always_equal_result_scores_nothing_in_chapters_07_and_08(scores):
     comparing, in every test cell."""
     for aid in (LAB06, LAB07, RECALL07, RECALL08):
         assert all(score == 0 for score in scores[(aid, "always-equal")]["cells"].values()), aid
+
+
+def test_an_always_equal_result_scores_nothing_in_lab09(scores):
+    """lab09 checks that a list of Actions or a ClaimVerdict came back before comparing, in every test cell."""
+    assert all(score == 0 for score in scores[(LAB09, "always-equal")]["cells"].values())
 
 
 def test_export_writes_a_row_per_assignment_and_student(course, scores):

@@ -515,7 +515,7 @@ def test_the_curriculum_names_every_lab_once():
     labs = [lab for step in CURRICULUM for lab in step.labs]
     assert labs == [f"lab0{i}-" + rest for i, rest in enumerate(
         ["fail-open-hooks", "evidence-that-survives-truncation", "promise-vs-action", "averaged-scores",
-         "hallucinated-findings", "edited-tests", "gate-pitfalls", "capstone"], start=1)]
+         "hallucinated-findings", "edited-tests", "gate-pitfalls", "capstone", "stale-claims"], start=1)]
 
 
 def test_progress_lists_chapters_without_the_appendices(chapter02):

@@ -1310,6 +1310,7 @@ CURRICULUM: tuple[Step, ...] = (
     Step("06", ("lab05-hallucinated-findings",), "recall06-review"),
     Step("07", ("lab06-edited-tests", "lab07-gate-pitfalls"), "recall07-verify-loop"),
     Step("08", ("lab08-capstone",), "recall08-host-answers"),
+    Step("09", ("lab09-stale-claims",)),
 )
 RECALL_SCHEDULE: tuple[timedelta, ...] = tuple(timedelta(days=d) for d in (1, 3, 7, 21))  # after the lab
 
