@@ -144,6 +144,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'donegate.grading._heard': ('workbook_grading.html#_heard', 'donegate/grading.py'),
                                   'donegate.grading._listing': ('workbook_grading.html#_listing', 'donegate/grading.py'),
                                   'donegate.grading._log_file': ('workbook_grading.html#_log_file', 'donegate/grading.py'),
+                                  'donegate.grading._mean': ('workbook_grading.html#_mean', 'donegate/grading.py'),
                                   'donegate.grading._merge': ('workbook_grading.html#_merge', 'donegate/grading.py'),
                                   'donegate.grading._nbgrader_api': ('workbook_grading.html#_nbgrader_api', 'donegate/grading.py'),
                                   'donegate.grading._pick': ('workbook_grading.html#_pick', 'donegate/grading.py'),

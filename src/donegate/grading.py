@@ -444,6 +444,12 @@ def _gradebook_copy(root: Path, scratch: Path) -> Path:
     return template
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c13s
+def _mean(took: dict[str, list[float]], aid: str, unknown: float) -> float:
+    """The mean of the seconds `took[aid]` lists, or `unknown` for an assignment with none yet."""
+    times = took.get(aid)
+    return sum(times) / len(times) if times else unknown
+
+
 def _pick(waiting: list[tuple[str, str]], tried: set[str], took: dict[str, list[float]]) -> int:
     """Which of `waiting` to grade next: the first of an assignment not yet `tried` (to learn how long its
     submissions take), else the first of the assignment whose submissions have taken longest so far, so
@@ -451,8 +457,7 @@ def _pick(waiting: list[tuple[str, str]], tried: set[str], took: dict[str, list[
     for i, (aid, _) in enumerate(waiting):
         if aid not in tried:
             return i
-    mean = lambda aid: sum(took[aid]) / len(took[aid]) if took.get(aid) else float("inf")  # noqa: E731
-    slowest = max(dict.fromkeys(aid for aid, _ in waiting), key=mean)
+    slowest = max(dict.fromkeys(aid for aid, _ in waiting), key=lambda aid: _mean(took, aid, float("inf")))
     return next(i for i, (aid, _) in enumerate(waiting) if aid == slowest)
 
 
@@ -463,8 +468,8 @@ def time_left(waiting: list[tuple[str, str]], running: list[tuple[str, float]], 
     by the workers."""
     done = [t for times in took.values() for t in times]
     overall = sum(done) / len(done) if done else 0.0
-    mean = lambda aid: sum(took[aid]) / len(took[aid]) if took.get(aid) else overall  # noqa: E731
-    work = sum(mean(aid) for aid, _ in waiting) + sum(max(0.0, mean(aid) - ran) for aid, ran in running)
+    work = (sum(_mean(took, aid, overall) for aid, _ in waiting)
+            + sum(max(0.0, _mean(took, aid, overall) - ran) for aid, ran in running))
     return work / max(1, min(workers, len(waiting) + len(running)))
 
 # %% ../../chapters/94_workbook_grading.ipynb #ch94-c13b
