@@ -22,6 +22,11 @@ c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'grading' / 'gradebook.db'}"
 # A hanging cell fails after this many seconds instead of stalling a whole grading run.
 c.Execute.timeout = 60
 
+# Once the last cell has run, the kernel is stopped at once (killed with its sandbox), not asked to exit
+# and waited for: a graceful exit takes 0.3 s a notebook, and a notebook that hangs in its exit (a thread
+# left running, a handler that sleeps) would hold grading up to 5 s more. Its outputs are all in by then.
+c.Execute.shutdown_kernel = "immediate"
+
 # A learner who deletes a test cell still gets it graded: nbgrader puts it back from the gradebook.
 c.OverwriteCells.add_missing_cells = True
 
