@@ -552,3 +552,20 @@ def test_an_assert_with_a_message_is_reported_by_its_message():
     cell = {"outputs": [{"output_type": "error", "ename": "AssertionError", "evalue": "got 'allow'",
                          "traceback": ["----> 4 assert False, \"got 'allow'\""]}]}
     assert selfcheck.reason_for(cell, 0.0, 1.0) == "AssertionError: got 'allow'"
+
+
+def test_the_self_check_puts_off_the_iri_grammar_until_an_iri_is_checked():
+    """Importing jsonschema (nbformat and nbgrader do) builds rfc3987-syntax's IRI parsers, seconds of work that
+    no notebook schema uses. After donegate.selfcheck they are built only when an `iri` format is checked, and
+    then the check is the real one."""
+    import subprocess
+    import sys
+    probe = (
+        "import sys, donegate.selfcheck, jsonschema, nbgrader.api\n"
+        "print('built on import:', 'rfc3987_syntax.syntax_helpers' in sys.modules)\n"
+        "v = jsonschema.Draft202012Validator({'format': 'iri'}, format_checker=jsonschema.FormatChecker())\n"
+        "print('bad:', [e.message for e in v.iter_errors('http://exa mple.org/')], 'good:', list(v.iter_errors('http://example.org/a')))\n"
+        "print('built on use:', 'rfc3987_syntax.syntax_helpers' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == ["built on import: False", "bad: [\"'http://exa mple.org/' is not a 'iri'\"] good: []",
+                   "built on use: True"]
