@@ -54,6 +54,16 @@ def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
     assert [c.verdict for c in result.claims] == EXPECTED[scenario]["verdicts"]
 
 
+def test_an_audit_leaves_no_folder_behind(tmp_path):
+    """Without --trajectory the trajectory goes to a temporary folder, which goes when the command ends: a
+    person who audits a session a day does not fill /tmp with folders they were never told about."""
+    import os
+    run = subprocess.run([DONEGATE, "audit", str(FIXTURES["claude-code/mixed"])], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert run.returncode == EXPECTED["mixed"]["exit"], run.stdout + run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_session_without_a_claim_says_so_and_exits_0():
     for host in au.HOSTS:
         run = cli(str(FIXTURES[f"{host}/no-claim"]))

@@ -6,10 +6,12 @@
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-004
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
 import shlex
+import shutil
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -620,11 +622,13 @@ class Audit:
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
           trajectory_path: str | os.PathLike | None = None) -> Audit:
-    """Read the transcript, write it as a trajectory (to `trajectory_path`, or a temporary folder), and judge
-    each claim in it by the evidence rule."""
+    """Read the transcript, write it as a trajectory (to `trajectory_path`, or a temporary folder that goes
+    when this process ends), and judge each claim in it by the evidence rule."""
     imported = read_transcript(path, host)
     if trajectory_path is None:
-        trajectory_path = Path(tempfile.mkdtemp(prefix="donegate-audit-")) / "trajectory.jsonl"
+        folder = tempfile.mkdtemp(prefix="donegate-audit-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # a `donegate audit` leaves nothing behind
+        trajectory_path = Path(folder) / "trajectory.jsonl"
     loaded = to_trajectory(imported, trajectory_path, rules)
     claims, actions = audit_events(loaded.events, rules)
     return Audit(imported, loaded, claims, actions)
