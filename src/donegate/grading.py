@@ -281,15 +281,18 @@ def write_submission(dst, record: dict) -> None:
     """Write a `submission_record` into the open gradebook `dst` through nbgrader's API, and commit."""
     name, student = record["assignment"], record["student"]
     dst.update_or_create_student(student["id"], **{k: v for k, v in student.items() if k != "id"})
-    dst.update_or_create_submission(name, student["id"], timestamp=record["timestamp"], extension=record["extension"])
+    sub = dst.update_or_create_submission(name, student["id"], timestamp=record["timestamp"],
+                                          extension=record["extension"])
+    notebooks = {nb.name: nb for nb in sub.notebooks}  # each cell's row through its notebook: no query per cell
     for notebook in record["notebooks"]:
-        mine = dst.find_submission_notebook(notebook["name"], name, student["id"])
+        mine = notebooks[notebook["name"]]
         mine.flagged, mine.late_submission_penalty = notebook["flagged"], notebook["late_submission_penalty"]
+        grades, comments = {g.name: g for g in mine.grades}, {c.name: c for c in mine.comments}
         for cell, auto, manual, extra, needs in notebook["grades"]:
-            into = dst.find_grade(cell, notebook["name"], name, student["id"])
+            into = grades[cell]
             into.auto_score, into.manual_score, into.extra_credit, into.needs_manual_grade = auto, manual, extra, needs
         for cell, auto, manual in notebook["comments"]:
-            into = dst.find_comment(cell, notebook["name"], name, student["id"])
+            into = comments[cell]
             into.auto_comment, into.manual_comment = auto, manual
     dst.db.commit()
 
@@ -420,8 +423,8 @@ def _warm_children() -> None:
 
 
 def _warm_report() -> None:
-    """Load the class report's plotting library while the first children grade (the parent is idle then),
-    not after the last one has ended."""
+    """Load the class report's plotting library while the last children grade (a core is free then: nothing
+    is left to start), not after the last one has ended. Once loaded, a call costs nothing."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot  # noqa: F401
@@ -492,13 +495,14 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
     try:
         while waiting and len(running) < workers:  # the first ones; each that ends is replaced at once below
             start()
-        _warm_report()
         while running:
             for ready in wait(list(running)):
                 run, now = running.pop(ready), time.monotonic()
                 message = _heard(run)
                 if waiting:  # the next child starts before this one is settled: no core waits for the parent
                     start()
+                else:  # nothing left to start: this core is free, and the report's plotting loads on it
+                    _warm_report()
                 outcomes.append(_finish(root, run, message, course))
                 took.setdefault(run.assignment, []).append(outcomes[-1].seconds)
                 busy = [(r.assignment, now - r.started) for r in running.values()]
