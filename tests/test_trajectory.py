@@ -576,3 +576,14 @@ def test_a_writer_killed_while_writing_freely_loses_no_complete_event(tmp_path):
     assert [e.seq for e in result.events] == list(range(1, complete + 1))
     assert {p.kind for p in result.problems} <= {"torn_line", "unfinished"}
     assert "unfinished" in {p.kind for p in result.problems}
+
+
+def test_validating_an_event_does_not_build_the_iri_grammar():
+    """The full schema check imports jsonschema; rfc3987-syntax's IRI parsers (seconds to build, and the event
+    schema has no `iri` format) are not built for it, so `donegate audit` does not wait for them."""
+    import subprocess
+    import sys
+    probe = ("import sys\nfrom donegate import trajectory as tj\n"
+             "print(tj.schema_problem({'type': 'nonsense'}) is not None, 'rfc3987_syntax.syntax_helpers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False"]

@@ -580,6 +580,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.selfcheck.check_command': ('workbook_self_check.html#check_command', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.course_config': ('workbook_self_check.html#course_config', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.defer_import': ('workbook_self_check.html#defer_import', 'donegate/selfcheck.py'),
+                                    'donegate.selfcheck.defer_iri_grammar': ( 'workbook_self_check.html#defer_iri_grammar',
+                                                                              'donegate/selfcheck.py'),
                                     'donegate.selfcheck.due_label': ('workbook_self_check.html#due_label', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.failing_line': ('workbook_self_check.html#failing_line', 'donegate/selfcheck.py'),
                                     'donegate.selfcheck.feedback_options': ( 'workbook_self_check.html#feedback_options',

@@ -22,15 +22,15 @@ from .setup import find_repository
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES',
            'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE',
            'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS',
-           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'defer_import', 'SelfCheckError', 'find_root',
-           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
-           'build_course', 'nbgrader_templates', 'feedback_options', 'generate_feedback', 'grade_in_course',
-           'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox',
-           'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output',
-           'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
-           'Pass', 'load_passes', 'record_pass', 'Step', 'Repetition', 'repetitions', 'Row', 'due_label', 'recall_row',
-           'progress_rows', 'chapter_titles', 'format_progress', 'progress', 'schedule_note', 'check', 'check_command',
-           'progress_command']
+           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'defer_import', 'defer_iri_grammar',
+           'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment',
+           'grading_options', 'course_config', 'build_course', 'nbgrader_templates', 'feedback_options',
+           'generate_feedback', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command',
+           'pids_cgroup', 'release_sandbox', 'vet_source', 'judge_main', 'judge_cells', 'protected_names',
+           'vet_notebook', 'run_judge', 'judged_output', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for',
+           'read_cells', 'format_result', 'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step', 'Repetition',
+           'repetitions', 'Row', 'due_label', 'recall_row', 'progress_rows', 'chapter_titles', 'format_progress',
+           'progress', 'schedule_note', 'check', 'check_command', 'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #sc-defer-c1
 class _Deferred(type(sys)):
@@ -68,7 +68,13 @@ def defer_import(name: str, functions: tuple[str, ...]) -> bool:
     return True
 
 
-defer_import("rfc3987_syntax", ("is_valid_syntax",))  # jsonschema's `iri` formats; 2-3 s of grammar otherwise
+def defer_iri_grammar() -> None:
+    """In this process, put off building rfc3987-syntax's IRI grammar (jsonschema's `iri` formats) until an IRI
+    is checked. Whatever imports jsonschema for donegate calls it first; after the first call it does nothing."""
+    defer_import("rfc3987_syntax", ("is_valid_syntax",))
+
+
+defer_iri_grammar()  # nbformat, and so nbgrader, import jsonschema: the self-check and grading need it first
 
 # %% ../../chapters/91_workbook_self_check.ipynb #6a4996da
 class SelfCheckError(Exception):

@@ -405,6 +405,8 @@ EVENT_SCHEMA: dict = {
 # %% ../../chapters/03_trajectories.ipynb #ch03-036-k3
 @lru_cache(maxsize=1)
 def _validator():
+    from donegate.selfcheck import defer_iri_grammar
+    defer_iri_grammar()  # jsonschema's IRI grammar (2-3 s to build, unused here) waits until an IRI is checked
     import jsonschema  # imported here so that importing this module (and `donegate --help`) stays fast
     jsonschema.Draft202012Validator.check_schema(EVENT_SCHEMA)
     return jsonschema.Draft202012Validator(EVENT_SCHEMA)
@@ -416,8 +418,9 @@ def schema_problem(event: Any, *, fast: bool = False) -> str | None:
     decides; fast=True uses a small built-in evaluator of the keywords EVENT_SCHEMA uses instead."""
     if fast:
         return _subset_problem(event, EVENT_SCHEMA, "")
+    validator = _validator()  # before anything else of jsonschema: it puts off the IRI grammar first
     from jsonschema.exceptions import best_match
-    error = best_match(_validator().iter_errors(event))
+    error = best_match(validator.iter_errors(event))
     if error is None:
         return None
     where = ".".join(str(p) for p in error.absolute_path)
