@@ -309,7 +309,8 @@ def merge_gradebook(source: Path, target: Path, only: set[tuple[str, str]] | Non
 
 @contextmanager
 def _warnings_to(log: Path | None):
-    """The warnings given inside go to `log` (nbgrader's database layer has many), not to the terminal."""
+    """The warnings given inside go to `log` (nowhere for None; nbgrader's database layer has many), not to the
+    terminal."""
     import warnings
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -480,8 +481,8 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
     """Grade `found`, `workers` children at once, longest first; `report(k, outcome, seconds_left)` as each ends."""
     from multiprocessing.connection import wait
     _warm_children()
+    course = _course_gradebook(root, log)  # open for the whole run: only this process writes it
     scratch = Path(tempfile.mkdtemp(prefix="donegate-grade-"))
-    template = _gradebook_copy(root, scratch)
     waiting, running, outcomes, tried, took = list(found), {}, [], set(), {}
 
     def start() -> None:
@@ -491,8 +492,8 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
         run = _start(root, assignment, student, log, template)
         running[run.receive] = run
 
-    course = _course_gradebook(root, log)  # open for the whole run: only this process writes it
     try:
+        template = _gradebook_copy(root, scratch)
         while waiting and len(running) < workers:  # the first ones; each that ends is replaced at once below
             start()
         while running:
@@ -789,10 +790,8 @@ REPORT_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1100px;margin:2
 def class_report(root: Path, outcomes: list[Outcome] = ()) -> Path:
     """Write grading/report/index.html and its three PNGs (scores, the tests most failed, the class grid)
     from the gradebook; it links nothing outside the folder. Returns the page's path."""
-    import warnings
     from html import escape
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nbgrader's database layer, read-only here; its log is the run's
+    with _warnings_to(None):  # nbgrader's database layer, read-only here; its log is the run's
         rec = class_record(root, outcomes)
     folder = Path(root) / "grading" / "report"
     folder.mkdir(parents=True, exist_ok=True)
