@@ -1,4 +1,5 @@
-"""donegate.verifiers: per-dimension verdicts with evidence, critical dimensions, human review, calibration."""
+"""donegate.verifiers: per-dimension verdicts with evidence, critical dimensions, human review, calibration; and
+donegate.cases (appendix 99), the case record and the readers that never crash a verifier."""
 import json
 import re
 from dataclasses import replace
@@ -6,30 +7,34 @@ from pathlib import Path
 
 import pytest
 
-from donegate.verifiers import (
-    CRITICAL,
+from donegate import cases, verifiers
+from donegate.cases import (
     Case,
     Claim,
-    DimensionResult,
-    HeuristicJudge,
     Message,
     Promise,
-    ResultVerifier,
     Rule,
     SensitiveValue,
     ToolCall,
-    TrajectoryVerifier,
     as_case,
-    calibrate,
-    calibrate_cases,
     case_from_dict,
     case_from_events,
+    read_case,
+    transcript,
+)
+from donegate.verifiers import (
+    CRITICAL,
+    DimensionResult,
+    HeuristicJudge,
+    ResultVerifier,
+    TrajectoryVerifier,
+    calibrate,
+    calibrate_cases,
     check_facts,
     check_privacy,
     check_promises,
     check_rules,
     decide,
-    read_case,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -485,6 +490,41 @@ def test_as_case_reads_dicts_events_and_paths_alike():
     assert as_case(GOOD).case_id == "refund-clean"
     assert as_case(GOOD_EVENTS).source == "trajectory"
     assert as_case(CASES / "01-refund-clean.json").case_id == "refund-clean"
+
+
+def test_a_risk_that_is_not_stated_is_read_as_high_and_said_so():
+    for risk in (None, "medium"):
+        c = case_from_dict({**GOOD, "risk": risk})
+        assert c.risk == "high"
+        assert any("treated as high" in text for text in c.problems_in({"risk"}))
+
+
+def test_transcript_shows_each_turn_and_marks_a_failed_call():
+    shown = transcript(demo("refund-failed-call")).splitlines()
+    assert shown[1].startswith("turn 1  user ")
+    assert any(line.startswith("turn 2  tool   issue_refund") and "FAILED (payment gateway timeout" in line
+               for line in shown)
+
+
+# --- the modules ----------------------------------------------------------------------------------
+
+def test_the_verifiers_still_offer_every_name_that_moved_to_the_case_readers():
+    """Labs and chapter 08 import the readers and records as donegate.verifiers.X: the same objects."""
+    for name in cases.__all__:
+        assert getattr(verifiers, name) is getattr(cases, name), name
+        assert name in verifiers.__all__, name
+
+
+def test_the_case_readers_import_nothing_of_donegate():
+    """donegate.verifiers imports donegate.cases, so the other way round would be an import cycle."""
+    import ast
+
+    tree = ast.parse(Path(cases.__file__).read_text(encoding="utf-8"))
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names = [a.name for n in imports if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in imports if isinstance(n, ast.ImportFrom) and n.level == 0]
+    assert not [n for n in imports if isinstance(n, ast.ImportFrom) and n.level > 0]
+    assert not [n for n in names if n.split(".")[0] == "donegate"]
 
 
 # --- calibration -----------------------------------------------------------------------------------
