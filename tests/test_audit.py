@@ -12,6 +12,7 @@ import pytest
 
 from donegate import audit as au
 from donegate import trajectory as tj
+from donegate import transcripts as tr
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "demo" / "transcripts"
@@ -38,7 +39,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_every_host_has_a_fixture_of_every_scenario():
-    assert sorted(FIXTURES) == sorted(f"{h}/{s}" for h in au.HOSTS for s in EXPECTED)
+    assert sorted(FIXTURES) == sorted(f"{h}/{s}" for h in tr.HOSTS for s in EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
@@ -65,12 +66,12 @@ def test_an_audit_leaves_no_folder_behind(tmp_path):
 
 
 def test_a_session_without_a_claim_says_so_and_exits_0():
-    for host in au.HOSTS:
+    for host in tr.HOSTS:
         run = cli(str(FIXTURES[f"{host}/no-claim"]))
         assert run.returncode == 0 and "none: no reply in this session claims" in run.stdout, run.stdout
 
 
-@pytest.mark.parametrize("host", au.HOSTS)
+@pytest.mark.parametrize("host", tr.HOSTS)
 def test_the_imported_session_is_a_valid_trajectory_with_its_calls_and_their_exit_codes(host, tmp_path):
     result = au.audit(FIXTURES[f"{host}/mixed"], trajectory_path=tmp_path / "t.jsonl")
     assert tj.validate(tmp_path / "t.jsonl").ok
@@ -84,7 +85,7 @@ def test_the_imported_session_is_a_valid_trajectory_with_its_calls_and_their_exi
     assert all(tj.ArtifactStore(tmp_path / "t.artifacts").verify_artifact(o["artifact_ref"]) for o in outputs)
 
 
-@pytest.mark.parametrize("host", au.HOSTS)
+@pytest.mark.parametrize("host", tr.HOSTS)
 def test_the_stop_gates_refusal_is_read_as_a_hook_decision(host):
     result = au.audit(FIXTURES[f"{host}/gated"])
     blocks = [e for e in au.hook_decisions(result) if e.payload["action"] == "block"]
@@ -103,7 +104,7 @@ def test_an_unknown_record_is_kept_opaque_and_counted(tmp_path):
     assert len(records) == 2 and json.loads(records[0].payload["record"]["preview"]) == json.loads(novel)
 
 
-@pytest.mark.parametrize("host", au.HOSTS)
+@pytest.mark.parametrize("host", tr.HOSTS)
 def test_a_damaged_line_is_named_and_the_rest_is_read(host, tmp_path):
     lines = FIXTURES[f"{host}/contradicted"].read_text().splitlines()
     middle = len(lines) // 2
@@ -169,11 +170,11 @@ def test_the_naive_audit_is_fooled_by_the_fixtures_the_rule_is_not():
     contradicted, stale and unsupported ones."""
     fooled = []
     for name, path in FIXTURES.items():
-        replies = [s.text for s in au.read_transcript(path).steps if s.kind == "reply"]
+        replies = [s.text for s in tr.read_transcript(path).steps if s.kind == "reply"]
         naive_pass = bool(replies) and "pass" in replies[-1].lower()
         if naive_pass and EXPECTED[name.split("/")[1]]["exit"] != 0:
             fooled.append(name)
-    assert len(fooled) >= 3 * len(au.HOSTS), fooled
+    assert len(fooled) >= 3 * len(tr.HOSTS), fooled
 
 
 def test_the_html_page_holds_the_verdicts_and_loads_nothing_from_outside(tmp_path):

@@ -7,343 +7,23 @@
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import re
-import shlex
 import shutil
 import tempfile
-from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Sequence
 
 from . import trajectory as tj
-
-HOSTS = ("claude-code", "codex", "gemini")
+from .transcripts import CLAUDE_EDITS, GEMINI_EDITS, Imported, TranscriptError
+from .transcripts import read_transcript, write_trajectory
 
 # %% auto #0
-__all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'CHECK_COMMANDS',
-           'WRITING_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'VERDICTS', 'EDIT_TOOLS', 'READERS', 'LABELS',
-           'COLOURS', 'Step', 'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex',
-           'read_gemini', 'Rules', 'sentences', 'claims_in', 'to_trajectory', 'Action', 'ClaimVerdict', 'timeline',
-           'judge', 'audit_events', 'TranscriptError', 'detect_host', 'read_transcript', 'Audit', 'audit',
-           'hook_decisions', 'format_audit', 'plot_audit', 'audit_html', 'audit_command']
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-014
-@dataclass
-class Step:
-    """One thing a session did, in a host-neutral form: `kind` is prompt, reply, call, result, hook or opaque."""
-    kind: str
-    ts: str | None = None
-    text: str = ""                    # prompt and reply text; a result's output; a hook's reason
-    call_id: str = ""                 # call and result
-    tool: str = ""                    # call and result: the host's own tool name
-    input: dict = field(default_factory=dict)   # call: the tool's real input
-    action: str = ""                  # call: edit, shell or other; hook: allow, deny, block
-    files: list[str] = field(default_factory=list)  # call: the files an edit names
-    command: str = ""                 # call: the shell command
-    exit_code: int | None = None      # result
-    ok: bool = True                   # result: False when the host says the call failed
-    record: Any = None                # opaque: the record as it was
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-015
-@dataclass
-class Imported:
-    """A host transcript read into steps: the session id, the steps in order, the kinds of record kept
-    opaque (and how many of each), and the lines that could not be read (line number, what was wrong)."""
-    host: str
-    path: Path
-    session_id: str | None
-    steps: list[Step]
-    opaque: Counter
-    damaged: list[tuple[int, str]]
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-016
-def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
-    """The JSON records of a JSON Lines file with their line numbers, and the lines that are not JSON."""
-    records, damaged = [], []
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append((number, json.loads(line)))
-        except ValueError as error:
-            damaged.append((number, f"not JSON ({error.msg} at column {error.colno})"))
-    return records, damaged
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-017
-GATE_TAG = "[donegate]"  # the stop gate's feedback starts so: what the check said, not the person
-
-
-def prompt_or_feedback(text: str, ts: str | None) -> Step:
-    """A user message: the person's prompt, or the gate's refusal handed to the model as one (a host that
-    does not mark hook feedback, such as Gemini CLI, records it as the next prompt)."""
-    if text.lstrip().startswith(GATE_TAG):
-        return Step("hook", ts, text=text.strip(), tool="Stop", action="block")
-    return Step("prompt", ts, text=text)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-019
-CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
-CLAUDE_SHELL = {"Bash"}
-_CLAUDE_EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
-_HOOK_FEEDBACK = re.compile(r"^(Stop|SubagentStop|PreToolUse|PostToolUse) hook feedback:\s*(.*)", re.S)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-020
-def _text_of(content: Any) -> str:
-    """The text of a message's content: a string, or the text of its text (and tool result) blocks."""
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict):
-            inner = block.get("text") if "text" in block else block.get("content")
-            parts.append(_text_of(inner) if inner is not None else "")
-    return "\n".join(p for p in parts if p)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-021
-def _claude_call(block: dict, ts: str | None) -> Step:
-    tool, given = str(block.get("name") or "?"), block.get("input") if isinstance(block.get("input"), dict) else {}
-    if tool in CLAUDE_EDITS:
-        return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="edit",
-                    files=[str(given.get(CLAUDE_EDITS[tool]) or "")])
-    if tool in CLAUDE_SHELL:
-        return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="shell",
-                    command=str(given.get("command") or ""))
-    return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="other")
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-022
-def _claude_user(message: dict, ts: str | None) -> list[Step]:
-    content = message.get("content")
-    if isinstance(content, str):
-        hook = _HOOK_FEEDBACK.match(content)
-        return [Step("hook", ts, text=hook.group(2), tool=hook.group(1), action="block")] if hook else \
-            [prompt_or_feedback(content, ts)]
-    steps = []
-    for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_result":
-            output, failed = _text_of(block.get("content")), bool(block.get("is_error"))
-            code = _CLAUDE_EXIT.match(output)
-            steps.append(Step("result", ts, text=output, call_id=str(block.get("tool_use_id")), ok=not failed,
-                              exit_code=int(code.group(1)) if code else (1 if failed else 0)))
-        elif block.get("type") == "text":
-            steps += _claude_user({"content": block.get("text") or ""}, ts)
-    return steps
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-023
-def read_claude_code(path: Path) -> Imported:
-    """Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl): user and assistant records
-    hold the conversation (tool calls, their results, hook feedback); every other record is kept opaque."""
-    records, damaged = read_lines(path)
-    steps, opaque, session = [], Counter(), None
-    names: dict[str, str] = {}
-    for number, record in records:
-        if not isinstance(record, dict):
-            damaged.append((number, "not a JSON object"))
-            continue
-        kind, ts = str(record.get("type")), record.get("timestamp")
-        session = session or record.get("sessionId")
-        message = record.get("message") if isinstance(record.get("message"), dict) else None
-        if kind == "assistant" and message is not None:
-            for block in message.get("content") or ():
-                if isinstance(block, dict) and block.get("type") == "text" and block.get("text"):
-                    steps.append(Step("reply", ts, text=block["text"]))
-                elif isinstance(block, dict) and block.get("type") == "tool_use":
-                    steps.append(_claude_call(block, ts))
-                    names[steps[-1].call_id] = steps[-1].tool
-        elif kind == "user" and message is not None and (not record.get("isMeta") or
-                                                         _HOOK_FEEDBACK.match(_text_of(message.get("content")))):
-            steps += _claude_user(message, ts)
-        elif kind == "system" and record.get("subtype") == "stop_hook_summary" and not record.get("hookErrors"):
-            commands = ", ".join(str(h.get("command")) for h in record.get("hookInfos") or () if isinstance(h, dict))
-            steps.append(Step("hook", ts, text=f"the Stop hook ({commands or '?'}) let the session end",
-                              tool="Stop", action="allow"))
-        else:
-            opaque[kind] += 1
-            steps.append(Step("opaque", ts, tool=kind, record=record))
-    for step in steps:
-        if step.kind == "result":
-            step.tool = names.get(step.call_id, "?")
-    return Imported("claude-code", path, session, steps, opaque, damaged)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-026
-CODEX_SHELL = {"exec_command", "shell", "local_shell", "container.exec", "shell_command"}
-_CODEX_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-027
-def _codex_command(arguments: Any) -> str:
-    try:
-        given = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
-    except (ValueError, TypeError):
-        return str(arguments)
-    command = given.get("cmd", given.get("command", ""))
-    return shlex.join(command) if isinstance(command, list) else str(command)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-028
-def _codex_item(payload: dict, ts: str | None) -> list[Step]:
-    kind = payload.get("type")
-    if kind == "message":
-        text = _text_of(payload.get("content"))
-        if payload.get("role") == "assistant":
-            return [Step("reply", ts, text=text)] if text else []
-        if payload.get("role") == "user" and not text.lstrip().startswith(("<", "[")):
-            return [prompt_or_feedback(text, ts)]
-        return [Step("opaque", ts, tool=f"message/{payload.get('role')}", record=payload)]
-    if kind in ("function_call", "custom_tool_call"):
-        call_id, name = str(payload.get("call_id") or payload.get("id")), str(payload.get("name") or "?")
-        given = payload.get("input") if kind == "custom_tool_call" else payload.get("arguments")
-        if name == "apply_patch":
-            return [Step("call", ts, call_id=call_id, tool=name, input={"patch": str(given)}, action="edit",
-                         files=_PATCH_FILE.findall(str(given)))]
-        if name in CODEX_SHELL:
-            command = _codex_command(given)
-            return [Step("call", ts, call_id=call_id, tool=name, input={"cmd": command}, action="shell",
-                         command=command)]
-        return [Step("call", ts, call_id=call_id, tool=name, input={"arguments": given}, action="other")]
-    if kind == "local_shell_call":  # the shell item of earlier Codex versions: an argv in its action
-        command = _codex_command({"command": (payload.get("action") or {}).get("command", "")})
-        return [Step("call", ts, call_id=str(payload.get("call_id") or payload.get("id")), tool=kind,
-                     input={"cmd": command}, action="shell", command=command)]
-    if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
-        output = payload.get("output")
-        text = output if isinstance(output, str) else json.dumps(output)
-        code = _CODEX_EXIT.search(text)
-        exit_code = int(code.group(1)) if code else None
-        return [Step("result", ts, text=text, call_id=str(payload.get("call_id")), exit_code=exit_code,
-                     ok=exit_code in (None, 0))]
-    return [Step("opaque", ts, tool=f"response_item/{kind}", record=payload)]
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-029
-def read_codex(path: Path) -> Imported:
-    """Codex's rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): its response items are the
-    conversation; event messages (which repeat them for display), the session's metadata and the rest are
-    kept opaque. A hook's refusal is read from the hook events Codex records."""
-    records, damaged = read_lines(path)
-    steps, opaque, session = [], Counter(), None
-    names: dict[str, str] = {}
-    for number, record in records:
-        if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
-            damaged.append((number, "not a rollout record (an object with a payload)"))
-            continue
-        kind, ts, payload = str(record.get("type")), record.get("timestamp"), record["payload"]
-        if kind == "session_meta":
-            session = session or payload.get("id") or payload.get("session_id")
-        new = _codex_item(payload, ts) if kind == "response_item" else _codex_hook(payload, ts)
-        if not new:
-            new = [Step("opaque", ts, tool=f"{kind}/{payload.get('type')}" if payload.get("type") else kind,
-                        record=record)]
-        for step in new:
-            if step.kind == "opaque":
-                opaque[step.tool] += 1
-            if step.kind == "call":
-                names[step.call_id] = step.tool
-            if step.kind == "result":
-                step.tool = names.get(step.call_id, "?")
-        steps += new
-    return Imported("codex", path, session, steps, opaque, damaged)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-030
-def _codex_hook(payload: dict, ts: str | None) -> list[Step]:
-    """A Stop hook's refusal, as Codex shows it (an event message with a HookPrompt item); else nothing."""
-    item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
-    if payload.get("type") == "item_completed" and item.get("type") == "HookPrompt":
-        text = "\n".join(str(f.get("text", "")) for f in item.get("fragments") or () if isinstance(f, dict))
-        return [Step("hook", ts, text=text.strip(), tool="Stop", action="block")]
-    return []
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-032
-GEMINI_EDITS = {"replace": "file_path", "write_file": "file_path", "edit": "file_path"}
-GEMINI_SHELL = {"run_shell_command"}
-_GEMINI_EXIT = re.compile(r"^Exit Code:\s*(-?\d+)", re.M)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-033
-def _gemini_output(call: dict) -> str:
-    texts = []
-    for part in call.get("result") or ():
-        response = (part.get("functionResponse") or {}).get("response") if isinstance(part, dict) else None
-        if isinstance(response, dict):
-            texts.append(str(response.get("output", response.get("error", ""))))
-    return "\n".join(texts)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-034
-def _gemini_calls(message: dict) -> list[Step]:
-    steps = []
-    for call in message.get("toolCalls") or ():
-        if not isinstance(call, dict):
-            continue
-        name, given, ts = str(call.get("name") or "?"), call.get("args") or {}, call.get("timestamp")
-        call_id = str(call.get("id"))
-        if name in GEMINI_EDITS:
-            step = Step("call", ts, call_id=call_id, tool=name, input=given, action="edit",
-                        files=[str(given.get(GEMINI_EDITS[name]) or "")])
-        elif name in GEMINI_SHELL:
-            step = Step("call", ts, call_id=call_id, tool=name, input=given, action="shell",
-                        command=str(given.get("command") or ""))
-        else:
-            step = Step("call", ts, call_id=call_id, tool=name, input=given, action="other")
-        output = _gemini_output(call)
-        code = _GEMINI_EXIT.search(output)
-        failed = call.get("status") not in ("success", None)
-        exit_code = int(code.group(1)) if code else (1 if failed else 0)
-        steps += [step, Step("result", ts, text=output, call_id=call_id, tool=name, exit_code=exit_code,
-                             ok=not failed and exit_code == 0)]
-    return steps
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-035
-def _gemini_records(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
-    """The records of a session file: JSON Lines, or (as older versions wrote it) one JSON document whose
-    `messages` list holds them after the header's fields."""
-    try:
-        whole = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except ValueError:
-        return read_lines(path)
-    if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
-        header = {k: v for k, v in whole.items() if k != "messages"}
-        return [(1, header), *[(1, m) for m in whole["messages"]]], []
-    return read_lines(path)
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-036
-def read_gemini(path: Path) -> Imported:
-    """Gemini CLI's session file (~/.gemini/tmp/<project>/chats/session-*.jsonl, or .json): a header, then message
-    records, where a message written again under the same id (to add its tool calls) replaces the first;
-    `$set` updates and info messages are kept opaque."""
-    records, damaged = _gemini_records(path)
-    latest: dict[str, dict] = {}
-    order: list[tuple[str, Any]] = []
-    session, opaque = None, Counter()
-    for number, record in records:
-        if not isinstance(record, dict):
-            damaged.append((number, "not a JSON object"))
-        elif "sessionId" in record and "type" not in record:
-            session = session or record.get("sessionId")
-        elif record.get("id") and record.get("type"):
-            if record["id"] not in latest:
-                order.append(("message", record["id"]))
-            latest[record["id"]] = record
-        else:
-            order.append(("opaque", record))
-    steps = []
-    for what, item in order:
-        if what == "opaque":
-            kind = "$set" if "$set" in item else str(item.get("type", "record"))
-            opaque[kind] += 1
-            steps.append(Step("opaque", None, tool=kind, record=item))
-            continue
-        message = latest[item]
-        kind, ts, text = message.get("type"), message.get("timestamp"), _text_of(message.get("content"))
-        if kind == "user" and text:
-            steps.append(prompt_or_feedback(text, ts))
-        elif kind == "gemini":
-            steps += ([Step("reply", ts, text=text)] if text else []) + _gemini_calls(message)
-        elif kind != "user":
-            opaque[f"message/{kind}"] += 1
-            steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))
-    return Imported("gemini", path, session, steps, opaque, damaged)
+__all__ = ['CHECK_COMMANDS', 'WRITING_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'VERDICTS', 'EDIT_TOOLS', 'LABELS',
+           'COLOURS', 'Rules', 'sentences', 'claims_in', 'to_trajectory', 'Action', 'ClaimVerdict', 'timeline', 'judge',
+           'audit_events', 'Audit', 'audit', 'hook_decisions', 'format_audit', 'plot_audit', 'audit_html',
+           'audit_command']
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
 # Which shell commands count as a test or check run: the repository's verify.sh and the usual runners.
@@ -360,9 +40,9 @@ WRITING_COMMANDS: tuple[str, ...] = (
     r"\btee\b", r"\b(mv|cp|rm|touch|truncate|patch|install|ln)\s", r"\bgit\s+(apply|checkout|restore|reset|stash|"
     r"revert|cherry-pick|merge|rebase|pull|am)\b",
 )
-# Sentences that claim the tests or checks pass, and sentences that claim the work is done.
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-040
+# Sentences that claim the tests or checks pass, and sentences that claim the work is done.
 PASS_CLAIM = re.compile(
     r"\b(tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci)\b[^.!?\n]{0,40}?\b(pass(es|ed|ing)?|succeed(s|ed)?|"
     r"green|(are|is) ok)\b|\bpass(es|ing)?\s+(all\s+)?(the\s+)?(tests?|checks?)\b", re.I)
@@ -410,53 +90,12 @@ def claims_in(text: str) -> list[tuple[str, str]]:
             found.append(("done", sentence))
     return found
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-046
-def _moment(ts: str | None, last: datetime) -> datetime:
-    try:
-        moment = datetime.fromisoformat(str(ts).replace("Z", "+00:00")).astimezone(timezone.utc)
-    except ValueError:
-        return last
-    return max(moment, last)  # a trajectory's time never runs backwards
-
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-047
 def to_trajectory(imported: Imported, path: str | os.PathLike, rules: Rules = Rules()) -> tj.LoadResult:
-    """Write the session as a donegate trajectory at `path` (artifacts beside it) and load it back: turns,
-    replies with their claims, tool calls with their real inputs and results (exit codes, outputs kept by
-    hash), hook decisions, the opaque records; one run_finished at the end."""
-    clock = [datetime(1970, 1, 1, tzinfo=timezone.utc)]
-    writer = tj.TrajectoryWriter(path, task_id=f"{imported.host}:{imported.session_id or imported.path.stem}",
-                                 clock=lambda: clock[0])
-    with writer:
-        writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
-                                                         "transcript": str(imported.path)})
-        turn, requested = 0, {}
-        for step in imported.steps:
-            clock[0] = _moment(step.ts, clock[0])
-            if step.kind == "prompt":
-                turn += 1
-                writer.turn_started(turn)
-            elif step.kind == "reply":
-                writer.model_reply(step.text, claims=[s for _, s in claims_in(step.text)])
-            elif step.kind == "call":
-                kind = "check" if step.action == "shell" and rules.is_check(step.command) else step.action
-                writer.tool_requested(step.tool, {**step.input, "donegate": {"kind": kind, "files": step.files,
-                                                                             "command": step.command}},
-                                      call_id=step.call_id)
-                requested[step.call_id] = step
-            elif step.kind == "result" and step.call_id in requested:
-                if step.ok:
-                    writer.tool_completed(step.call_id, step.tool, step.text, exit_code=step.exit_code)
-                else:
-                    writer.tool_failed(step.call_id, step.tool, step.text.splitlines()[0] if step.text else "failed",
-                                       exit_code=step.exit_code, output=step.text)
-            elif step.kind == "hook":
-                writer.hook_decision(step.tool, "stop-hook" if step.tool == "Stop" else "hook", step.action,
-                                     step.text, tool_name=None)
-            elif step.kind == "opaque":
-                writer.host_record(imported.host, step.tool, json.dumps(step.record, ensure_ascii=False))
-        writer.run_finished("completed", f"imported from a {imported.host} transcript; "
-                                         f"{sum(imported.opaque.values())} record(s) kept opaque")
-    return tj.load(path)
+    """Write the session as a donegate trajectory at `path` (appendix 97's `write_trajectory`) with this
+    chapter's rules: a shell call the check rule matches is marked check, and each reply carries its claims."""
+    return write_trajectory(imported, path, is_check=rules.is_check,
+                            claims_of=lambda text: [sentence for _, sentence in claims_in(text)])
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
@@ -554,57 +193,6 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
             for kind, sentence in claims_in(str(event.payload.get("text") or "")):
                 verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions)))
     return verdicts, actions
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-060
-READERS: dict[str, Callable[[Path], Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
-                                                  "gemini": read_gemini}
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-061
-class TranscriptError(Exception):
-    """A transcript that cannot be read at all (missing, empty, no host's format)."""
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-062
-def detect_host(path: Path) -> str:
-    """Which host wrote a transcript: from the first records' shape (Claude Code's sessionId with a record
-    type, Codex's typed records with a payload, Gemini's header with a projectHash)."""
-    records, _ = _gemini_records(path)
-    for _, record in records[:20]:
-        if not isinstance(record, dict):
-            continue
-        if "payload" in record and record.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
-            return "codex"
-        if "projectHash" in record or (record.get("type") == "gemini"):
-            return "gemini"
-        if "sessionId" in record and ("parentUuid" in record or "type" in record):
-            return "claude-code"
-    raise TranscriptError(f"{path}: not a Claude Code, Codex or Gemini transcript (no record of theirs in the "
-                          "first 20 lines); name the host with --host if it is one")
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-063
-def _guess(path: Path) -> str:
-    try:
-        return f"a {detect_host(path)} transcript"
-    except TranscriptError:
-        return "none of the three hosts' formats"
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-064
-def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
-    """Read a host's transcript; `host` auto-detects. Unknown records are kept opaque and counted; damaged
-    lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError."""
-    path = Path(path)
-    if not path.is_file():
-        raise TranscriptError(f"{path}: no such file")
-    host = detect_host(path) if host == "auto" else host
-    if host not in READERS:
-        raise TranscriptError(f"unknown host {host!r}; choose auto, {', '.join(READERS)}")
-    imported = READERS[host](path)
-    if imported.steps and all(step.kind == "opaque" for step in imported.steps):
-        raise TranscriptError(f"{path}: no prompt, reply or tool call of a {host} transcript in it; is it one? "
-                              f"(the file looks like {_guess(path)})")
-    if not imported.steps:
-        raise TranscriptError(f"{path}: no readable record" + (f" ({len(imported.damaged)} damaged line(s), the "
-                              f"first: line {imported.damaged[0][0]}, {imported.damaged[0][1]})" if imported.damaged else ""))
-    return imported
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
 @dataclass

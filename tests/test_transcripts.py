@@ -1,0 +1,113 @@
+"""The transcript readers (appendix 97, donegate.transcripts): each host's quirks that the end-to-end audit of
+tests/test_audit.py would only show as a wrong verdict, pinned on the reader itself."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from donegate import transcripts as tr
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSCRIPTS = ROOT / "demo" / "transcripts"
+FIXTURES = {f"{p.relative_to(TRANSCRIPTS).parts[0]}/{p.relative_to(TRANSCRIPTS).parts[1]}": p
+            for p in sorted(TRANSCRIPTS.rglob("*.jsonl"))}
+
+
+def records_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_claude_code_s_stop_hook_summary_is_the_gate_s_allow():
+    """Claude Code writes a stop_hook_summary after each Stop hook. The refusal's (hookErrors filled) stays opaque,
+    since its feedback already came as a user message; the one without hookErrors is the gate letting it end."""
+    path = FIXTURES["claude-code/gated"]
+    summaries = [r for r in records_of(path) if r.get("subtype") == "stop_hook_summary"]
+    assert [bool(r.get("hookErrors")) for r in summaries] == [True, False]
+    imported = tr.read_transcript(path)
+    assert [(s.tool, s.action) for s in imported.steps if s.kind == "hook"] == [("Stop", "block"), ("Stop", "allow")]
+    [allow] = [s for s in imported.steps if s.kind == "hook" and s.action == "allow"]
+    assert "donegate hook stop --host claude-code" in allow.text
+
+
+def test_an_older_codex_local_shell_call_is_a_shell_call(tmp_path):
+    """Earlier Codex versions wrote the shell call as a local_shell_call item (its argv inside an action) and its
+    exit code as "Exit code: N"."""
+    records = [
+        {"timestamp": "2025-06-01T10:00:00Z", "type": "session_meta", "payload": {"id": "old-session"}},
+        {"timestamp": "2025-06-01T10:00:01Z", "type": "response_item",
+         "payload": {"type": "local_shell_call", "call_id": "c1", "status": "completed",
+                     "action": {"type": "exec", "command": ["bash", "-lc", "./verify.sh"]}}},
+        {"timestamp": "2025-06-01T10:00:02Z", "type": "response_item",
+         "payload": {"type": "local_shell_call_output", "call_id": "c1", "output": "Exit code: 1\n1 failed"}},
+    ]
+    path = tmp_path / "rollout-2025-06-01T10-00-00-old-session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    imported = tr.read_transcript(path)
+    assert imported.host == "codex" and imported.session_id == "old-session"
+    [call] = [s for s in imported.steps if s.kind == "call"]
+    [result] = [s for s in imported.steps if s.kind == "result"]
+    assert (call.action, call.command) == ("shell", "bash -lc ./verify.sh")
+    assert (result.tool, result.exit_code, result.ok) == ("local_shell_call", 1, False)
+
+
+def test_codex_s_display_copies_are_not_read_twice():
+    """Codex writes each item again as an item_completed event message, for its display: calls and replies are
+    read once, from the response items, and the copies are kept opaque."""
+    path = FIXTURES["codex/mixed"]
+    records = records_of(path)
+    copies = [r for r in records if r["type"] == "event_msg" and r["payload"].get("type") == "item_completed"]
+    calls = [r for r in records if r["type"] == "response_item"
+             and r["payload"].get("type") in ("function_call", "custom_tool_call")]
+    assert len(calls) == 4 and len(copies) > len(calls)  # the fixture does copy every call
+    imported = tr.read_transcript(path)
+    assert [s.call_id for s in imported.steps if s.kind == "call"] == [r["payload"]["call_id"] for r in calls]
+    assert [s.text for s in imported.steps if s.kind == "reply"] == [
+        "The tests pass. Tidying add() up as well.", "Now all tests pass."]
+    assert imported.opaque["event_msg/item_completed"] == len(copies)
+
+
+def test_a_gemini_message_written_again_replaces_the_first():
+    """Gemini writes a model message again, under the same id, once its tool calls have results: the last version
+    is read, at the first one's place, so each call is read once and with its output."""
+    path = FIXTURES["gemini/stale"]
+    ids = [r["id"] for r in records_of(path) if r.get("id") and r.get("type")]
+    assert len(ids) > len(set(ids))  # the fixture does write messages twice
+    imported = tr.read_transcript(path)
+    calls = [s.call_id for s in imported.steps if s.kind == "call"]
+    results = [s for s in imported.steps if s.kind == "result"]
+    assert len(calls) == len(set(calls)) == 3 and [r.call_id for r in results] == calls
+    assert all(r.text for r in results)  # the first version of a message has no results yet
+    assert [(s.kind, s.action) for s in imported.steps if s.kind in ("call", "reply")] == [
+        ("call", "edit"), ("call", "shell"), ("call", "edit"), ("reply", "")]
+
+
+def test_a_trajectory_s_time_never_runs_backwards(tmp_path):
+    """A step without a time, with one that is not a time, or with one earlier than the step before takes the time
+    of the step before."""
+    steps = [tr.Step("prompt", "2026-01-01T10:00:05Z", text="fix it"), tr.Step("reply", "2026-01-01T10:00:01Z", text="a"),
+             tr.Step("reply", None, text="b"), tr.Step("reply", "soon", text="c"),
+             tr.Step("reply", "2026-01-01T10:00:09+00:00", text="d")]
+    imported = tr.Imported("claude-code", tmp_path / "s.jsonl", "s", steps, Counter(), [])
+    loaded = tr.write_trajectory(imported, tmp_path / "t.jsonl")
+    assert loaded.ok
+    times = [e.ts for e in loaded.events if e.type in ("turn_started", "model_reply")]
+    assert times == ["2026-01-01T10:00:05.000000Z"] * 4 + ["2026-01-01T10:00:09.000000Z"]
+
+
+def test_only_the_rules_handed_in_mark_checks_and_claims(tmp_path):
+    """write_trajectory decides neither what a check is nor what a claim is: without rules no call is a check and
+    no reply holds a claim; with them, the calls and replies they accept are marked."""
+    imported = tr.read_transcript(FIXTURES["codex/mixed"])
+
+    def marks(loaded):
+        kinds = [e.payload["input"]["donegate"]["kind"] for e in loaded.events if e.type == "tool_requested"]
+        claims = [c for e in loaded.events if e.type == "model_reply" for c in e.payload.get("claims") or ()]
+        return kinds, claims
+
+    bare = marks(tr.write_trajectory(imported, tmp_path / "bare.jsonl"))
+    assert bare == (["edit", "shell", "edit", "shell"], [])
+    ruled = marks(tr.write_trajectory(imported, tmp_path / "ruled.jsonl", is_check=lambda c: "verify.sh" in c,
+                                      claims_of=lambda text: [text] if "pass" in text else []))
+    assert ruled == (["edit", "shell", "edit", "check"],
+                     ["The tests pass. Tidying add() up as well.", "Now all tests pass."])
