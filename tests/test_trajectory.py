@@ -246,6 +246,12 @@ def test_a_missing_artifact_does_not_verify(tmp_path):
     assert not ArtifactStore(tmp_path).verify_artifact("sha256:" + "0" * 64)
 
 
+def test_a_stored_artifact_is_read_only(tmp_path):
+    store = ArtifactStore(tmp_path / "a")
+    ref = store.put(b"1 failed, 89 passed")
+    assert store.path_for(ref).stat().st_mode & 0o777 == 0o444
+
+
 def test_storing_never_overwrites_an_edited_artifact(tmp_path):
     store = ArtifactStore(tmp_path)
     ref = store.put(b"original")
