@@ -15,7 +15,6 @@ import pytest
 
 from donegate.hooks import Decision, HookRegistry
 from donegate.trajectory import (
-    EVENT_SCHEMA,
     STATUSES,
     ArtifactError,
     ArtifactStore,
@@ -32,12 +31,12 @@ from donegate.trajectory import (
     plot_timeline,
     promises_by_turn,
     record_output,
-    schema_problem,
     status_label,
     successful_calls,
     terminal_status,
     validate,
 )
+from donegate.trajectory_io import EVENT_SCHEMA, schema_problem
 
 FAILING_LINE = "tests/test_pricing.py::test_bulk_discount_is_capped FAILED"
 
@@ -245,6 +244,12 @@ def test_reading_an_edited_artifact_raises(tmp_path):
 
 def test_a_missing_artifact_does_not_verify(tmp_path):
     assert not ArtifactStore(tmp_path).verify_artifact("sha256:" + "0" * 64)
+
+
+def test_a_stored_artifact_is_read_only(tmp_path):
+    store = ArtifactStore(tmp_path / "a")
+    ref = store.put(b"1 failed, 89 passed")
+    assert store.path_for(ref).stat().st_mode & 0o777 == 0o444
 
 
 def test_storing_never_overwrites_an_edited_artifact(tmp_path):
@@ -583,7 +588,17 @@ def test_validating_an_event_does_not_build_the_iri_grammar():
     schema has no `iri` format) are not built for it, so `donegate audit` does not wait for them."""
     import subprocess
     import sys
-    probe = ("import sys\nfrom donegate import trajectory as tj\n"
-             "print(tj.schema_problem({'type': 'nonsense'}) is not None, 'rfc3987_syntax.syntax_helpers' in sys.modules)")
+    probe = ("import sys\nfrom donegate.trajectory_io import schema_problem\n"
+             "print(schema_problem({'type': 'nonsense'}) is not None, 'rfc3987_syntax.syntax_helpers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "False"]
+
+
+def test_the_trajectory_imports_its_appendix_module_only_where_it_uses_it():
+    """donegate.trajectory_io (appendix 98) imports donegate.trajectory; the trajectory imports it back only inside
+    the functions that use it, so importing the trajectory does not import it and there is no import cycle."""
+    import subprocess
+    import sys
+    probe = "import sys, donegate.trajectory; print('donegate.trajectory_io' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False"]

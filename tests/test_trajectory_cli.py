@@ -157,8 +157,8 @@ def test_trajectory_is_listed_in_the_help(tmp_path):
     assert done.returncode == 0 and "trajectory" in done.stdout
 
 
-def test_importing_the_trajectory_module_imports_neither_matplotlib_nor_jsonschema():
-    probe = ("import sys, donegate.trajectory; "
+def test_importing_the_trajectory_modules_imports_neither_matplotlib_nor_jsonschema():
+    probe = ("import sys, donegate.trajectory, donegate.trajectory_io; "
              "print(sorted(m for m in ('matplotlib', 'jsonschema', 'nbformat', 'ipywidgets') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "[]", done.stderr

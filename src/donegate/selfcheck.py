@@ -22,57 +22,18 @@ from .setup import find_repository
 __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES',
            'GRADER_PRELOAD', 'SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE',
            'SANITIZE', 'REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS',
-           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'defer_import', 'defer_iri_grammar',
-           'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment',
-           'grading_options', 'course_config', 'build_course', 'nbgrader_templates', 'feedback_options',
-           'generate_feedback', 'grade_in_course', 'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command',
-           'pids_cgroup', 'release_sandbox', 'vet_source', 'judge_main', 'judge_cells', 'protected_names',
-           'vet_notebook', 'run_judge', 'judged_output', 'GradedCell', 'CheckResult', 'failing_line', 'reason_for',
-           'read_cells', 'format_result', 'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step', 'Repetition',
-           'repetitions', 'Row', 'due_label', 'recall_row', 'progress_rows', 'chapter_titles', 'format_progress',
-           'progress', 'schedule_note', 'check', 'check_command', 'progress_command']
+           'JUDGE_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'SelfCheckError', 'find_root',
+           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
+           'build_course', 'nbgrader_templates', 'feedback_options', 'generate_feedback', 'grade_in_course',
+           'grader_failure', 'run_grader', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox',
+           'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output',
+           'GradedCell', 'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'progress_file',
+           'Pass', 'load_passes', 'record_pass', 'Step', 'Repetition', 'repetitions', 'Row', 'due_label', 'recall_row',
+           'progress_rows', 'chapter_titles', 'format_progress', 'progress', 'schedule_note', 'check', 'check_command',
+           'progress_command']
 
 # %% ../../chapters/91_workbook_self_check.ipynb #sc-defer-c1
-class _Deferred(type(sys)):
-    """In place of a module until its first use: it loads the real one then (for `defer_import`)."""
-
-    def _real(self):
-        if sys.modules.get(self.__name__) is self:
-            del sys.modules[self.__name__]
-        import importlib
-        return importlib.import_module(self.__name__)
-
-    def __getattr__(self, attr: str):
-        if attr.startswith("__"):  # what import machinery and tools probe for (__path__, __file__) is not use
-            raise AttributeError(attr)
-        return getattr(self._real(), attr)
-
-
-def defer_import(name: str, functions: tuple[str, ...]) -> bool:
-    """Stand in for the module `name` (not imported yet, but installed) with one whose `functions` load the real
-    module on their first call and pass it through; True if it did. An importer that takes those functions by
-    name (`from name import f`) gets the stand-in's and pays for the real module only when it calls one."""
-    import importlib.util
-    if name in sys.modules or importlib.util.find_spec(name) is None:
-        return False
-    module = _Deferred(name)
-
-    def passing(function: str):
-        def call(*args, **kwargs):
-            return getattr(module._real(), function)(*args, **kwargs)
-        return call
-
-    for function in functions:
-        setattr(module, function, passing(function))
-    sys.modules[name] = module
-    return True
-
-
-def defer_iri_grammar() -> None:
-    """In this process, put off building rfc3987-syntax's IRI grammar (jsonschema's `iri` formats) until an IRI
-    is checked. Whatever imports jsonschema for donegate calls it first; after the first call it does nothing."""
-    defer_import("rfc3987_syntax", ("is_valid_syntax",))
-
+from .trajectory_io import defer_iri_grammar
 
 defer_iri_grammar()  # nbformat, and so nbgrader, import jsonschema: the self-check and grading need it first
 
