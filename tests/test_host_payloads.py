@@ -89,7 +89,7 @@ class Replay:
         return [i for i, c in enumerate(self.calls) if c["payload"]["hook_event_name"] == event]
 
     def status(self, capsys) -> tuple[int, str]:
-        from donegate.hosts import status_command
+        from donegate.realhosts import status_command
         os.environ["DONEGATE_STATE_DIR"] = str(self.state)  # hermetic_gate's monkeypatch restores it
         code = status_command(str(self.repo))
         return code, capsys.readouterr().out
@@ -286,13 +286,15 @@ def test_two_same_size_edits_within_a_second_are_both_checked_afresh(tmp_path, m
 # -- deliver 4: the gate that hosts run stays light ----------------------------------------------
 
 def test_the_gate_depends_on_no_agent_and_no_book_setup():
+    import donegate.realhosts as realhosts
     import donegate.stopgate as stopgate
-    source = Path(stopgate.__file__).read_text()
-    assert "donegate.agent" not in source and "donegate.setup" not in source and not hasattr(stopgate, "play")
+    for module in (stopgate, realhosts):
+        source = Path(module.__file__).read_text()
+        assert "donegate.agent" not in source and "donegate.setup" not in source and not hasattr(module, "play")
     code = ("import sys, donegate.hosts; "
             "print(sorted(m for m in sys.modules if m.startswith('donegate')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.stopgate"]
+    assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.realhosts", "donegate.stopgate"]
 
 
 @pytest.mark.parametrize("echo", ["{refusal}", "<hook_prompt id=\"stop:1\">{escaped}</hook_prompt>",

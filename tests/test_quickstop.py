@@ -416,7 +416,7 @@ def test_the_quick_state_file_is_the_gate_s(repo):
 
 
 def test_the_quick_tool_marker_is_the_gate_s(repo):
-    from donegate.stopgate import tool_marker
+    from donegate.realhosts import tool_marker
     assert quickstop.quick_tool_marker(repo.env(), repo.session) == str(tool_marker(repo.state, repo.session))
 
 

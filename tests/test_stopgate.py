@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.stopgate import GateError, Settings, StopGate, mark_tool_call
+from donegate.realhosts import SessionGate, mark_tool_call
+from donegate.stopgate import GateError, Settings, StopGate
 
 PY = sys.executable
 
@@ -76,6 +77,10 @@ class Repo(GitRepo):
 
     def gate(self, session: str = "session-1", **overrides) -> StopGate:
         return StopGate(self.root, session, self.settings(**overrides))
+
+    def session_gate(self, session: str = "session-1", **overrides) -> SessionGate:
+        """The gate as the real hosts run it (appendix 95)."""
+        return SessionGate(self.root, session, self.settings(**overrides))
 
     def started(self, session: str = "session-1", **overrides) -> StopGate:
         gate = self.gate(session, **overrides)
@@ -706,12 +711,12 @@ def test_a_stop_in_a_repo_the_session_never_started_in_takes_a_late_baseline_and
     mark_tool_call(b.state, "shared")  # the session has made a tool call that can write
     still_broken(a, 1)
     still_broken(b, 1)
-    verdict = b.gate("shared").on_stop(False)
+    verdict = b.session_gate("shared").on_stop(False)
     assert (verdict.action, verdict.status, verdict.exit) == ("block", "yielded_unverified", "check_failed")
     assert (a.runs(), b.runs()) == (0, 1)
     assert any("middle of it" in w for w in verdict.warnings)
     fix(b)
-    verdict = b.gate("shared").on_stop(True)
+    verdict = b.session_gate("shared").on_stop(True)
     assert (verdict.action, verdict.exit) == ("allow", "passed")
 
 
@@ -720,19 +725,42 @@ def test_a_session_met_late_that_made_no_tool_call_is_not_gated_on_changes_that_
     middle) has made no tool call that can write, so the changes are someone else's."""
     b = make_repo("b")
     still_broken(b, 1)
-    verdict = b.gate("chat").on_stop(False)
+    verdict = b.session_gate("chat").on_stop(False)
     assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
     assert b.runs() == 0 and "no tool call that can write" in verdict.message
     mark_tool_call(b.state, "chat")
     still_broken(b, 2)
-    assert b.gate("chat").on_stop(True).exit == "check_failed" and b.runs() == 1
+    assert b.session_gate("chat").on_stop(True).exit == "check_failed" and b.runs() == 1
 
 
 def test_a_late_baseline_at_a_clean_tree_changes_nothing(make_repo):
     b = make_repo("b")
-    verdict = b.gate("late").on_stop(False)
+    verdict = b.session_gate("late").on_stop(False)
     assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
     assert b.runs() == 0 and not verdict.warnings
+
+
+def test_the_core_gate_takes_its_baseline_at_a_stop_whose_start_it_never_saw(make_repo):
+    """Chapter 07's StopGate alone: no late baseline (that is appendix 95's SessionGate), so what was
+    uncommitted before this first stop is not the session's; what comes after it is."""
+    b = make_repo("b")
+    still_broken(b, 1)
+    gate = b.gate("core")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit, b.runs()) == ("allow", "not_gated", 0)
+    still_broken(b, 2)
+    assert gate.on_stop(True).exit == "check_failed" and b.runs() == 1
+
+
+def test_names_that_moved_to_realhosts_are_still_importable_from_stopgate():
+    import donegate.realhosts as realhosts
+    import donegate.stopgate as stopgate
+    from donegate.stopgate import mark_tool_call as moved, session_repository, worktree_baseline  # noqa: F401
+
+    assert moved is realhosts.mark_tool_call
+    assert all(getattr(stopgate, name) is getattr(realhosts, name) for name in stopgate.MOVED_TO_REALHOSTS)
+    with pytest.raises(AttributeError):
+        stopgate.no_such_name
 
 
 # -- time budget and settings ------------------------------------------------------------------

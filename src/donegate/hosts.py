@@ -21,10 +21,9 @@ from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'PLUGIN_MANIFEST',
            'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets',
-           'tool_policy', 'session_roots', 'written_roots', 'transcript_claim', 'error_verdict', 'run_hook',
-           'count_stop', 'stops_seen', 'status_command', 'hook_command', 'hook_executable', 'hook_entries',
-           'missing_program', 'merge_hooks', 'write_plugin', 'codex_hook_hash', 'codex_hook_keys', 'not_active',
-           'grant_trust', 'install', 'verify_script', 'init', 'doctor', 'ledger_command', 'captured_calls']
+           'tool_policy', 'run_hook', 'hook_command', 'hook_executable', 'hook_entries', 'missing_program',
+           'merge_hooks', 'write_plugin', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'install',
+           'verify_script', 'init', 'doctor', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -186,182 +185,25 @@ def _command_policy(command: str, data: Mapping[str, Any]) -> tuple[str, str, di
     return None
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
-def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None) -> list[Path]:
-    """The session's repository first, then the linked worktrees of it the session has gone into, then the
-    other repositories it wrote to or its shell went into. The repository is fixed the first time the gate meets the session (the
-    payload's cwd follows the agent's shell): at its start, or where that was missed or ran outside any
-    repository, Claude Code's CLAUDE_PROJECT_DIR, then the cwd. [] while it has met no repository."""
-    env = os.environ if env is None else env
-    session = str(payload.get("session_id") or "unknown-session")
-    here = find_repo(payload.get("cwd") or os.getcwd())
-    record = session_repository(settings.state_dir, session)
-    if record is not None and find_repo(record["root"]) == Path(record["root"]):
-        root = Path(record["root"])
-    else:
-        project = env.get("CLAUDE_PROJECT_DIR")
-        root = (find_repo(project) if project else None) or here
-        if root is None:
-            return []
-        if here is not None and here != root and same_repository(here, root):
-            root = here  # a session met first inside a worktree belongs to that worktree
-        if record is None:
-            record = remember_session(settings.state_dir, session, root)
-    alive = lambda kind: [Path(w) for w in (record or {}).get(kind, []) if find_repo(w) == Path(w)]
-    worktrees = alive("worktrees")
-    repos = [r for r in alive("repos") if r != root and r not in worktrees]
-    if here is not None and here != root and here not in worktrees and here not in repos:
-        # the agent's shell is in another tree: a linked worktree of the repository, or a repository its
-        # commands may write to (`cd ../other && sed -i ...` names no file a hook could see)
-        kind = "worktrees" if same_repository(here, root) else "repos"
-        remember_worktree(settings.state_dir, session, here, kind)
-        (worktrees if kind == "worktrees" else repos).append(here)
-    return [root, *worktrees, *repos]
-
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012w
-def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> list[Path]:
-    """`roots` and every working tree the tool call writes into that they lack (`tool_targets`), added to
-    the session's record: from this call on, a tree the session writes to is gated."""
-    session = str(payload.get("session_id") or "unknown-session")
-    found = list(roots)
-    for full in tool_targets(payload):
-        top = find_repo(os.path.dirname(full))
-        if top is None or top in found:
-            continue
-        if not found:
-            remember_session(settings.state_dir, session, top)
-        else:
-            kind = "worktrees" if same_repository(top, found[0]) else "repos"
-            remember_worktree(settings.state_dir, session, top, kind)
-        found.append(top)
-    return found
-
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012g
-def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bool = False,
-           here: Path | None = None) -> list[StopGate]:
-    """A gate per working tree, each with its baseline. At a session start, the repository's is taken by
-    the start itself, and that of the tree the start ran in (`here`) too. A tree the gate meets in the
-    middle of the session gets a late one: a linked worktree of the repository clean at the commit the
-    session started from, anything else clean at its own HEAD (StopGate.start_late): what is uncommitted
-    there may be the session's."""
-    gates = [StopGate(root, session, settings) for root in roots]
-    for i, gate in enumerate(gates):
-        if gate.state_path.exists() or (i == 0 and starting):
-            continue
-        if starting and gate.root == here:
-            gate.start()
-            continue
-        if i and same_repository(gate.root, gates[0].root):
-            main = gates[0].start() if starting else gates[0].start_late()
-            gate.start("worktree", base=worktree_baseline(gate.root, main["baseline"]["head"]))
-        else:
-            gate.start_late()
-    return gates
-
-
-_WEIGHT = {"blocked": 3, "yielded_unverified": 2, "completed": 1, "verified": 0}
-
-
-def _worst(verdicts: Sequence[Verdict]) -> Verdict:
-    """One answer for several working trees: any refusal first, then the least verified allow."""
-    return max(verdicts, key=lambda v: (v.blocks, _WEIGHT.get(v.status, 2)))
-
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012t
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else []
-    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
-
-
-def transcript_claim(path: Any, limit: int = 1 << 20) -> str:
-    """The last thing the assistant said in a session transcript (JSON lines; the last `limit` bytes are
-    read), for a stop payload without `last_assistant_message`. "" when there is none or it cannot be read."""
-    try:
-        with open(str(path), "rb") as f:
-            f.seek(max(0, os.fstat(f.fileno()).st_size - limit))
-            lines = f.read().decode("utf-8", "replace").splitlines()
-    except (OSError, TypeError, ValueError):
-        return ""
-    for line in reversed(lines):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        for item in (record, record.get("message"), record.get("payload")) if isinstance(record, dict) else ():
-            if isinstance(item, dict) and (item.get("role") == "assistant" or item.get("type") == "assistant"):
-                text = _text_of(item.get("content")) or _text_of((item.get("message") or {}).get("content"))
-                if text.strip():
-                    return text.strip()
-    return ""
-
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012f
-def _error_file(session: str, env: Mapping[str, str] | None) -> Path:
-    from donegate.stopgate import default_state_dir, safe_key
-    env = os.environ if env is None else env
-    try:  # the state folder the gate would use, even when another setting is the broken one
-        folder = default_state_dir(env)
-    except (RuntimeError, OSError, ValueError):  # the folder's own setting is what cannot be read
-        folder = default_state_dir({k: v for k, v in env.items() if k != "DONEGATE_STATE_DIR"})
-    return Path(folder) / "errors" / f"{safe_key(session)}.json"
-
-
-def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> Verdict:
-    """The verdict for a stop the gate could not decide: a refusal, counted per session against the budget
-    (DONEGATE_MAX_BLOCKS, 3 when that setting is the broken one), then a loud hand-over naming the cause."""
-    from donegate.stopgate import TAG, write_private
-    try:
-        limit = Settings.from_env(env).max_blocks
-    except GateError:
-        limit = 3
-    session = str(payload.get("session_id") or "unknown-session") if isinstance(payload, dict) else "unknown-session"
-    path = _error_file(session, env)
-    try:
-        count = int(json.loads(path.read_text()).get("count", 0)) + 1
-    except (OSError, ValueError, AttributeError):
-        count = 1
-    try:
-        write_private(path, json.dumps({"count": count, "cause": message}))
-    except OSError:
-        count = limit + 1  # nowhere to count: refusing forever is the one answer that must not happen
-    if count > limit:
-        return Verdict("allow", "yielded_unverified", "error",
-                       f"{TAG} HANDED OVER UNVERIFIED: the gate could not decide {count} stops in a row, so it "
-                       f"stops refusing (DONEGATE_MAX_BLOCKS={limit}). The work is NOT verified. Cause: {message} "
-                       "Fix the cause (the operator's setting or state file), then stop again.")
-    return Verdict("block", "blocked", "error", f"{message} (attempt {count} of {limit}; the agent cannot fix "
-                                                f"this, the operator can)", attempt=count)
+from .realhosts import (SessionGate, _gates, count_stop, error_verdict, mark_tool_call, session_roots,
+                                session_start, status_command, stop_verdict, stops_seen, transcript_claim,
+                                turn_failed, written_roots)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012h
-def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequence[StopGate], settings: Settings,
+def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequence[SessionGate], settings: Settings,
                 env: Mapping[str, str] | None) -> HookAnswer:
     """The answer for one of the gate's events (session-start, user-prompt, stop-failure, stop)."""
-    session = gates[0].session_id
     if event == "session-start":
-        gate = gates[0]
-        state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
-        if not gate.inherited_now:
-            return HookAnswer(0)
-        came = state["inherited"]
-        note = (f"[donegate] The last session here ({came['session']}) left changes that are NOT verified: "
-                f"{came['why']}. This session carries them on: its stops run the check on them.")
-        return HookAnswer(0, _json({"systemMessage": note}))
+        note = session_start(gates[0], payload)
+        return HookAnswer(0, _json({"systemMessage": note}) if note else "")
     if event == "user-prompt":
         for gate in gates:
             gate.new_prompt(str(payload.get("prompt") or ""))
         return HookAnswer(0)
     if event == "stop-failure":
-        error = payload.get("error") or payload.get("error_details") or payload.get("reason") or "an error"
-        for gate in gates:
-            gate.record_end("stop_failure", f"the turn ended with an error before any stop ({str(error)[:200]})")
+        turn_failed(gates, payload)
         return HookAnswer(0)
-    active = payload.get("stop_hook_active")
-    claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
-             or transcript_claim(payload.get("transcript_path")))
-    verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
-    _error_file(session, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
-    worst = _worst(verdicts)
-    count_stop(settings.state_dir, host, gates[0].root, worst.exit)
-    return stop_answer(host, worst)
+    return stop_answer(host, stop_verdict(gates, payload, settings, host, env))
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012tool
 def _tool_event(event: str, host: str, payload: Mapping[str, Any], settings: Settings,
@@ -375,7 +217,7 @@ def _tool_event(event: str, host: str, payload: Mapping[str, Any], settings: Set
         return HookAnswer(0)
     action, why, rewritten = tool_policy(payload, settings, roots)
     if action == "allow":  # before the write: a tree it goes into is gated from now on
-        _gates(written_roots(payload, settings, roots), session, settings)
+        _gates(written_roots(payload, settings, roots, tool_targets(payload)), session, settings)
         mark_tool_call(settings.state_dir, session)
     return tool_answer(host, action, why, rewritten)
 
@@ -430,45 +272,6 @@ def _hook_answer(event: str, host: str, payload: dict, env: Mapping[str, str] | 
     for gate in gates if reading is not None and event == "stop" else ():
         gate.reading = reading[1:] if str(gate.root) == reading[0] else None
     return _gate_event(event, host, payload, gates, settings, env)
-
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-stops
-def count_stop(state_dir: Path, host: str, root: Path, exit: str) -> None:
-    """Add one line to the state folder's stops.log: when, which host, which repository, which exit."""
-    from donegate.stopgate import append_private, _utc_now
-    append_private(Path(state_dir) / "stops.log", f"{_utc_now()}\t{host}\t{root}\t{exit}")
-
-
-def stops_seen(state_dir: Path, root: Path) -> list[tuple[str, str, str]]:
-    """(time, host, exit) of every stop the gate answered in `root`, oldest first."""
-    try:
-        lines = (Path(state_dir) / "stops.log").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    rows = [line.split("\t") for line in lines]
-    return [(r[0], r[1], r[3]) for r in rows if len(r) == 4 and r[2] == str(root)]
-
-
-def status_command(repo: str | os.PathLike = ".") -> int:
-    """`donegate status`: did the last turn in this repository end verified? Exit 0 verified or nothing
-    changed, 1 unverified (with why), 2 when the gate never saw a session here."""
-    from donegate.stopgate import repo_key
-    root = find_repo(repo)
-    if root is None:
-        print(f"donegate status: {Path(repo).resolve()} is not in a git repository", file=sys.stderr)
-        return 2
-    try:
-        settings = Settings.from_env()
-        sessions = sorted((Path(settings.state_dir) / "sessions").glob(f"*--{repo_key(root)}.json"),
-                          key=lambda p: p.stat().st_mtime)
-        if not sessions:
-            print(f"no gated session in {root}: the gate has not run here (`donegate doctor` says why)")
-            return 2
-        code, line = StopGate(root, json.loads(sessions[-1].read_text())["session"], settings).status()
-    except (GateError, ValueError, KeyError) as exc:
-        print(f"donegate status: {exc}", file=sys.stderr)
-        return 2
-    print(line)
-    return code
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-134
 def hook_command(event: str, host: str = "claude-code") -> int:

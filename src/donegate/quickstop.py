@@ -191,7 +191,7 @@ def call_key(host: str, session: str, active: bool | None, root: str, env) -> by
     """Everything else the gate's answer depends on: the host, the session, stop_hook_active, the
     repository, the gate's settings (DONEGATE_*), git's environment (GIT_*) and the gate's own code."""
     here = os.path.dirname(os.path.abspath(__file__))
-    code, _ = stat_data([os.path.join(here, f"{name}.py") for name in ("stopgate", "hosts", "quickstop")])
+    code, _ = stat_data([os.path.join(here, f"{name}.py") for name in ("stopgate", "realhosts", "hosts", "quickstop")])
     settings = "\0".join(sorted(f"{k}={v}" for k, v in env.items() if k.startswith(("DONEGATE_", "GIT_"))))
     fields = [host, session, repr(active), root, quick_state_dir(env), settings]
     return pack([QUICK_FORMAT, *(os.fsencode(f) for f in fields), code])
@@ -360,7 +360,8 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     files, before = [], None
     if call is not None:
         try:
-            from donegate.stopgate import Settings, session_files, session_record, session_repository, tool_marker
+            from donegate.realhosts import session_record, session_repository, tool_marker
+            from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
             record = session_repository(state_dir, call.session)
             if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
@@ -449,7 +450,7 @@ def quick_safe_key(text: str, limit: int = 40) -> str:
 
 
 def quick_tool_marker(env, session: str) -> str:
-    """donegate.stopgate.tool_marker: the file that says the session has made a tool call that can write."""
+    """donegate.realhosts.tool_marker: the file that says the session has made a tool call that can write."""
     return os.path.join(quick_state_dir(env), "roots", f"{quick_safe_key(session)}.tools")
 
 

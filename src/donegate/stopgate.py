@@ -20,14 +20,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'STATUS_ARGS', 'FLAGGED_ARGS', 'TAG',
-           'EXITS', 'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'GateError', 'default_state_dir',
-           'Settings', 'glob_regex', 'is_protected', 'blob_id', 'TreeState', 'find_repo', 'git_start', 'git_finish',
-           'git', 'git_dir', 'HashCache', 'snapshot', 'changed_paths', 'private_dir', 'write_private', 'append_private',
-           'safe_key', 'repo_key', 'session_files', 'script_armed', 'session_record', 'remember_session',
-           'session_repository', 'remember_worktree', 'tool_marker', 'mark_tool_call', 'same_repository',
-           'worktree_baseline', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment',
-           'run_check', 'StopGate']
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'STATUS_ARGS', 'FLAGGED_ARGS',
+           'MOVED_TO_REALHOSTS', 'TAG', 'EXITS', 'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY',
+           'GateError', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected', 'blob_id', 'TreeState',
+           'find_repo', 'git_start', 'git_finish', 'git', 'git_dir', 'file_identity', 'snapshot', 'changed_paths',
+           'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files', 'script_armed',
+           'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'run_check', 'StopGate']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -225,58 +223,20 @@ def git_dir(root: Path) -> Path:
     return dot
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-014
-class HashCache:
-    """Object ids of working-tree files keyed by their stat data, so an unchanged file is not read
-    again. Entries for files changed within the last `racy` seconds are never trusted (a write in the
-    same clock tick would not show in the stat data)."""
-
-    def __init__(self, path: Path | None, racy: float = 2.0) -> None:
-        self.path, self.racy, self.dirty = path, racy, False
-        self.entries: dict[str, list] = {}
-        if path is not None:
-            try:
-                self.entries = json.loads(path.read_text())
-            except (OSError, ValueError):
-                self.entries = {}
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-014-c1
-def _cache_identity(self: HashCache, root: Path, rel: str, algorithm: str) -> Identity | None:
-    """(mode, object id) of the file at `rel` in the working tree, None if it does not exist."""
+def file_identity(root: Path, rel: str, algorithm: str = "sha1", st: os.stat_result | None = None) -> Identity | None:
+    """(mode, object id) of the file at `rel` in the working tree, None if it does not exist (`st`: its
+    lstat, if already taken)."""
     full = os.path.join(root, rel)
     try:
-        st = os.lstat(full)
+        st = st or os.lstat(full)
     except FileNotFoundError:
         return None
     if stat.S_ISLNK(st.st_mode):
         return ("120000", blob_id(os.fsencode(os.readlink(full)), algorithm))
     if stat.S_ISDIR(st.st_mode):
         return ("160000", "folder")
-    mode = "100755" if st.st_mode & 0o100 else "100644"
-    key = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, mode]
-    cached = self.entries.get(rel)
-    if cached and cached[:5] == key:
-        return (mode, cached[5])
     with open(full, "rb") as f:
-        oid = blob_id(f.read(), algorithm)
-    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > self.racy * 1e9:
-        self.entries[rel] = [*key, oid]
-        self.dirty = True
-    return (mode, oid)
-
-
-def _cache_save(self: HashCache, keep: set[str]) -> None:
-    """Write the cache back, keeping only the paths in `keep`."""
-    if self.path is None:
-        return
-    stale = set(self.entries) - keep
-    if not self.dirty and not stale:
-        return
-    for rel in stale:
-        del self.entries[rel]
-    write_private(self.path, json.dumps(self.entries, separators=(",", ":")))
-
-
-HashCache.identity, HashCache.save = _cache_identity, _cache_save
+        return ("100755" if st.st_mode & 0o100 else "100644", blob_id(f.read(), algorithm))
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016
 STATUS_ARGS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
@@ -284,24 +244,24 @@ STATUS_ARGS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=
 FLAGGED_ARGS = ("ls-files", "-v", "-z")
 
 
-def snapshot(root: Path, cache: HashCache | None = None, reading: tuple[bytes, bytes] | None = None) -> TreeState:
-    """The tree state of the repository at `root`, from one `git status` (git's index and stat data
-    say which tracked files changed; only those and the untracked files are hashed, through `cache`),
-    and `git ls-files -v` beside it for the files git status is told to trust. `reading` is the output
-    of those two already read a moment before (by the quick path of appendix 93): not read again."""
-    cache = cache or HashCache(None)
+def snapshot(root: Path, cache: Any = None, reading: tuple[bytes, bytes] | None = None) -> TreeState:
+    """The tree state of the repository at `root`, from one `git status` (only the paths it lists are
+    hashed, through `cache` if one is given: appendix 95's HashCache) and `git ls-files -v` beside it for
+    the files git status is told to trust. `reading`: the output of those two, already read (appendix 93)."""
+    identity = file_identity if cache is None else cache.identity
     if reading is None:
         status, flagged = git_start(root, *STATUS_ARGS), git_start(root, *FLAGGED_ARGS)
         reading = git_finish(status), git_finish(flagged)
     out, listing = reading
-    head, entries, ignored, algorithm = _read_status(out, root, cache)
-    _add_trusted(entries, listing, root, cache, algorithm)
+    head, entries, ignored, algorithm = _read_status(out, root, identity)
+    _add_trusted(entries, listing, root, identity, algorithm)
     _add_rules(entries, root, algorithm)
-    cache.save(set(entries))
+    if cache is not None:
+        cache.save(set(entries))
     return TreeState(head, entries, tuple(ignored))
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-a
-def _read_status(out: bytes, root: Path, cache: HashCache) -> tuple[str, dict, list[str], str]:
+def _read_status(out: bytes, root: Path, identity: Callable) -> tuple[str, dict, list[str], str]:
     """HEAD, the identities of the paths git status lists, the ignored paths and the hash algorithm."""
     head, entries, ignored = "", {}, []
     algorithm = "sha1"
@@ -317,13 +277,13 @@ def _read_status(out: bytes, root: Path, cache: HashCache) -> tuple[str, dict, l
         elif kind == b"!":
             ignored.append(os.fsdecode(rec[2:]))
         else:
-            entry = _status_entry(rec, root, cache, algorithm)
+            entry = _status_entry(rec, root, identity, algorithm)
             if entry is not None:
                 entries[entry[0]] = entry[1]
     return head, entries, ignored, algorithm
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-b
-def _status_entry(rec: bytes, root: Path, cache: HashCache, algorithm: str) -> tuple[str, Identity | None] | None:
+def _status_entry(rec: bytes, root: Path, identity: Callable, algorithm: str) -> tuple[str, Identity | None] | None:
     """(path, identity) for one changed, unmerged or untracked record of git status; None for any other."""
     kind = rec[:1]
     if kind == b"1":
@@ -333,23 +293,23 @@ def _status_entry(rec: bytes, root: Path, cache: HashCache, algorithm: str) -> t
             return path, (None if m_index == "000000" else (m_index, h_index))
         if xy[1] == "D":
             return path, None
-        return path, cache.identity(root, path, algorithm)
+        return path, identity(root, path, algorithm)
     if kind == b"u":
         path = os.fsdecode(rec.split(b" ", 10)[10])
-        return path, cache.identity(root, path, algorithm)
+        return path, identity(root, path, algorithm)
     if kind == b"?":
         path = os.fsdecode(rec[2:])
-        return path, cache.identity(root, path.rstrip("/"), algorithm)
+        return path, identity(root, path.rstrip("/"), algorithm)
     return None
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-c
-def _add_trusted(entries: dict, listing: bytes, root: Path, cache: HashCache, algorithm: str) -> None:
+def _add_trusted(entries: dict, listing: bytes, root: Path, identity: Callable, algorithm: str) -> None:
     """Hash the files `git ls-files -v` marks as trusted, whose edits git status does not see."""
     # git status trusts skip-worktree and assume-unchanged bits, so an edit under them is invisible to it
     for rec in listing.split(b"\0"):
         if rec[:1] in (b"S", b"s", b"h"):
             path = os.fsdecode(rec[2:])
-            entries[path] = cache.identity(root, path, algorithm)
+            entries[path] = identity(root, path, algorithm)
 
 
 def _add_rules(entries: dict, root: Path, algorithm: str) -> None:
@@ -466,71 +426,17 @@ def script_armed(root: Path) -> bool:
         return False
     return stat.S_ISREG(st.st_mode) and bool(st.st_mode & stat.S_IXUSR)
 
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018c
-def session_record(state_dir: Path, session_id: str) -> Path:
-    """Where the record of a session's repository is kept (one file per session id)."""
-    return Path(state_dir) / "roots" / f"{safe_key(session_id)}.json"
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018s
+MOVED_TO_REALHOSTS = ("tool_marker", "mark_tool_call", "session_record", "remember_session", "session_repository",
+                      "remember_worktree", "same_repository", "worktree_baseline", "HashCache", "SessionGate")
 
 
-def remember_session(state_dir: Path, session_id: str, root: Path) -> dict:
-    """Fix the session's repository the first time the session starts (a resume keeps the first one);
-    returns the record: {"root": ..., "worktrees": [...]}."""
-    found = session_repository(state_dir, session_id)
-    if found is not None:
-        return found
-    record = {"root": str(Path(root).resolve()), "worktrees": [], "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    write_private(session_record(state_dir, session_id), json.dumps(record))
-    return record
-
-
-def session_repository(state_dir: Path, session_id: str) -> dict | None:
-    """The record `remember_session` wrote for this session, or None (the session start was missed)."""
-    try:
-        record = json.loads(session_record(state_dir, session_id).read_text())
-    except (OSError, ValueError):
-        return None
-    return record if isinstance(record, dict) and isinstance(record.get("root"), str) else None
-
-
-def remember_worktree(state_dir: Path, session_id: str, worktree: Path, kind: str = "worktrees") -> None:
-    """Add a working tree to the session's record, so later stops gate it too: a linked worktree of its
-    repository the session went into (`kind="worktrees"`), or another repository it wrote to ("repos")."""
-    record = session_repository(state_dir, session_id)
-    if record is not None and str(worktree) not in record.setdefault(kind, []):
-        record[kind].append(str(worktree))
-        write_private(session_record(state_dir, session_id), json.dumps(record))
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018c-k1
-def tool_marker(state_dir: Path, session_id: str) -> Path:
-    """The file that says the session has made a tool call that can write (one the tool hook allowed)."""
-    return Path(state_dir) / "roots" / f"{safe_key(session_id)}.tools"
-
-
-def mark_tool_call(state_dir: Path, session_id: str) -> None:
-    """Record that the session made a tool call that can write (once: an existing mark is left alone)."""
-    marker = tool_marker(state_dir, session_id)
-    if not marker.exists():
-        write_private(marker, "")
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018c-k2
-def same_repository(a: Path, b: Path) -> bool:
-    """Are the working trees `a` and `b` checkouts of one repository (the main one and a linked worktree)?"""
-    try:
-        return git_dir(Path(a)).resolve() == git_dir(Path(b)).resolve()
-    except OSError:
-        return False
-
-
-def worktree_baseline(worktree: Path, head: str | None = None) -> TreeState:
-    """The baseline of a working tree first seen in the middle of a session: clean at `head` (the
-    session's starting commit, when the worktree's HEAD descends from it), else clean at its own HEAD
-    (a *late* baseline), so whatever the session did there counts as a change, and so does every
-    uncommitted change made before the gate saw the session there."""
-    now = snapshot(worktree)
-    ancestor = subprocess.run(["git", "-C", str(worktree), "merge-base", "--is-ancestor", head, "HEAD"],
-                              capture_output=True).returncode == 0 if head else False
-    shared = {p: i for p, i in now.entries.items() if p.startswith(".git/")}
-    return TreeState(head if ancestor else now.head, shared)
+def __getattr__(name: str) -> Any:
+    """`from donegate.stopgate import tool_marker` and the like: names that live in donegate.realhosts."""
+    if name in MOVED_TO_REALHOSTS:
+        from donegate import realhosts
+        return getattr(realhosts, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-020
 TAG = "[donegate]"
@@ -549,7 +455,7 @@ class Verdict:
     `status` is the run's terminal status if it ends here (verified, yielded_unverified, blocked,
     completed). `exit` names the rule that decided, one of EXITS[action]: passed, already_verified,
     not_gated, no_change, budget, report_only, skipped, no_check (allow) or check_failed, syntax_error,
-    protected, disarmed (block); error is the gate's own failure (chapter 08).
+    protected, disarmed (block); error is the gate's own failure (appendix 95).
     """
 
     action: str
@@ -680,13 +586,12 @@ class StopGate:
         self.settings = settings or Settings.from_env()
         self.writer = writer
         self.last_verdict: Verdict | None = None
-        self.inherited_now = False  # set by a start() that carried an earlier session's unverified work on
         self.reading: tuple[bytes, bytes] | None = None  # git's output for the next stop, if already read
+        self.cache: Any = None  # a hash cache for big trees (appendix 95)
         state_dir = private_dir(Path(self.settings.state_dir))
         self.repo_key = repo_key(top)
         self.state_path, self.stamp_path = session_files(state_dir, top, self.session_id)
         self.blob_dir = state_dir / "blobs"
-        self.cache = HashCache(state_dir / "cache" / f"{self.repo_key}.json")
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028b
 def _utc_now() -> str:
@@ -747,128 +652,46 @@ StopGate._keep_protected_blobs = _keep_protected_blobs
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028c-b
 def _start(self: StopGate, source: str = "startup", base: TreeState | None = None) -> dict:
-    """Take the baseline for this session unless it already has one (a resume or a compaction
-    keeps the first one). `base` is a baseline given instead (a worktree the session made).
-    A session that starts where an earlier one left unverified changes carries them on
-    (`state["inherited"]` says whose): a fork or a cleared session cannot start clean on them.
-    Returns the session's state."""
+    """Take the baseline for this session unless it already has one (a resume or a compaction keeps the
+    first one). `base` is a baseline given instead of the tree as it is now. Returns the session's state."""
     state = self._load()
     if state is not None:
         return state
     now = snapshot(self.root, self.cache)
     baseline = base or now
     self._keep_protected_blobs(now)
-    hidden = self._ignored_protected(now)
     state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": _utc_now(),
              "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest,
-             "hidden_protected": hidden, "armed": self._script_armed(), "stretch": 1, "blocks": 0,
-             "last_failure": None, "ledger_written": False, "prompts": False, "open": None, "end": None,
-             "last_refusal": None, "inherited": None}
-    earlier = self._unverified_earlier(now) if base is None else None
-    self.inherited_now = earlier is not None
-    if earlier is not None:
-        other, why = earlier
-        state.update(baseline=other["baseline"], baseline_digest=other["baseline_digest"],
-                     hidden_protected=other.get("hidden_protected"), armed=other["armed"],
-                     last_failure=other.get("last_failure"), end=other.get("end"),
-                     inherited={"session": other["session"], "why": why})
+             "hidden_protected": self._ignored_protected(now), "armed": self._script_armed(), "stretch": 1,
+             "blocks": 0, "last_failure": None, "ledger_written": False, "prompts": False, "open": None,
+             "end": None, "last_refusal": None, "inherited": None}
+    if base is None:
+        self._carry_on(state, now)
     self._save(state)
     return state
 
+def _carry_on(self: StopGate, state: dict, now: TreeState) -> None:
+    """Nothing in the core: appendix 95's SessionGate takes over an earlier session's unverified work."""
 
-StopGate.start = _start
+
+StopGate.start, StopGate._carry_on = _start, _carry_on
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028d
-def _start_late(self: StopGate, source: str = "late") -> dict:
-    """The start of a session the gate first meets here in its middle (its SessionStart ran in another
-    folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
-    at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
-    session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
-    return self._load() or self.start(source, base=worktree_baseline(self.root))
-
 def _new_prompt(self: StopGate, prompt: str | None = None) -> None:
-    """A new user prompt: a new stretch of work (the retry count starts again). A prompt that is
-    the gate's own refusal sent back (Gemini CLI does that) is not a new prompt."""
-    import html
+    """A new user prompt: a new stretch of work (the retry count starts again)."""
     state = self.start()
-    text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
-    refusal = state.get("last_refusal") or ""
-    ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
-    if text and (ours or (refusal and (refusal in text or (len(text) >= 40 and text in refusal)))):
-        return
     state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
                  open={"ts": _utc_now()})
     self._save(state)
 
-def _record_end(self: StopGate, how: str, why: str) -> None:
-    """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
-    session's changes are not verified, so `status` and the next session start can say so."""
-    state = self._load()
-    if state is None:
-        return
-    now = snapshot(self.root, self.cache)
-    if self._debt(state, now, open_counts=True) is None:
-        return
-    state.update(open=None, end={"status": "yielded_unverified", "exit": how, "why": why,
-                                 "tree": now.digest, "ts": _utc_now()})
-    self._save(state)
+def _missed_start(self: StopGate) -> dict:
+    """The state for a stop whose session start was not seen here: a baseline taken now."""
+    return self.start("stop")
 
 
-StopGate.start_late, StopGate.new_prompt, StopGate.record_end = _start_late, _new_prompt, _record_end
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028e
-def _debt(self: StopGate, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
-    """Why this session's changes, as the tree is now, are not verified; None if they are (or there
-    are none, or the tree changed only after the session ended cleanly)."""
-    if now.digest == state.get("baseline_digest") or self._settled(state, now) is not None:
-        return None
-    end = state.get("end")
-    if end:
-        return end["why"]
-    failure = state.get("last_failure")
-    if failure:
-        return f"the last check failed ({failure['exit']}): {_first_line(failure['detail'])}"
-    if open_counts and state.get("open"):
-        return ("files changed and the turn ended without a stop decision (a turn limit, an API error or "
-                "an interrupted run), so no check ran")
-    return None
-
-def _unverified_earlier(self: StopGate, now: TreeState) -> tuple[dict, str] | None:
-    """The newest other session of this repository whose changes are unverified in the tree as it
-    is now, with the reason."""
-    folder = self.state_path.parent
-    others = sorted((p for p in folder.glob(f"*--{self.repo_key}.json") if p != self.state_path),
-                    key=lambda p: p.stat().st_mtime, reverse=True)
-    for path in others[:1]:
-        try:
-            other = json.loads(path.read_text())
-            why = self._debt(other, now)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if why:
-            return other, why
-    return None
-
-
-StopGate._debt, StopGate._unverified_earlier = _debt, _unverified_earlier
+StopGate.new_prompt, StopGate._missed_start = _new_prompt, _missed_start
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028f
-def _status(self: StopGate) -> tuple[int, str]:
-    """(exit code, one line) for `donegate status`: 0 verified or nothing changed, 1 unverified."""
-    state = self._load()
-    if state is None:
-        return 2, f"no gated session here: the gate has not seen this session in {self.root}"
-    now = snapshot(self.root, self.cache)
-    why = self._debt(state, now)
-    if why:
-        return 1, f"unverified: {why}"
-    if now.digest == state.get("baseline_digest"):
-        return 0, "nothing changed: the last session here changed no file, so there was nothing to verify"
-    settled = self._settled(state, now)
-    if settled is not None:
-        return 0, f"verified: {settled.message.split('verified: ', 1)[-1]}"
-    return 0, "the session ended cleanly; files changed after it, outside a gated turn (run the check yourself)"
-
 def _command(self: StopGate, state: Mapping) -> str | list[str] | None:
     """The operator's acceptance command: DONEGATE_VERIFY_COMMAND, else ./verify.sh if it was
     executable when the session started; None if there is none."""
@@ -877,18 +700,13 @@ def _command(self: StopGate, state: Mapping) -> str | list[str] | None:
     return [f"./{SCRIPT_NAME}"] if state["armed"] else None
 
 
-StopGate.status, StopGate.command = _status, _command
+StopGate.command = _command
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028g
 def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = "") -> Verdict:
     """Decide one stop. stop_hook_active (from the host) counts attempts and never lets a stop
     through by itself: False starts a new stretch; True or None continues the current one."""
     verdict = self._decide(stop_hook_active, claim)
-    if verdict.exit not in ("not_gated", "already_verified", "skipped") and \
-            (self._load() or {}).get("source") == "late":
-        verdict = replace(verdict, warnings=(*verdict.warnings, (
-            f"{TAG} NOTE: the gate first saw this session in {self.root} in the middle of it (its "
-            "SessionStart ran elsewhere), so every uncommitted change there counts as the session's.")))
     self.last_verdict = verdict
     if self.writer is not None:
         self.writer.gate_decision("stopgate", verdict.exit, [_first_line(verdict.message), *verdict.warnings])
@@ -925,15 +743,12 @@ def _skipped(self: StopGate) -> Verdict:
 
 
 def _stretch(self: StopGate, stop_hook_active: bool | None) -> dict:
-    """The session's state, a late baseline taken if its start was not seen here, a new stretch begun if the
-    flag says so (Gemini sends False after every tool call, and its continuation as a new prompt)."""
-    state = self._load()
-    if state is None:  # the session's start was not seen here: a late baseline, and the stop is decided
-        state = self.start_late()
+    """The session's state (a baseline taken if its start was not seen here), a new stretch begun if the
+    flag says so and the host sends no prompts (Gemini sends False after every tool call)."""
+    state = self._load() or self._missed_start()
     if stop_hook_active is False and not state.get("prompts"):
         state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
     return state
-
 
 
 def _settled(self: StopGate, state: Mapping, now: TreeState) -> Verdict | None:
@@ -970,11 +785,6 @@ def _without_check(self: StopGate, state: dict, now: TreeState, command, changes
         self._save(state)
         return NOTHING_CHANGED
     changed = tuple(changes)
-    if state.get("source") == "late" and not tool_marker(self.settings.state_dir, self.session_id).exists():
-        return Verdict("allow", "completed", "not_gated",
-                       f"{TAG} not gated: the gate met this session here only in its middle, and the session "
-                       f"has made no tool call that can write, so the uncommitted changes ({_names(changed)}) "
-                       "are not its work.", changed=changed)
     if command is not None:
         return None
     note = ""
