@@ -191,6 +191,17 @@ def _magic(ns: dict):
     return Shell()
 
 
+def _fresh_main() -> dict:
+    """The namespace the learner's cells run in: a new `__main__`, with the two names of IPython's a notebook
+    may call, `display` (which does nothing here) and `get_ipython` (the shell above)."""
+    import builtins
+    import types
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"], ns = main, main.__dict__
+    builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(ns): shell)
+    return ns
+
+
 def _failure(err: BaseException, filename: str, source: str) -> dict:
     """A failed cell as a verdict: the error's name and message, and the cell's line it stopped at."""
     import traceback
@@ -254,6 +265,17 @@ def _run_cell(source: str, filename: str, space: dict, timeout: float) -> BaseEx
         signal.setitimer(signal.ITIMER_REAL, 0)
     return None
 
+
+def _on_alarm(timeout: float) -> None:
+    """From now on SIGALRM (the timer `_run_cell` sets) raises _CellTimeout in the cell that is running. The
+    class is bound here, before any cell runs: a cell that rebinds the module's name changes nothing."""
+    import signal
+    late = _CellTimeout
+
+    def alarm(*_):
+        raise late(f"ran over {timeout:g} s")
+    signal.signal(signal.SIGALRM, alarm)
+
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c8
 def judge_main() -> None:
     """The judge, run in the sandbox in a fresh plain Python: the notebook's cells in order, each hidden and
@@ -262,20 +284,13 @@ def judge_main() -> None:
     real builtins whatever the learner's cells rebind. IPython is not there, so nothing a cell does to it
     (transformers, events, run_cell) counts."""
     import builtins
-    import signal
-    import types
     cells, timeout, report = _judge_job()
     # what the loop calls, bound before any cell runs: a cell that rebinds this module's names changes nothing
-    run_cell, restore, snapshot, failure, late = _run_cell, _restore, _snapshot, _failure, _CellTimeout
-    main = types.ModuleType("__main__")
-    sys.modules["__main__"], ns = main, main.__dict__
-    builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(ns): shell)
+    run_cell, restore, snapshot, failure = _run_cell, _restore, _snapshot, _failure
+    ns = _fresh_main()
     saved, given, made = dict(builtins.__dict__), {}, []
     lab = {"__name__": "__main__", "__builtins__": builtins}  # the namespace the lab's own cells run in
-
-    def alarm(*_):
-        raise late(f"ran over {timeout:g} s")
-    signal.signal(signal.SIGALRM, alarm)
+    _on_alarm(timeout)
     for k, cell in enumerate(cells):
         kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
         space = ns
@@ -400,6 +415,13 @@ def judged_output(verdict: dict) -> dict:
     return {"output_type": "error", "ename": verdict.get("error") or "Error", "evalue": text,
             "traceback": [f"judge: {verdict.get('error')}: {text}"]}
 
+
+def _passed_in_kernel(cell) -> bool:
+    """Whether a graded test cell passed in the kernel (no error output): if none did, a rerun has nothing to take."""
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
+                and not any(o.get("output_type") == "error" for o in cell.outputs))
+
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c10b
 def _judge_class() -> type:
     """JudgeOutside, made on first use like RepairCells."""
@@ -423,7 +445,7 @@ def _judge_class() -> type:
                           "message": f"not graded by machine; a person must look at this notebook: {flags[0]}{more}"}
                 verdicts = {c["name"]: failed for c in cells if c["kind"] == "test"}
                 self.log.warning("flagged for a person: %s", "; ".join(flags))
-            elif mode == "vet-only" or not any(self._passed_in_kernel(cell) for cell in nb.cells):
+            elif mode == "vet-only" or not any(_passed_in_kernel(cell) for cell in nb.cells):
                 verdicts = {}  # a rerun can only take points away, and the kernel gave none
             else:
                 verdicts = run_judge(cells, float(self.config.Execute.get("timeout", 60) or 60))
@@ -436,12 +458,6 @@ def _judge_class() -> type:
             nb.metadata["donegate"] = {"flagged": flags, "judge": mode or "on",
                                        "failed_by_judge": sorted(n for n, v in verdicts.items() if not v["passed"])}
             return nb, resources
-
-        @staticmethod
-        def _passed_in_kernel(cell) -> bool:
-            meta = cell.metadata.get("nbgrader", {})
-            return bool(cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
-                        and not any(o.get("output_type") == "error" for o in cell.outputs))
 
     JudgeOutside.__qualname__, JudgeOutside.__module__ = "JudgeOutside", __name__
     return JudgeOutside

@@ -110,12 +110,32 @@ class _SandboxCleanup:
 
     cleanup_resources = _async_cleanup_resources
 
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2l
+class _SandboxLaunch:
+    """Part of SandboxKernelManager: the kernel's command runs inside `sandbox_command` (unless DONEGATE_SANDBOX
+    is off), and the kernel's own chatter (ipykernel's notes, a crash's last words) goes to box/kernel.log."""
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        log = open(self.box / "kernel.log", "ab")
+        kw.update(stdout=log, stderr=log)
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            log.close()
+
+    def format_kernel_cmd(self, extra_arguments=None) -> list[str]:
+        command = super().format_kernel_cmd(extra_arguments)
+        if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
+            self.log.warning("%s=off: the notebook runs WITHOUT the sandbox", SANDBOX_ENV)
+            return command
+        return sandbox_command(self.box, command)
+
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2a
 def _kernel_manager_class() -> type:
     """SandboxKernelManager, made on first use: it subclasses jupyter_client's kernel manager."""
     from jupyter_client.manager import AsyncKernelManager
 
-    class SandboxKernelManager(_SandboxCleanup, AsyncKernelManager):
+    class SandboxKernelManager(_SandboxCleanup, _SandboxLaunch, AsyncKernelManager):
         """A kernel that runs inside `sandbox_command`, reached over Unix sockets in its own folder, and
         interrupted by a message (a signal would stop the sandbox, not the cell)."""
 
@@ -135,22 +155,6 @@ def _kernel_manager_class() -> type:
             if spec is not None:
                 spec.interrupt_mode = "message"
             return spec
-
-        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
-            # the kernel's own chatter (ipykernel's notes, a crash's last words) goes to box/kernel.log
-            log = open(self.box / "kernel.log", "ab")
-            kw.update(stdout=log, stderr=log)
-            try:
-                await super()._async_launch_kernel(kernel_cmd, **kw)
-            finally:
-                log.close()
-
-        def format_kernel_cmd(self, extra_arguments=None) -> list[str]:
-            command = super().format_kernel_cmd(extra_arguments)
-            if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
-                self.log.warning("%s=off: the notebook runs WITHOUT the sandbox", SANDBOX_ENV)
-                return command
-            return sandbox_command(self.box, command)
 
     return SandboxKernelManager
 
@@ -195,10 +199,35 @@ SANDBOXED_AUTOGRADE = ["donegate.sandbox.SandboxedExecute", "nbgrader.preprocess
                        "nbgrader.preprocessors.AssignLatePenalties", "nbgrader.preprocessors.CheckCellMetadata"]
 # nbgrader 0.9's list, with Execute swapped and the judge (appendix 83) before the scores are saved
 
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2r
+def _drop_unknown_records(nb, order: list[str], log) -> None:
+    """A cell whose nbgrader record is empty (the copy DeduplicateIds left), or names no cell of the source
+    notebook's `order` (pasted from another lab), becomes an ordinary cell, still run in its place."""
+    for cell in nb.cells:
+        record = cell.metadata.get("nbgrader")
+        if record is not None and record.get("grade_id") not in order:
+            log.warning("cell %s: nbgrader record %r is not one of this notebook's; graded as an "
+                        "ordinary cell", cell.get("id"), record.get("grade_id"))
+            del cell.metadata["nbgrader"]
+
+
+def _put_back_missing_answers(nb, order: list[str], answers: set[str], log) -> None:
+    """Each answer cell of `answers` missing from the notebook comes back empty, after the cell that comes before
+    it in `order`: it answers nothing, so its tests fail as they would have."""
+    import nbformat
+    for k, name in enumerate(order):
+        present = {c.metadata["nbgrader"]["grade_id"]: i for i, c in enumerate(nb.cells) if "nbgrader" in c.metadata}
+        if name in answers and name not in present:
+            after = next((present[p] for p in reversed(order[:k]) if p in present), -1)
+            log.warning("answer cell %s is missing: put back empty", name)
+            nb.cells.insert(after + 1, nbformat.v4.new_code_cell(
+                "# This answer cell was missing from the submission; it answers nothing.",
+                metadata={"nbgrader": {"grade": False, "grade_id": name, "locked": False,
+                                       "schema_version": 3, "solution": True, "task": False}}))
+
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2b
 def _repair_class() -> type:
     """RepairCells, made on first use like the sandbox classes (it subclasses nbgrader's preprocessor)."""
-    import nbformat
     from nbgrader.api import Gradebook
     from nbgrader.preprocessors import NbGraderPreprocessor
 
@@ -215,21 +244,8 @@ def _repair_class() -> type:
                 source = gb.find_notebook(info["notebook"], info["assignment"])
                 order = [cell.name for cell in source.source_cells]
                 answers = {cell.name for cell in source.solution_cells} - {cell.name for cell in source.grade_cells}
-            for cell in nb.cells:
-                record = cell.metadata.get("nbgrader")
-                if record is not None and record.get("grade_id") not in order:
-                    self.log.warning("cell %s: nbgrader record %r is not one of this notebook's; graded as an "
-                                     "ordinary cell", cell.get("id"), record.get("grade_id"))
-                    del cell.metadata["nbgrader"]
-            for k, name in enumerate(order):
-                present = {c.metadata["nbgrader"]["grade_id"]: i for i, c in enumerate(nb.cells) if "nbgrader" in c.metadata}
-                if name in answers and name not in present:
-                    after = next((present[p] for p in reversed(order[:k]) if p in present), -1)
-                    self.log.warning("answer cell %s is missing: put back empty", name)
-                    nb.cells.insert(after + 1, nbformat.v4.new_code_cell(
-                        "# This answer cell was missing from the submission; it answers nothing.",
-                        metadata={"nbgrader": {"grade": False, "grade_id": name, "locked": False,
-                                               "schema_version": 3, "solution": True, "task": False}}))
+            _drop_unknown_records(nb, order, self.log)
+            _put_back_missing_answers(nb, order, answers, self.log)
             return nb, resources
 
     RepairCells.__qualname__, RepairCells.__module__ = "RepairCells", __name__
