@@ -19,8 +19,8 @@ PACKAGE = "donegate"
 
 # ---- PLACE TO FILL IN -----------------------------------------------------------------------------------------------
 # The evidence chain's appendix modules: the hardening of chapter 03 (trajectories) and chapter 04 (verifiers), moved
-# to appendices 98 and 99. Put their module names here (for example {"trajectory_files", "verifier_inputs"}); until
-# then a module they export is in no layer and test_every_module_has_a_layer says so.
+# to appendices 98 and 99. Put the names of the modules those appendices export here; until then a module they
+# export is in no layer, and test_every_module_has_a_layer says so.
 EVIDENCE_APPENDICES: set[str] = set()
 # ----------------------------------------------------------------------------------------------------------------------
 
