@@ -37,13 +37,13 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # other submissions), reach the network, or outlive its kernel. Before the scores are saved, the judge
 # vets the learner's cells and runs the tests again in a fresh plain Python (in the sandbox too); a test
 # scores only if it passed both times. Otherwise the list is nbgrader 0.9's own
-# (donegate.selfcheck.SANDBOXED_AUTOGRADE, chapter 91).
+# (donegate.sandbox.SANDBOXED_AUTOGRADE, appendix 82; the judge is appendix 83).
 c.Autograde.autograde_preprocessors = [
-    "donegate.selfcheck.SandboxedExecute",
+    "donegate.sandbox.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "donegate.selfcheck.JudgeOutside",
+    "donegate.judge.JudgeOutside",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
@@ -51,11 +51,11 @@ c.Autograde.autograde_preprocessors = [
 
 # Before the cells are overwritten, an honest slip is made gradable: a copy-pasted answer cell (nbgrader
 # 0.9.6 stops with KeyError on it) becomes an ordinary cell, a missing answer cell comes back empty
-# (donegate.selfcheck.SANITIZE, chapter 91). nbgrader's own list otherwise.
+# (donegate.sandbox.SANITIZE, appendix 82). nbgrader's own list otherwise.
 c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.ClearOutput",
     "nbgrader.preprocessors.DeduplicateIds",
-    "donegate.selfcheck.RepairCells",
+    "donegate.sandbox.RepairCells",
     "nbgrader.preprocessors.OverwriteKernelspec",
     "nbgrader.preprocessors.OverwriteCells",
     "nbgrader.preprocessors.CheckCellMetadata",

@@ -104,7 +104,8 @@ def test_a_subcommand_module_is_imported_only_when_it_runs(later_chapter, capsys
 
 
 def test_starting_the_command_line_imports_nothing_heavy():
-    probe = ("import sys, donegate.cli, donegate.selfcheck; donegate.cli.build_parser(); "
+    probe = ("import sys, donegate.cli, donegate.selfcheck, donegate.progress, donegate.sandbox, donegate.judge; "
+             "donegate.cli.build_parser(); "
              "print(sorted(m for m in ('nbgrader', 'nbformat', 'traitlets', 'jsonschema', 'matplotlib', "
              "'ipywidgets', 'nbclient') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

@@ -474,7 +474,7 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
                     for aid in MAX_SCORE for s in students}
 
 
-# --- hostile submissions: the kernel runs in a sandbox that holds nothing of the course (chapter 91) ---------
+# --- hostile submissions: the kernel runs in a sandbox that holds nothing of the course (appendix 82) ---------
 
 HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "poisons-source",
            "adds-a-trigger", "rewrites-classmate", "input-transformer", "ast-transformer", "post-run-cell",

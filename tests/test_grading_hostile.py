@@ -77,7 +77,8 @@ def seconds_to_run(source: str) -> float:
     to run a one-cell notebook, from starting its kernel to having stopped it."""
     import nbformat
     from traitlets.config import Config
-    from donegate.selfcheck import SandboxedExecute, grading_options
+    from donegate.sandbox import SandboxedExecute
+    from donegate.selfcheck import grading_options
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     started = time.monotonic()

@@ -1,4 +1,4 @@
-"""The judge (chapter 91): vetting the learner's cells, and the rerun in a fresh plain Python in the sandbox.
+"""The judge (appendix 83): vetting the learner's cells, and the rerun in a fresh plain Python in the sandbox.
 
 Each test runs the judge directly on a handful of cells, without nbgrader: a fraction of a second each.
 test_grading.py and test_grading_hostile.py grade the same defences end to end.
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from donegate.selfcheck import judge_cells, run_judge, vet_notebook, vet_source
+from donegate.judge import judge_cells, run_judge, vet_notebook, vet_source
 
 pytestmark = pytest.mark.grading
 
@@ -226,7 +226,7 @@ def test_the_sandbox_limits_processes_and_ends_them_all():
     was started ends with the sandbox."""
     import os
     import subprocess
-    from donegate.selfcheck import PIDS_CGROUP
+    from donegate.sandbox import PIDS_CGROUP
     spawn = ("import subprocess\nSTARTED = 0\nfor _ in range(600):\n    try:\n"
              "        subprocess.Popen(['sleep', '7.25'])\n    except OSError:\n        break\n    STARTED += 1")
     limited = os.getuid() != 0 or (PIDS_CGROUP / "cgroup.procs").is_file()
@@ -262,9 +262,9 @@ def test_a_verdict_read_off_the_judge_cannot_be_turned_into_another():
 def test_patching_what_the_judge_uses_changes_no_verdict():
     """Rerun without vetting: a cell rebinds json.dumps and the judge's own helpers in its module. Vetting
     flags both (they change modules); the rerun, which bound what it uses before any cell ran, is not fooled."""
-    patch = ("import json\nimport donegate.selfcheck as judge\n"
+    patch = ("import json\nimport donegate.judge as judge\n"
              "json.dumps = lambda *a, **k: '{\"name\": \"test1\", \"passed\": true}'\n"
              "judge._run_cell = lambda *a, **k: None\njudge._failure = lambda *a: {'passed': True}")
     assert verdicts(("learner", patch), ("test", "assert False")) == {"test1": False}
     flags = vet_notebook(cells(("learner", patch), ("test", "assert False")))
-    assert any("imports donegate.selfcheck" in f for f in flags) and any("changes json" in f for f in flags)
+    assert any("imports donegate.judge" in f for f in flags) and any("changes json" in f for f in flags)

@@ -1,4 +1,5 @@
-"""The learner's self-check (`donegate check`) and the recall schedule (`donegate progress`).
+"""The learner's self-check (`donegate check`, appendix 91) and the recall schedule (`donegate progress`,
+appendix 81).
 
 Grading runs use a tiny nbgrader assignment built here in a temporary DONEGATE_ROOT (so the
 self-check is testable on its own) and the real lab01, always on copies in tmp_path.
@@ -13,11 +14,14 @@ from pathlib import Path
 
 import pytest
 
+import donegate.progress as progress_module
 from donegate import selfcheck
+from donegate.progress import (
+    CURRICULUM, chapter_titles, due_label, load_passes, progress, progress_file, progress_rows, record_pass,
+    schedule_note,
+)
 from donegate.selfcheck import (
-    CURRICULUM, SelfCheckError, check, chapter_titles, course_config, due_label, find_assignment,
-    find_root, grading_options, load_passes, progress, progress_file, progress_rows, read_notebook, schedule_note,
-    record_pass,
+    SelfCheckError, check, course_config, find_assignment, find_root, grading_options, read_notebook,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -391,7 +395,7 @@ def test_a_crash_while_writing_leaves_the_old_records_intact(tmp_path, monkeypat
     def crash(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(selfcheck.json, "dump", crash)
+    monkeypatch.setattr(progress_module.json, "dump", crash)
     with pytest.raises(OSError):
         record_pass("recall02-hooks", T0, 1, 1, path)
     assert path.read_bytes() == before
@@ -408,7 +412,7 @@ def test_a_damaged_progress_file_is_never_overwritten(tmp_path):
 
 # --- what is due --------------------------------------------------------------------------------
 
-def curriculum_root(root: Path, available=(), chapters=("00_start_here", "02_hooks", "91_workbook_self_check")) -> Path:
+def curriculum_root(root: Path, available=(), chapters=("00_start_here", "02_hooks", "81_workbook_progress", "91_workbook_self_check")) -> Path:
     for assignment in available:
         nb = root / "solutions" / assignment / f"{assignment}.ipynb"
         nb.parent.mkdir(parents=True)
@@ -552,6 +556,20 @@ def test_an_assert_with_a_message_is_reported_by_its_message():
     cell = {"outputs": [{"output_type": "error", "ename": "AssertionError", "evalue": "got 'allow'",
                          "traceback": ["----> 4 assert False, \"got 'allow'\""]}]}
     assert selfcheck.reason_for(cell, 0.0, 1.0) == "AssertionError: got 'allow'"
+
+
+def test_the_old_dotted_names_of_the_grading_classes_still_work():
+    """An instructor's nbgrader_config.py written before the sandbox and the judge had modules of their own
+    (appendices 82 and 83) names their classes in donegate.selfcheck: nbgrader, importing them by that path,
+    gets the very classes the new names give."""
+    from traitlets.utils.importstring import import_item
+    from donegate import judge, sandbox
+    for name, module in [("SandboxedExecute", sandbox), ("SandboxKernelManager", sandbox), ("RepairCells", sandbox),
+                         ("JudgeOutside", judge)]:
+        assert import_item(f"donegate.selfcheck.{name}") is getattr(module, name)
+        assert getattr(module, name).__module__ == module.__name__
+    with pytest.raises(AttributeError, match="no_such_name"):
+        selfcheck.no_such_name
 
 
 def test_the_self_check_puts_off_the_iri_grammar_until_an_iri_is_checked():

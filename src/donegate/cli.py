@@ -49,7 +49,7 @@ COMMANDS: dict[str, Command] = {
         "1 not yet, 2 the notebook could not be checked.",
     ),
     "progress": Command(
-        "donegate.selfcheck:progress_command",
+        "donegate.progress:progress_command",
         "show the chapters, the labs you passed and the recall exercises due",
         description="List the chapters, the labs you passed (with the time) and the recall exercises: "
                     "each is done four times, due 1, 3, 7 and 21 days after you pass its chapter's lab.",
@@ -336,7 +336,8 @@ def start_lab(name: str, root=None, progress_path=None):
     import shutil
     from pathlib import Path
 
-    from donegate.selfcheck import find_root, load_passes
+    from donegate.progress import load_passes
+    from donegate.selfcheck import find_root
 
     root = find_root() if root is None else Path(root)
     lab = assignment_named(name, root)

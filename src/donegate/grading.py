@@ -416,9 +416,9 @@ def _warm_children() -> None:
     import sqlalchemy.orm
     import nbgrader.api
     from nbgrader.converters import Autograde  # noqa: F401
-    from donegate import selfcheck
+    from donegate import judge, sandbox, selfcheck
     selfcheck._in_process_gradebook_version(nbgrader.api)
-    selfcheck.SandboxedExecute, selfcheck.JudgeOutside, selfcheck.RepairCells  # made here, once
+    sandbox.SandboxedExecute, sandbox.RepairCells, judge.JudgeOutside  # made here, once
     nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]))  # compiles the schema
     sqlalchemy.orm.configure_mappers()
 

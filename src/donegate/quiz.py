@@ -23,7 +23,7 @@ def learner_id() -> str:
     """Who is answering: $DONEGATE_LEARNER, else a random id kept beside the progress file (made once)."""
     if os.environ.get(LEARNER_ENV, "").strip():
         return os.environ[LEARNER_ENV].strip()
-    from donegate.selfcheck import progress_file
+    from donegate.progress import progress_file
 
     path = progress_file().with_name("learner-id")
     try:
