@@ -18,7 +18,8 @@ from typing import Callable
 
 import pytest
 
-from donegate.hosts import captured_calls, run_hook
+from donegate.doctor import captured_calls
+from donegate.hosts import run_hook
 from donegate.quickstop import quick_tool
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, codex_hook_hash, codex_hook_keys, hook_entries,
-                            merge_hooks, missing_program, run_hook, stop_answer, tool_policy)
+from donegate.doctor import codex_hook_hash, codex_hook_keys, missing_program
+from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, merge_hooks, run_hook, stop_answer,
+                            tool_policy)
 from donegate.stopgate import GateError, Settings, Verdict, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")

@@ -199,14 +199,14 @@ COMMANDS.update({
 # %% ../../chapters/92_workbook_cli.ipynb #cli-c-agent2
 COMMANDS.update({
     "doctor": Command(
-        "donegate.hosts:doctor",
+        "donegate.doctor:doctor",
         "show what the gate sees in a repository and what a stop would do now",
         (arg("--repo", default=".", help="the repository (default: the current folder)"),),
         description="Report the repository, the acceptance check, the settings, the state folder, the "
         "ledger, the installed hooks and what a stop would do now. Exit 0 if the gate can work here.",
     ),
     "ledger": Command(
-        "donegate.hosts:ledger_command",
+        "donegate.doctor:ledger_command",
         "summarise the false completions the gate caught (DONEGATE_LEDGER=1)",
         description="Count the ledger's rows per repository and show the latest ones: what the agent "
         "claimed, what the gate demanded and what actually happened.",

@@ -18,7 +18,7 @@ from codex_server import CodexServer, Item, Request, Turn, apply_patch, codex_ho
     update_file
 from conftest import HostWorld, capture_hooks, cli_path, hook_calls, run_cli
 
-from donegate.hosts import codex_hook_keys
+from donegate.doctor import codex_hook_keys
 
 pytestmark = pytest.mark.hosts
 
