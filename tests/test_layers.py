@@ -17,17 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LIB = ROOT / "src" / "donegate"
 PACKAGE = "donegate"
 
-# ---- PLACE TO FILL IN -----------------------------------------------------------------------------------------------
-# The evidence chain's appendix modules: the hardening of chapter 03 (trajectories) and chapter 04 (verifiers), moved
-# to appendices 98 and 99. Put the names of the modules those appendices export here; until then a module they
-# export is in no layer, and test_every_module_has_a_layer says so.
-EVIDENCE_APPENDICES: set[str] = set()
-# ----------------------------------------------------------------------------------------------------------------------
-
 LAYERS: dict[str, set[str]] = {
-    # hooks leave evidence -> a trajectory strings it together -> verifiers and metrics judge it -> review; audit
-    # and the transcript readers read a real session's evidence
-    "evidence": {"hooks", "trajectory", "verifiers", "metrics", "review", "audit", "transcripts", *EVIDENCE_APPENDICES},
+    # hooks leave evidence -> a trajectory strings it together (kept on disk by trajectory_io) -> verifiers judge
+    # it (on cases read by cases) -> metrics count -> review; audit and the transcript readers read a real session
+    "evidence": {"hooks", "trajectory", "trajectory_io", "verifiers", "cases", "metrics", "review", "audit",
+                 "transcripts"},
     # the stop gate and what makes it work in the real hosts
     "gate": {"stopgate", "realhosts", "hosts", "doctor", "quickstop"},
     # the minimal coding agent chapter 07 builds to put gates on
@@ -38,9 +32,6 @@ LAYERS: dict[str, set[str]] = {
     # the package itself and nbdev's index of it
     "package": {"__init__", "_modidx"},
 }
-
-# Modules the layer table places before they exist (appendices 95-97, being written); a name can go once it exists.
-NOT_WRITTEN_YET = {"realhosts", "doctor", "transcripts"}
 
 # (layer that imports, modules it must never import, why)
 RULES: list[tuple[str, set[str], str]] = [
@@ -146,9 +137,9 @@ def test_no_module_is_in_two_layers():
     assert not twice, f"in two layers: {twice}"
 
 
-def test_the_layer_table_names_only_modules_that_exist_or_are_being_written():
+def test_the_layer_table_names_only_modules_that_exist():
     stale = sorted(name for members in LAYERS.values() for name in members
-                   if name not in library_modules() and name not in NOT_WRITTEN_YET)
+                   if name not in library_modules())
     assert not stale, f"the layer table names modules src/donegate does not hold: {stale}; fix the name or remove it"
 
 
