@@ -1,4 +1,4 @@
-"""The instructor's commands (chapter 94): `donegate release` refuses what would publish uncommitted tests or
+"""The instructor's commands (appendix 86): `donegate release` refuses what would publish uncommitted tests or
 erase a learner's work; `donegate grade` grades each submission in a process of its own and ends with a
 summary. Each test works on a scratch git course holding lab01 only, through the command line.
 """

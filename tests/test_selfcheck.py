@@ -1,4 +1,4 @@
-"""The learner's self-check (`donegate check`, appendix 91) and the recall schedule (`donegate progress`,
+"""The learner's self-check (`donegate check`, appendix 84) and the recall schedule (`donegate progress`,
 appendix 81).
 
 Grading runs use a tiny nbgrader assignment built here in a temporary DONEGATE_ROOT (so the
@@ -412,7 +412,7 @@ def test_a_damaged_progress_file_is_never_overwritten(tmp_path):
 
 # --- what is due --------------------------------------------------------------------------------
 
-def curriculum_root(root: Path, available=(), chapters=("00_start_here", "02_hooks", "81_workbook_progress", "91_workbook_self_check")) -> Path:
+def curriculum_root(root: Path, available=(), chapters=("00_start_here", "02_hooks", "81_workbook_progress", "84_workbook_self_check")) -> Path:
     for assignment in available:
         nb = root / "solutions" / assignment / f"{assignment}.ipynb"
         nb.parent.mkdir(parents=True)
