@@ -24,7 +24,8 @@ from gitrepo import GitRepo
 
 from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, codex_hook_hash, codex_hook_keys, hook_entries,
                             merge_hooks, missing_program, run_hook, stop_answer, tool_policy)
-from donegate.stopgate import GateError, Settings, Verdict, find_repo
+from donegate.stopgate import Settings, Verdict
+from donegate.treestate import GateError, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
 EXE = "donegate"  # installed settings call it by name, so they can be committed and shared
