@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from donegate.agent import play, scenario_names
+from donegate.demo import play, scenario_names
 from donegate.trajectory import terminal_status, tool_calls, validate
 
 ROOT = Path(__file__).resolve().parent.parent

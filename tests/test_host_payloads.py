@@ -289,13 +289,15 @@ def test_two_same_size_edits_within_a_second_are_both_checked_afresh(tmp_path, m
 def test_the_gate_depends_on_no_agent_and_no_book_setup():
     import donegate.realhosts as realhosts
     import donegate.stopgate as stopgate
-    for module in (stopgate, realhosts):
+    import donegate.treestate as treestate
+    for module in (treestate, stopgate, realhosts):
         source = Path(module.__file__).read_text()
         assert "donegate.agent" not in source and "donegate.setup" not in source and not hasattr(module, "play")
     code = ("import sys, donegate.hosts; "
             "print(sorted(m for m in sys.modules if m.startswith('donegate')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.realhosts", "donegate.stopgate"]
+    assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.realhosts", "donegate.stopgate",
+                                 "donegate.treestate"]
 
 
 @pytest.mark.parametrize("echo", ["{refusal}", "<hook_prompt id=\"stop:1\">{escaped}</hook_prompt>",

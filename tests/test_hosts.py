@@ -25,7 +25,8 @@ from gitrepo import GitRepo
 from donegate.doctor import codex_hook_hash, codex_hook_keys, missing_program
 from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, merge_hooks, run_hook, stop_answer,
                             tool_policy)
-from donegate.stopgate import GateError, Settings, Verdict, find_repo
+from donegate.stopgate import Settings, Verdict
+from donegate.treestate import GateError, find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
 EXE = "donegate"  # installed settings call it by name, so they can be committed and shared

@@ -23,9 +23,9 @@ LAYERS: dict[str, set[str]] = {
     "evidence": {"hooks", "trajectory", "trajectory_io", "verifiers", "cases", "metrics", "review", "audit",
                  "transcripts"},
     # the stop gate and what makes it work in the real hosts
-    "gate": {"stopgate", "realhosts", "hosts", "doctor", "quickstop"},
-    # the minimal coding agent chapter 07 builds to put gates on
-    "agent": {"agent"},
+    "gate": {"stopgate", "treestate", "realhosts", "hosts", "doctor", "quickstop"},
+    # the minimal coding agent chapter 07 builds to put gates on, and the player of its scenarios (07 part 3)
+    "agent": {"agent", "demo"},
     # the workbook's machinery: quizzes, progress, the self-check, its sandbox and judge, grading, the command line,
     # the book's setup
     "workbook": {"quiz", "progress", "selfcheck", "sandbox", "judge", "grading", "cli", "setup"},
@@ -36,7 +36,7 @@ LAYERS: dict[str, set[str]] = {
 # (layer that imports, modules it must never import, why)
 RULES: list[tuple[str, set[str], str]] = [
     ("evidence", LAYERS["workbook"], "the evidence chain never imports the workbook's machinery"),
-    ("gate", {"agent", "setup"}, "the gate never imports the teaching agent or the book's setup"),
+    ("gate", {"agent", "demo", "setup"}, "the gate never imports the teaching agent or the book's setup"),
 ]
 
 

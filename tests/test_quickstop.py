@@ -19,7 +19,8 @@ from gitrepo import GitRepo
 
 from donegate import quickstop
 from donegate.hosts import run_hook
-from donegate.stopgate import default_state_dir, find_repo
+from donegate.stopgate import default_state_dir
+from donegate.treestate import find_repo
 
 DONEGATE = Path(sys.executable).with_name("donegate")
 
@@ -524,7 +525,7 @@ def test_the_console_script_answers_a_plain_tool_call_without_importing_the_gate
 # -- one reading of the tree per stop ------------------------------------------------------------------
 
 def test_the_quick_path_reads_git_status_exactly_as_the_gate_does():
-    from donegate.stopgate import FLAGGED_ARGS, STATUS_ARGS
+    from donegate.treestate import FLAGGED_ARGS, STATUS_ARGS
     assert (quickstop.STATUS, quickstop.FLAGGED) == (STATUS_ARGS, FLAGGED_ARGS)
 
 

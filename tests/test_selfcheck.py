@@ -527,6 +527,12 @@ def test_progress_lists_chapters_without_the_appendices(chapter02):
     assert chapter_titles(root) == {"00": "Start Here", "02": "Hooks"}
 
 
+def test_a_chapter_in_parts_is_titled_by_its_parts_in_order(tmp_path):
+    root = curriculum_root(tmp_path / "root", chapters=("07_minimal_coding_agent", "07_stop_hook_verify_loop",
+                                                        "07_the_gate_at_work", "84_workbook_self_check"))
+    assert chapter_titles(root) == {"07": "Minimal Coding Agent / Stop Hook Verify Loop / The Gate At Work"}
+
+
 def test_progress_prints_chapters_labs_and_what_is_due(chapter02):
     root, path = chapter02
     record_pass(LAB01, T0, 22, 22, path)

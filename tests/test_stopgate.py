@@ -19,7 +19,8 @@ import pytest
 from gitrepo import GitRepo
 
 from donegate.realhosts import SessionGate, mark_tool_call
-from donegate.stopgate import GateError, Settings, StopGate
+from donegate.stopgate import Settings, StopGate
+from donegate.treestate import GateError, blob_id, git, snapshot
 
 PY = sys.executable
 
@@ -761,6 +762,111 @@ def test_names_that_moved_to_realhosts_are_still_importable_from_stopgate():
     assert all(getattr(stopgate, name) is getattr(realhosts, name) for name in stopgate.MOVED_TO_REALHOSTS)
     with pytest.raises(AttributeError):
         stopgate.no_such_name
+
+
+TREESTATE_NAMES = ("FLAGGED_ARGS", "STATUS_ARGS", "GateError", "Identity", "TreeState", "blob_id", "file_identity",
+                   "find_repo", "git", "git_dir", "git_finish", "git_start", "snapshot")
+
+
+def test_the_tree_state_module_imports_nothing_of_the_library_and_stopgate_names_it_again():
+    """donegate.treestate (appendix 94) sits below the gate: it imports nothing of donegate, and every name
+    that lived in donegate.stopgate before the move is still importable from there."""
+    import ast
+
+    import donegate.stopgate as stopgate
+    import donegate.treestate as treestate
+
+    tree = ast.parse(Path(treestate.__file__).read_text(encoding="utf-8"))
+    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.level or "donegate" in (n.module or ""))]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.name.startswith("donegate")]
+    assert imported == []
+    assert all(getattr(stopgate, name) is getattr(treestate, name) for name in TREESTATE_NAMES)
+
+
+# -- the tree state as git gives it (appendix 94, donegate.treestate) --------------------------------
+
+def test_git_missing_is_a_gate_error_that_says_so(repo, monkeypatch):
+    monkeypatch.setenv("PATH", str(repo.root / "no-such-folder"))
+    with pytest.raises(GateError, match="git is not installed or not on PATH"):
+        snapshot(repo.root)
+
+
+def test_a_failing_git_command_is_a_gate_error_carrying_git_s_message(tmp_path):
+    with pytest.raises(GateError, match="rev-parse HEAD failed in .*not a git repository"):
+        git(tmp_path, "rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("algorithm", ["sha1", "sha256"])
+def test_blob_ids_are_git_s_own_in_sha1_and_sha256_repositories(tmp_path, algorithm):
+    repo = Repo(tmp_path / "repo", tmp_path / "state", tmp_path / "marker")
+    repo.root.mkdir()
+    repo.git("init", "-q", f"--object-format={algorithm}")
+    repo.write("app.py", 'STATUS = "bad"\n')
+    repo.commit("start")
+    repo.write("app.py", 'STATUS = "ok"\n')
+    repo.write("new.txt", "new\n")
+    entries = snapshot(repo.root).entries
+    for path in ("app.py", "new.txt"):
+        assert entries[path] == ("100644", repo.git("hash-object", path).strip())
+        assert blob_id(repo.path(path).read_bytes(), algorithm) == entries[path][1]
+
+
+def test_an_edit_to_a_file_with_an_odd_name_reruns_the_check(repo):
+    """git status -z gives paths as they are; quoted, a name with a space, a newline or a non-ASCII letter
+    would be looked up under the wrong name and its edits never seen."""
+    odd = "odd name \u00fc\n.txt"
+    gate = passed_once(repo, lambda: repo.write(odd, "draft 1\n"))
+    repo.write(odd, "draft 2\n")
+    assert gate.on_stop(False).exit == "passed"
+    assert repo.runs() == 2
+
+
+def test_a_staged_rename_counts_as_a_delete_and_an_add(repo):
+    gate = repo.started()
+    repo.git("mv", "notes.txt", "renamed.txt")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert {"notes.txt", "renamed.txt"} <= set(verdict.changed)
+
+
+def test_an_unmerged_path_counts_as_a_change(repo):
+    repo.git("checkout", "-q", "-b", "theirs")
+    repo.write("notes.txt", "theirs\n")
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "-")
+    repo.write("notes.txt", "ours\n")
+    repo.commit("ours")
+    gate = repo.started()
+    merge = subprocess.run(["git", "merge", "-q", "theirs"], cwd=repo.root, capture_output=True, text=True)
+    assert merge.returncode != 0 and "<<<<<<<" in repo.read("notes.txt")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert "notes.txt" in verdict.changed
+
+
+def test_a_change_to_git_s_config_counts_as_a_change(repo):
+    """With core.fileMode=false git no longer reports a chmod; the rule change itself is a change."""
+    gate = repo.started()
+    repo.git("config", "core.fileMode", "false")
+    repo.path("notes.txt").chmod(0o755)
+    assert repo.git("status", "--porcelain") == ""
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert ".git/config" in verdict.changed
+
+
+def test_a_rule_change_seen_from_a_linked_worktree_counts(repo):
+    """A linked worktree shares info/exclude with its repository: git_dir follows .git (a file there) to it."""
+    worktree = repo.root.parent / "worktree"
+    repo.git("worktree", "add", "-q", str(worktree))
+    gate = StopGate(worktree, "session-1", repo.settings())
+    gate.start()
+    repo.path(".git/info").mkdir(exist_ok=True)
+    with repo.path(".git/info/exclude").open("a") as f:
+        f.write("scratch/\n")
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed")
+    assert ".git/info/exclude" in verdict.changed
 
 
 # -- time budget and settings ------------------------------------------------------------------

@@ -23,7 +23,9 @@ from .hooks import HookRegistry
 from .trajectory import TrajectoryWriter
 
 # %% auto #0
-__all__ = ['TOOLS', 'SECRET_NAME', 'SYSTEM_PROMPT', 'MESSAGE_CHARS', 'ToolCall', 'Reply', 'ModelError', 'ScriptedModel', 'OpenAICompatibleModel', 'tool_schemas', 'child_environment', 'ToolError', 'ToolResult', 'Workspace', 'RunResult', 'Agent', 'OUTCOME_WORDS', 'Scenario', 'demo_folder', 'scenario_names', 'load_scenario', 'DemoRun', 'closing_line', 'play', 'demo_command']
+__all__ = ['TOOLS', 'SECRET_NAME', 'SYSTEM_PROMPT', 'MESSAGE_CHARS', 'ToolCall', 'Reply', 'ModelError', 'ScriptedModel',
+           'OpenAICompatibleModel', 'tool_schemas', 'child_environment', 'ToolError', 'ToolResult', 'Workspace',
+           'RunResult', 'Agent', 'demo_folder']
 
 # %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-006
 @dataclass(frozen=True)
@@ -497,28 +499,7 @@ def _run_calls(self: Agent, calls: Sequence[ToolCall]) -> str | None:
 
 Agent._tool_message, Agent._run_calls = _tool_message, _run_calls
 
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-029b
-import json
-import os
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Sequence
-
-from .stopgate import GateError, Settings, StopGate, Verdict, git
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-030
-@dataclass(frozen=True)
-class Scenario:
-    """A scripted agent run on the pricing demo: the task, the model's replies and what should happen."""
-    name: str
-    title: str
-    task: str
-    replies: tuple[dict, ...]
-    expect: dict
-    settings: dict = field(default_factory=dict)
-
-
+# %% ../../chapters/07_minimal_coding_agent.ipynb #ch07a-172d
 def demo_folder(root: str | os.PathLike | None = None) -> Path:
     """The repository's demo/ folder (root defaults to the checkout this package was imported from)."""
     if root is None:
@@ -527,175 +508,6 @@ def demo_folder(root: str | os.PathLike | None = None) -> Path:
         root = find_repository(Path.cwd(), Path(donegate.__file__).parent)
     folder = Path(root or Path.cwd()) / "demo"
     if not (folder / "scenarios").is_dir():
+        from donegate.treestate import GateError
         raise GateError(f"{folder}/scenarios not found: run this from the donegate repository (or pass root=)")
     return folder
-
-
-def scenario_names(root: str | os.PathLike | None = None) -> list[str]:
-    """The scenarios in demo/scenarios, by name."""
-    return sorted(p.stem for p in (demo_folder(root) / "scenarios").glob("*.json"))
-
-
-def load_scenario(name: str, root: str | os.PathLike | None = None) -> Scenario:
-    """Read demo/scenarios/NAME.json; an unknown name raises GateError listing the known ones."""
-    path = demo_folder(root) / "scenarios" / f"{name}.json"
-    if not path.is_file():
-        raise GateError(f"no scenario {name!r}; the scenarios are: {', '.join(scenario_names(root))}")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return Scenario(name, data["title"], data["task"], tuple(data["replies"]), data["expect"],
-                    data.get("settings", {}))
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032
-OUTCOME_WORDS = {"verified": "VERIFIED", "yielded_unverified": "HANDED OVER", "blocked": "REFUSED",
-                 "completed": "NOT VERIFIED", "failed": "FAILED", "max_iterations": "STOPPED"}
-
-
-@dataclass(frozen=True)
-class DemoRun:
-    """What playing a scenario produced: the run's result, the gate's verdicts and the closing line."""
-    scenario: Scenario
-    status: str
-    exit: str
-    verdicts: tuple[Verdict, ...]
-    trajectory: Path
-    workdir: Path
-    last_line: str
-
-    @property
-    def blocks(self) -> int:
-        return sum(v.blocks for v in self.verdicts)
-
-    @property
-    def as_expected(self) -> bool:
-        e = self.scenario.expect
-        return (self.status, self.exit, self.blocks) == (e["status"], e["exit"], e.get("blocks", self.blocks))
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-b
-def closing_line(status: str, verdicts: Sequence[Verdict]) -> str:
-    """One sentence: how the run ended and why, led by a word you can grep (VERIFIED, HANDED OVER ...)."""
-    last = verdicts[-1] if verdicts else None
-    blocks = sum(v.blocks for v in verdicts)
-    refusals = f"after {blocks} refused stop{'s' if blocks != 1 else ''}" if blocks else "at the first stop"
-    why = {
-        ("verified", "passed"): f"the acceptance check passed {refusals}" + (
-            "; the syntax error it caught before the tests ran was repaired"
-            if any(v.exit == "syntax_error" for v in verdicts) else ""),
-        ("yielded_unverified", "no_change"): f"handed over with no new edits since the failed check, {refusals}",
-        ("yielded_unverified", "budget"): "the retry budget is spent; the check still fails",
-        ("blocked", "no_change"): f"protected files were changed and not restored, {refusals}; the result is refused",
-        ("completed", "not_gated"): "nothing changed in the repository, so no check ran",
-    }.get((status, last.exit if last else ""), last.message.splitlines()[0] if last else "no stop was decided")
-    return f"{OUTCOME_WORDS.get(status, status.upper())}: {why} (status {status})."
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1
-def play(scenario: str | Scenario, *, root: str | os.PathLike | None = None, workdir: str | os.PathLike | None = None,
-         out: Callable[[str], None] | None = print) -> DemoRun:
-    """Play a scenario on a fresh temporary git copy of demo/pricing with the scripted model and the
-    stop gate, printing a timeline as it goes. The repository's own files are never touched."""
-    from donegate.agent import Agent, ScriptedModel
-
-    scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario, root)
-    say = out or (lambda line: None)
-    work, repo = _demo_repo(scenario, root, workdir)
-    settings = Settings(state_dir=work / "state", **scenario.settings)
-    writer = _live_writer(work / "run.jsonl", f"demo-{scenario.name}", say)
-    gate = StopGate(repo, session_id=f"demo-{scenario.name}", settings=settings, writer=writer)
-    verdicts: list[Verdict] = []
-    registry = _demo_registry(gate, writer, _stop_reporter(gate, verdicts, say))
-    say(f"scenario {scenario.name}: {scenario.title}")
-    say(f"task: {scenario.task}")
-    agent = Agent(ScriptedModel(scenario.replies), repo, registry=registry, writer=writer,
-                  session_id=f"demo-{scenario.name}", checkpoint=work / "checkpoint.json",
-                  stop_status=gate.terminal_status)
-    result = agent.run(scenario.task)
-    run = _demo_run(scenario, result.status, verdicts, writer.path, work)
-    say(run.last_line)
-    return run
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1a
-def _demo_repo(scenario: Scenario, root: str | os.PathLike | None,
-               workdir: str | os.PathLike | None) -> tuple[Path, Path]:
-    """(work folder, repository): a git copy of demo/pricing with one commit, in `workdir` or a new temporary folder."""
-    import shutil
-    import tempfile
-    work = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix=f"donegate-demo-{scenario.name}-"))
-    repo = work / "pricing"
-    shutil.copytree(demo_folder(root) / "pricing", repo, ignore=shutil.ignore_patterns("__pycache__"))
-    for args in (["init", "-q"], ["config", "user.email", "demo@example.invalid"], ["config", "user.name", "demo"],
-                 ["add", "-A"], ["commit", "-q", "-m", "pricing with two planted bugs"]):
-        git(repo, *args)
-    return work, repo
-
-
-def _live_writer(path: Path, task_id: str, say: Callable[[str], None]) -> Any:
-    """A trajectory writer that also says each event (but the gate's own start and stop decisions) as it is written."""
-    from donegate.trajectory import TrajectoryWriter, summarize
-
-    class LiveWriter(TrajectoryWriter):
-        def emit(self, type: str, payload: Any = None, turn: int | None = None):
-            event = super().emit(type, payload, turn)
-            if type == "turn_started":
-                say(f"turn {event.turn}")
-            elif type not in ("hook_decision", "hook_error") or event.payload["event"] != "session_start":
-                if not (type == "hook_decision" and event.payload["hook"] == "stopgate"):
-                    say(f"  {'' if event.turn is None else event.turn:>2}  {type:<19} {summarize(event)}")
-            return event
-
-    return LiveWriter(path, task_id=task_id)
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1b
-def _stop_reporter(gate: StopGate, verdicts: list[Verdict], say: Callable[[str], None]) -> Callable[[dict], Any]:
-    """The on_stop handler: the gate's decision, with its verdict kept in `verdicts` and its message said."""
-    def on_stop(payload: dict):
-        say("      … the gate compares the tree with its baseline (and runs ./verify.sh if it must)")
-        decision = gate.hook(payload)
-        verdicts.append(gate.last_verdict)
-        lines = gate.last_verdict.message.splitlines()
-        for line in lines[:14]:
-            say(f"      │ {line}")
-        if len(lines) > 14:
-            say(f"      │ … ({len(lines) - 14} more lines)")
-        return decision
-    return on_stop
-
-
-def _demo_registry(gate: StopGate, writer: Any, on_stop: Callable[[dict], Any]) -> Any:
-    """A hook registry recording into `writer`: the gate's start on session_start, `on_stop` on on_stop."""
-    from donegate.hooks import HookRegistry
-    registry = HookRegistry(recorder=writer.recorder())
-    registry.register("baseline", "session_start", lambda p: gate.start(p.get("source", "startup")) and None,
-                      on_error="closed")
-    registry.register("stopgate", "on_stop", on_stop, on_error="closed")
-    return registry
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k1c
-def _demo_run(scenario: Scenario, status: str, verdicts: list[Verdict], trajectory: Path, work: Path) -> DemoRun:
-    """The DemoRun for a finished run, its closing line led by UNEXPECTED if the scenario expected otherwise."""
-    last = closing_line(status, verdicts)
-    run = DemoRun(scenario, status, verdicts[-1].exit if verdicts else "", tuple(verdicts), trajectory, work, last)
-    if not run.as_expected:
-        e = scenario.expect
-        last = (f"UNEXPECTED: the scenario expects status {e['status']} via {e['exit']} with {e.get('blocks')} "
-                f"block(s), got {run.status} via {run.exit} with {run.blocks}. {last}")
-        run = DemoRun(scenario, run.status, run.exit, run.verdicts, run.trajectory, run.workdir, last)
-    return run
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-032-k2
-def demo_command(scenario: str | None = None, keep: bool = False, list: bool = False) -> int:
-    """`donegate demo SCENARIO`: play a scenario in the terminal; exit 0 if it ended as its script expects."""
-    import shutil
-    try:
-        names = scenario_names()
-        if list or not scenario:
-            for name in names:
-                print(f"{name:<16} {load_scenario(name).title}")
-            return 0 if list else 2
-        run = play(scenario)
-    except GateError as exc:
-        print(f"donegate demo: {exc}", file=sys.stderr)
-        return 2
-    if keep:
-        print(f"(kept: {run.workdir} holds the repository, run.jsonl and the gate's state)")
-    else:
-        shutil.rmtree(run.workdir, ignore_errors=True)
-    return 0 if run.as_expected else 1

@@ -120,7 +120,7 @@ COMMANDS.update({
         "reviewer never approves), 2 the diff is missing, unreadable or not a diff.",
     ),
     "demo": Command(
-        "donegate.agent:demo_command",
+        "donegate.demo:demo_command",
         "play a scripted agent run on the pricing demo, with the stop gate deciding \"done\"",
         (arg("scenario", nargs="?", help="fix-bugs, scope-conflict, edit-tests, syntax-error or chat-only"),
          arg("--list", action="store_true", help="list the scenarios with what each shows"),

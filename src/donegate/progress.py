@@ -231,7 +231,8 @@ def progress_rows(now: datetime | None = None, root: Path | None = None,
 # %% ../../chapters/81_workbook_progress.ipynb #9ac6f24a
 def chapter_titles(root: Path) -> dict[str, str]:
     """Number -> title of each chapter in root/chapters/NN_slug.ipynb (appendices, 80 and up, left out);
-    the title is the notebook's first heading without its number, else the slug."""
+    the title is the notebook's first heading without its number, else the slug; a chapter that comes in
+    parts (07) has its parts' titles in file order, joined by " / "."""
     titles = {}
     for nb_path in sorted((Path(root) / "chapters").glob("[0-9][0-9]_*.ipynb")):
         number, slug = nb_path.stem.split("_", 1)
@@ -249,7 +250,7 @@ def chapter_titles(root: Path) -> dict[str, str]:
                     break
         except (ValueError, AttributeError):
             pass
-        titles[number] = title
+        titles[number] = f"{titles[number]} / {title}" if number in titles else title
     return titles
 
 

@@ -191,7 +191,8 @@ def call_key(host: str, session: str, active: bool | None, root: str, env) -> by
     """Everything else the gate's answer depends on: the host, the session, stop_hook_active, the
     repository, the gate's settings (DONEGATE_*), git's environment (GIT_*) and the gate's own code."""
     here = os.path.dirname(os.path.abspath(__file__))
-    code, _ = stat_data([os.path.join(here, f"{name}.py") for name in ("stopgate", "realhosts", "hosts", "quickstop")])
+    gate = ("treestate", "stopgate", "realhosts", "hosts", "quickstop")
+    code, _ = stat_data([os.path.join(here, f"{name}.py") for name in gate])
     settings = "\0".join(sorted(f"{k}={v}" for k, v in env.items() if k.startswith(("DONEGATE_", "GIT_"))))
     fields = [host, session, repr(active), root, quick_state_dir(env), settings]
     return pack([QUICK_FORMAT, *(os.fsencode(f) for f in fields), code])
