@@ -186,7 +186,7 @@ def unpack(data: bytes) -> list[bytes]:
         at = end
     return items
 
-
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-038-c1
 def call_key(host: str, session: str, active: bool | None, root: str, env) -> bytes:
     """Everything else the gate's answer depends on: the host, the session, stop_hook_active, the
     repository, the gate's settings (DONEGATE_*), git's environment (GIT_*) and the gate's own code."""
@@ -221,7 +221,7 @@ def write_memo(path: str, items) -> None:
         os.close(fd)
     os.replace(tmp, path)
 
-
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-038-c2
 def emit(exit_code: int, stdout: str, stderr: str) -> int:
     """Write a hook answer as `donegate hook` does; return its exit code."""
     if stdout:
@@ -303,7 +303,7 @@ class Reading:
             self.after = stat_data([self.index])[0]
         return None if status is None or listing is None else (status, listing)
 
-
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-042-c1
 def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, replayed=None) -> int:
     """`donegate hook stop`: replay the recorded answer when nothing it depended on has changed;
     otherwise ask the gate (`record_stop`), handing it this reading of the tree so it need not read
@@ -352,7 +352,7 @@ def record_state(call: Call, reading: Reading) -> tuple[bytes, list[bytes], list
     stats, newest = stat_data(paths, call.root)
     return reading.before, flagged, paths, tree_key(status, paths, stats, git_rules(call.root)), max(newest, reading.written)
 
-
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c1
 def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: Reading | None = None) -> int:
     """Ask the gate (donegate.hosts.run_hook), giving it `reading` (taken in call.root) to decide on. If
     `call` is given and the answer is an allow that wrote nothing, while nothing the gate read moved
@@ -489,7 +489,7 @@ def tool_call_parts(payload) -> tuple[str, str, object, list[str]] | None:
         targets = [line[len(h):] for line in command.split("\n") for h in PATCH_HEADS if line.startswith(h)]
     return cwd, session, command, [t for t in targets if isinstance(t, str) and t]
 
-
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t04-c1
 def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
     """The answer to a tool call that plainly needs no policy: every file it names lies outside the
     session's protected files, in a tree the session is already gated in (or in none), and its command holds
