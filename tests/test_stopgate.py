@@ -753,17 +753,6 @@ def test_the_core_gate_takes_its_baseline_at_a_stop_whose_start_it_never_saw(mak
     assert gate.on_stop(True).exit == "check_failed" and b.runs() == 1
 
 
-def test_names_that_moved_to_realhosts_are_still_importable_from_stopgate():
-    import donegate.realhosts as realhosts
-    import donegate.stopgate as stopgate
-    from donegate.stopgate import mark_tool_call as moved, session_repository, worktree_baseline  # noqa: F401
-
-    assert moved is realhosts.mark_tool_call
-    assert all(getattr(stopgate, name) is getattr(realhosts, name) for name in stopgate.MOVED_TO_REALHOSTS)
-    with pytest.raises(AttributeError):
-        stopgate.no_such_name
-
-
 TREESTATE_NAMES = ("FLAGGED_ARGS", "STATUS_ARGS", "GateError", "Identity", "TreeState", "blob_id", "file_identity",
                    "find_repo", "git", "git_dir", "git_finish", "git_start", "snapshot")
 

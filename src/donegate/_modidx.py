@@ -736,7 +736,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'donegate.stopgate.Verdict': ('stop_hook_verify_loop.html#verdict', 'donegate/stopgate.py'),
                                    'donegate.stopgate.Verdict.blocks': ( 'stop_hook_verify_loop.html#verdict.blocks',
                                                                          'donegate/stopgate.py'),
-                                   'donegate.stopgate.__getattr__': ('stop_hook_verify_loop.html#__getattr__', 'donegate/stopgate.py'),
                                    'donegate.stopgate._carry_on': ('stop_hook_verify_loop.html#_carry_on', 'donegate/stopgate.py'),
                                    'donegate.stopgate._check': ('stop_hook_verify_loop.html#_check', 'donegate/stopgate.py'),
                                    'donegate.stopgate._command': ('stop_hook_verify_loop.html#_command', 'donegate/stopgate.py'),

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .stopgate import (SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected,
-                               mark_tool_call, remember_session, remember_worktree, same_repository,
-                               session_repository, worktree_baseline)
+from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected
+from .realhosts import (mark_tool_call, remember_session, remember_worktree, same_repository,
+                                session_repository, worktree_baseline)
 
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'STACKS', 'HookAnswer',

@@ -23,11 +23,10 @@ from .treestate import (  # the tree state is read from git in appendix 94; its 
     git_finish, git_start, snapshot, _head_identities)
 
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'MOVED_TO_REALHOSTS', 'TAG', 'EXITS',
-           'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'default_state_dir', 'Settings', 'glob_regex',
-           'is_protected', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
-           'session_files', 'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
-           'check_environment', 'run_check', 'StopGate']
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'TAG', 'EXITS', 'NOTHING_CHANGED', 'FAILURE_LINE',
+           'FAILED_TEST', 'MODEL_KEY', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected', 'changed_paths',
+           'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files', 'script_armed',
+           'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'run_check', 'StopGate']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -227,18 +226,6 @@ def script_armed(root: Path) -> bool:
     except FileNotFoundError:
         return False
     return stat.S_ISREG(st.st_mode) and bool(st.st_mode & stat.S_IXUSR)
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-018s
-MOVED_TO_REALHOSTS = ("tool_marker", "mark_tool_call", "session_record", "remember_session", "session_repository",
-                      "remember_worktree", "same_repository", "worktree_baseline", "HashCache", "SessionGate")
-
-
-def __getattr__(name: str) -> Any:
-    """`from donegate.stopgate import tool_marker` and the like: names that live in donegate.realhosts."""
-    if name in MOVED_TO_REALHOSTS:
-        from donegate import realhosts
-        return getattr(realhosts, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-020
 TAG = "[donegate]"
