@@ -88,3 +88,83 @@ def test_the_readme_states_each_chapter_s_time_as_the_chapter_does():
         if len(mine) != 1 or f"| about {reading.stated(path)} min |" not in mine[0]:
             wrong[path.name] = (reading.stated(path), mine)
     assert len(reading.chapters()) >= 10 and not wrong, f"README rows that do not state the chapter's time: {wrong}"
+
+
+def _reading_times():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reading_times", ROOT / "tools" / "reading_times.py")
+    reading = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reading)
+    return reading
+
+
+def test_chapter_00_states_the_shortest_and_the_longest_chapter_as_they_state_themselves():
+    """Chapter 00 gives the range of the other teaching chapters' times; it is the range their first cells state."""
+    import json
+    import re
+
+    reading = _reading_times()
+    first = "".join(json.loads((ROOT / "chapters" / "00_start_here.ipynb").read_text(encoding="utf-8"))["cells"][0]["source"])
+    said = re.search(r"Chapters 01 to (\d\d) take from about (\d+)[^.]*? to about (\d+)", " ".join(first.split()))
+    times = [reading.stated(p) for p in reading.chapters() if not p.name.startswith("00_")]
+    assert said, "chapter 00's first cell no longer says how long chapters 01 to 09 take"
+    last = max(p.name[:2] for p in reading.chapters())
+    assert (said.group(1), int(said.group(2)), int(said.group(3))) == (last, min(times), max(times))
+
+
+SECTION_REF = r"(?:(part [23](?:'s|,) |appendix (\d\d),? |chapter (\d\d)(?:'s|,) ))?\b[Ss]ections? (\d+(?:\.\d+)?)((?:(?:,| and| or) \d+(?:\.\d+)?)*)"
+
+
+def _headings(path: Path) -> set[str]:
+    import re
+
+    numbers = set()
+    for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            numbers |= {m.group(1) for m in re.finditer(r"^#+ (\d+(?:\.\d+)*)\.? ", cell.source, re.M)}
+    return numbers
+
+
+def test_every_section_a_chapter_names_is_a_heading_where_it_points():
+    """"section 10", "part 3, section 5", "appendix 99, section 4": each names a numbered heading of the notebook
+    it points to (the chapter itself unless it says another), so a restructure that renumbers says so."""
+    import re
+
+    chapters = sorted((ROOT / "chapters").glob("0[0-9]_*.ipynb"))
+    wrong = []
+    for path in chapters:
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for m in re.finditer(SECTION_REF, " ".join(cell.source.split())):
+                where, appendix, chapter = m.group(1), m.group(2), m.group(3)
+                if where and where.startswith("part"):
+                    target = ROOT / "chapters" / ("07_stop_hook_verify_loop.ipynb" if "2" in where else "07_the_gate_at_work.ipynb")
+                else:
+                    number = appendix or chapter
+                    target = next((ROOT / "chapters").glob(f"{number}_*.ipynb")) if number else path
+                named = [m.group(4)] + re.findall(r"\d+(?:\.\d+)?", m.group(5))
+                wrong += [f"{path.name}: {m.group(0)!r} (no {n} in {target.name})" for n in named
+                          if n not in _headings(target)]
+    assert len(chapters) >= 10 and not wrong, wrong
+
+
+def test_every_quiz_names_a_section_of_its_chapter_by_number_and_title():
+    """A wrong answer says "Read section N ("title") again": N and the title are a heading of the quiz's chapter."""
+    import json
+    import re
+
+    quizzes = json.loads((ROOT / "chapters" / "quizzes.json").read_text(encoding="utf-8"))
+    wrong = {}
+    for quiz_id, quiz in quizzes.items():
+        titles = set()
+        for cell in nbformat.read(ROOT / "chapters" / quiz["chapter"], as_version=4).cells:
+            if cell.cell_type == "markdown":
+                titles |= {(m.group(1), m.group(2)) for m in re.finditer(r"^#+ (\d+(?:\.\d+)*)\.? (.+)$", cell.source, re.M)}
+        named = re.fullmatch(r'(\d+(?:\.\d+)*) \("(.+)"\)', quiz["section"])
+        if named is None and quiz["chapter"].startswith("0"):  # a teaching chapter's quiz names its section by number
+            wrong[quiz_id] = quiz["section"]
+        elif named is not None and (named.group(1), named.group(2)) not in titles:
+            wrong[quiz_id] = quiz["section"]
+    assert not wrong, f"quizzes naming a section their chapter does not have: {wrong}"

@@ -482,7 +482,8 @@ StopGate.command = _command
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028g
 def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = "") -> Verdict:
     """Decide one stop. stop_hook_active (from the host) counts attempts and never lets a stop
-    through by itself: False starts a new stretch; True or None continues the current one."""
+    through by itself: False begins a new stretch where no prompt hook was seen; True or None
+    continues the current one."""
     verdict = self._decide(stop_hook_active, claim)
     self.last_verdict = verdict
     if self.writer is not None:
