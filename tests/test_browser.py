@@ -1,6 +1,7 @@
-"""In a real browser: JupyterLab runs a chapter, a quiz answers a click, a plot renders.
+"""In a real browser: the address `donegate lab` prints opens chapter 00, JupyterLab runs the learner's copy of a
+chapter, a quiz answers a click on an option's text, a plot renders, the feedback page hides the hidden tests.
 
-JupyterLab is served on 127.0.0.1 from a temporary copy of the chapter (the committed notebook is
+JupyterLab is served on 127.0.0.1 from a temporary copy of the workbook (the committed notebooks are
 never touched) and driven by Playwright through Debian's Chromium; nothing is downloaded.
 """
 import json
@@ -55,7 +56,8 @@ def wait_for_server(url: str, proc: subprocess.Popen, limit: float = 90.0) -> No
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """The README's command, `donegate lab`, on a copy of the workbook (chapters/, labs/, solutions/)."""
+    """The README's command, `donegate lab` with no argument, on a copy of the workbook (chapters/, labs/,
+    solutions/): it copies the chapters into work/chapters/ and serves the workbook's root."""
     assert CHROMIUM, "Chromium is required in CI (DONEGATE_REQUIRE_UI=1): apt-get install chromium"
     work = tmp_path_factory.mktemp("lab")
     for folder in ("chapters", "labs", "solutions"):
@@ -84,7 +86,7 @@ def lab(tmp_path_factory):
         DONEGATE_LEARNER=LEARNER,
     )
     log = open(work / "jupyterlab.log", "w")
-    proc = subprocess.Popen([str(Path(sys.executable).with_name("donegate")), "lab", f"chapters/{CHAPTER.name}"],
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("donegate")), "lab"],
                             cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_for_server(f"http://127.0.0.1:{port}/api/status?token={TOKEN}", proc)
@@ -112,7 +114,7 @@ def page(lab):
                   "--disable-component-update", "--disable-sync", "--no-first-run"],
         )
         pg = browser.new_page(viewport={"width": 1400, "height": 1000})
-        pg.goto(f"{base}/lab/tree/chapters/{CHAPTER.name}?token={TOKEN}")
+        pg.goto(f"{base}/lab/tree/work/chapters/{CHAPTER.name}?token={TOKEN}")
         pg.wait_for_selector(".jp-Notebook", timeout=60_000)
         pg.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
         try:
@@ -140,6 +142,35 @@ def run_all_cells(page) -> None:
                 raise
 
 
+def printed_address(work: Path) -> str:
+    """The address JupyterLab printed for the learner to open (its path; the token is shown as `...`)."""
+    log = (work / "jupyterlab.log").read_text(encoding="utf-8", errors="replace")
+    found = re.findall(r"http://127\.0\.0\.1:\d+(/\S*?)\?token=", log)
+    assert found, log[-2000:]
+    return found[-1]
+
+
+def test_the_address_jupyterlab_prints_opens_your_copy_of_chapter_00(page, lab):
+    """The README says `donegate lab` opens chapter 00: the address a learner copies from the terminal does."""
+    base, work = lab
+    address = printed_address(work)
+    assert address == "/lab/tree/work/chapters/00_start_here.ipynb", address
+    context = page.context.browser.new_context(viewport={"width": 1400, "height": 1000})
+    other = context.new_page()
+    try:
+        other.goto(f"{base}{address}?token={TOKEN}")
+        tab = other.locator(".lm-TabBar-tab.lm-mod-current", has_text="00_start_here.ipynb")
+        tab.first.wait_for(timeout=60_000)
+        tab.first.hover()  # the tab's tooltip names the file's path
+        other.wait_for_function("t => (t.title || '').includes('work/chapters/00_start_here.ipynb')",
+                                arg=tab.first.element_handle(), timeout=10_000)
+        other.locator(".jp-NotebookPanel:visible .jp-Cell").first.wait_for(timeout=60_000)
+        assert "Start here" in other.locator(".jp-NotebookPanel:visible").first.inner_text()
+        other.screenshot(path=str(work / "printed-address.png"))
+    finally:
+        context.close()
+
+
 def test_chapter_runs_all_cells_and_a_quiz_answers_a_click(page, lab):
     run_all_cells(page)
     quiz = page.locator(".widget-vbox", has=page.locator(".donegate-quiz-feedback")).first
@@ -163,23 +194,38 @@ def test_chapter_runs_all_cells_and_a_quiz_answers_a_click(page, lab):
     rows = quiz.locator(".donegate-quiz-option")
     quiz.scroll_into_view_if_needed()
     rows.last.wait_for(timeout=10_000)
-    shown = [rows.nth(i).locator(".widget-html-content").text_content().strip() for i in range(rows.count())]
-    assert shown == [o.replace("`", "") for o in q.order], "the options are not in this learner's order"
+    shown = [rows.nth(i).inner_text().strip() for i in range(rows.count())]
+    assert shown == [f"{'ABCDEFGHIJ'[i]}. {o.replace('`', '')}" for i, o in enumerate(q.order)], \
+        "the options are not in this learner's order"
 
     (lab[1] / "quiz-before-click.png").write_bytes(quiz.screenshot())
     feedback = quiz.locator(".donegate-quiz-feedback")
-    for option, verdict in ((next(o for o in q.order if o != q.answer), "Not quite."), (q.answer, "Correct.")):
-        rows.nth(q.order.index(option)).locator("button").click()
+    wrong = next(o for o in q.order if o != q.answer)
+    for option, verdict in ((wrong, "is not the answer."), (q.answer, "is right.")):
+        letter = "ABCDEFGHIJ"[q.order.index(option)]
+        # A click on the option's words, away from its box: the whole option is the click target.
+        rows.nth(q.order.index(option)).get_by_text(option.replace("`", "")[-12:]).click()
         quiz.locator("button", has_text="Check").click()
         page.wait_for_function("([el, v]) => el.innerText.trim().startsWith(v)",
-                               arg=[feedback.element_handle(), verdict], timeout=10_000)
+                               arg=[feedback.element_handle(), f"{letter} {verdict}"], timeout=10_000)
         text = feedback.inner_text()
-        assert q.options[option].replace("`", "") in text, text
+        assert not re.match(r"\S+ is (right|not the answer)\. (Yes|No)\b", text), text
     assert "Read section" not in text, "a right answer needs no pointer back"
+    (lab[1] / "quiz-after-click.png").write_bytes(quiz.screenshot())
 
     plots = page.locator(".jp-OutputArea-output img[src^='data:image/png']")
     assert plots.count() >= 1, "no plot rendered"
     assert plots.first.evaluate("img => img.naturalWidth") > 100
+
+    # Saved with its outputs, as JupyterLab's autosave would: into the learner's copy, never the tracked chapter.
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^File$")).click(timeout=10_000)
+    page.get_by_role("menuitem", name=re.compile(r"^Save( Notebook)?\b")).first.click(timeout=10_000)
+    mine, tracked = lab[1] / "work" / "chapters" / CHAPTER.name, lab[1] / "chapters" / CHAPTER.name
+    deadline = time.monotonic() + 60
+    while '"output_type"' not in mine.read_text(encoding="utf-8") and time.monotonic() < deadline:
+        time.sleep(0.25)  # polling a file the server writes, not synchronising test steps
+    assert '"output_type"' in mine.read_text(encoding="utf-8"), "the learner's copy was not saved with its outputs"
+    assert tracked.read_bytes() == CHAPTER.read_bytes(), "running the chapter changed the tracked chapters/ file"
 
 
 def test_the_file_browser_reaches_a_lab_with_no_validate_button_of_nbgrader(page, lab):
@@ -234,4 +280,100 @@ def test_the_class_report_opens_and_shows_every_plot(page, tmp_path):
     assert "averages: " in text and "Hidden tests, most failed first" in text
     assert all(url.startswith("file://") for url in asked), asked
     other.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    context.close()
+
+
+def _in_jupyterlab_terminal(base: str, command: str, limit: float = 90.0) -> str:
+    """Run `command` in a terminal of the served JupyterLab (its REST and websocket API, as the Terminal tab
+    does) and return what the terminal showed, ANSI codes removed, up to the marker the command ends with."""
+    import asyncio
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    request = urllib.request.Request(f"{base}/api/terminals", data=b"{}", method="POST",
+                                     headers={"Authorization": f"token {TOKEN}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        name = json.loads(answer.read())["name"]
+
+    async def talk() -> str:
+        ws_url = f"{base.replace('http', 'ws', 1)}/terminals/websocket/{name}"
+        ws = await websocket_connect(HTTPRequest(ws_url, headers={"Authorization": f"token {TOKEN}"}))
+        await ws.write_message(json.dumps(["stdin", f"{command}; echo END-$((40+2))\r"]))
+        seen, deadline = "", time.monotonic() + limit
+        while "END-42" not in seen and time.monotonic() < deadline:
+            message = await asyncio.wait_for(ws.read_message(), timeout=max(1.0, deadline - time.monotonic()))
+            if message is None:
+                break
+            kind, *rest = json.loads(message)
+            if kind == "stdout":
+                seen += rest[0]
+        ws.close()
+        return seen
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    try:  # a thread of its own: Playwright's sync API keeps an event loop running in this one
+        with ThreadPoolExecutor(1) as pool:
+            seen = pool.submit(lambda: asyncio.run(talk())).result()
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{base}/api/terminals/{name}", method="DELETE",
+                                                      headers={"Authorization": f"token {TOKEN}"}), timeout=30)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r", "", seen)
+
+
+def test_start_in_jupyterlab_s_own_terminal_points_to_its_file_browser(lab):
+    """JupyterLab's terminal (jupyter_server_terminals) sets JUPYTER_SERVER_ROOT: `donegate start` typed there
+    says to open the copy from the file browser, not to start another JupyterLab."""
+    base, work = lab
+    donegate = Path(sys.executable).with_name("donegate")
+    shown = _in_jupyterlab_terminal(base, f"env | grep -c '^JUPYTER_SERVER_ROOT={work}$'; '{donegate}' start lab01")
+    said = shown[shown.rindex("start lab01"):]
+    assert "\n1\n" in shown.replace(" ", ""), f"JUPYTER_SERVER_ROOT is not the served folder in its terminal:\n{shown}"
+    assert "file browser (the folder icon on the left): work/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb" in said, said
+    assert "donegate lab" not in said, said
+
+
+def test_the_feedback_page_shows_failures_first_and_no_hidden_line_until_unfolded(page, lab):
+    """`donegate check` on a fail-open lab01: in Chromium, the failed tests head the table, no line that only the
+    hidden tests have is visible, each fold has a visible toggle, and opening one shows the hidden test."""
+    base, work = lab
+    aid = "lab01-fail-open-hooks"
+    mine = work / "feedback-check" / f"{aid}.ipynb"
+    mine.parent.mkdir()
+    shutil.copyfile(ROOT / "grading" / "fixtures" / "fail-open" / aid / f"{aid}.ipynb", mine)
+    env = {**os.environ, "DONEGATE_ROOT": str(work), "DONEGATE_PROGRESS_FILE": str(mine.parent / "progress.json")}
+    run = subprocess.run([str(Path(sys.executable).with_name("donegate")), "check", str(mine)], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1, run.stdout + run.stderr
+    released = (ROOT / "labs" / aid / f"{aid}.ipynb").read_text(encoding="utf-8")
+    hidden = []
+    for cell in json.loads((ROOT / "solutions" / aid / f"{aid}.ipynb").read_text(encoding="utf-8"))["cells"]:
+        inside = False
+        for line in "".join(cell["source"]).splitlines():
+            if line.strip() in ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"):
+                inside = line.strip().startswith("### BEGIN")
+            elif inside and len(line.strip()) > 12 and line.strip() not in released:
+                hidden.append(line.strip())  # a line only the hidden tests have
+    assert len(hidden) > 10, hidden
+
+    context = page.context.browser.new_context(viewport={"width": 1200, "height": 900})
+    other = context.new_page()
+    other.goto(mine.with_name(f"{aid}.feedback.html").as_uri())
+    rows = other.locator("#donegate-tests tr").all_inner_texts()[1:]
+    verdicts = ["0.0 /" in row.split("\t")[1] for row in rows]
+    assert verdicts == sorted(verdicts, reverse=True) and verdicts[0], rows
+    shown = other.inner_text("body")
+    assert not [line for line in hidden if line in shown], [line for line in hidden if line in shown][:3]
+    other.screenshot(path=str(work / "feedback-top.png"))
+    first = other.locator("div.donegate-test", has=other.locator("b.donegate-fail")).filter(
+        has_text="in a hidden test").first
+    toggle = first.locator("summary")
+    toggle.scroll_into_view_if_needed()
+    assert toggle.is_visible() and toggle.evaluate("s => getComputedStyle(s).display") == "list-item"
+    assert toggle.bounding_box()["height"] > 10
+    other.screenshot(path=str(work / "feedback-folded.png"))
+    toggle.click()
+    assert [line for line in hidden if line in other.inner_text("body")], "opening the fold shows the hidden test"
+    other.screenshot(path=str(work / "feedback-unfolded.png"))
     context.close()

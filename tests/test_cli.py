@@ -234,18 +234,105 @@ def test_work_is_ignored_by_git():
     assert ignored.returncode == 0, "work/ must be in .gitignore: a learner's copies are not tracked files"
 
 
-def test_lab_serves_the_root_on_chapter_00_and_allows_root_only_for_root(workbook):
-    from donegate.cli import lab_arguments
+def test_lab_serves_the_root_and_prints_the_address_of_your_copy_of_chapter_00(workbook):
+    """The address JupyterLab prints is its default URL: `donegate lab` makes it the notebook to open (by default
+    the learner's copy of chapter 00), not /lab, the Launcher."""
+    from donegate.cli import copy_chapters, lab_arguments
 
     (workbook / "chapters").mkdir()
-    (workbook / "chapters" / "00_start_here.ipynb").write_text("{}")
+    (workbook / "chapters" / "00_start_here.ipynb").write_text('{"cells": []}')
+    copy_chapters(workbook)
     args = lab_arguments(workbook, None, None, is_root=False)
-    assert args[1:] == ["-m", "jupyterlab", f"--ServerApp.root_dir={workbook}", "chapters/00_start_here.ipynb"]
+    assert args[1:] == ["-m", "jupyterlab", f"--ServerApp.root_dir={workbook}",
+                        "--LabApp.default_url=/lab/tree/work/chapters/00_start_here.ipynb"]
+    named = lab_arguments(workbook, str(workbook / "work" / "chapters" / "00_start_here.ipynb"), None, is_root=False)
+    assert named == args
     assert lab_arguments(workbook, None, 8899, is_root=True)[-2:] == ["--port=8899", "--allow-root"]
     with pytest.raises(FileNotFoundError, match="outside the workbook"):
         lab_arguments(workbook, str(ROOT / "README.md"), None, is_root=False)
     with pytest.raises(FileNotFoundError, match="no such file"):
         lab_arguments(workbook, str(workbook / "nope.ipynb"), None, is_root=False)
+
+
+def _opened_by_donegate_lab(root: Path, monkeypatch) -> Path:
+    """What `donegate lab` (no argument) would open: its JupyterLab command line, caught where it would exec."""
+    from donegate import cli
+
+    caught = []
+    monkeypatch.chdir(root)
+    monkeypatch.setattr(os, "execve", lambda path, args, env: caught.append(args))
+    assert cli.lab_command() is None and caught
+    address = [a.split("/lab/tree/", 1)[1] for a in caught[0] if "/lab/tree/" in a]
+    positional = [a for a in caught[0][3:] if not a.startswith("-")]  # how it was named before the address
+    return root / (address or positional)[0]
+
+
+def _ran(notebook: Path) -> None:
+    """What JupyterLab's autosave does after Run All: the notebook is written back with its outputs."""
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for n, cell in enumerate(c for c in nb["cells"] if c["cell_type"] == "code"):
+        cell["execution_count"] = n + 1
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["ran\n"]}]
+    notebook.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+
+
+@pytest.fixture
+def checkout(tmp_path, monkeypatch):
+    """A git checkout of the workbook's chapters, committed with the project's own .gitignore."""
+    for name in ("00_start_here.ipynb", "02_hooks.ipynb", "quizzes.json"):
+        (tmp_path / "chapters").mkdir(exist_ok=True)
+        shutil.copyfile(ROOT / "chapters" / name, tmp_path / "chapters" / name)
+    for folder in ("solutions", "labs"):
+        shutil.copytree(ROOT / folder / LAB01, tmp_path / folder / LAB01)
+    shutil.copyfile(ROOT / ".gitignore", tmp_path / ".gitignore")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    for step in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "workbook"]):
+        subprocess.run(git + step, cwd=tmp_path, check=True, capture_output=True)
+    monkeypatch.setenv("DONEGATE_ROOT", str(tmp_path))
+    return tmp_path
+
+
+def test_running_the_chapter_donegate_lab_opens_leaves_git_status_clean(checkout, monkeypatch):
+    """A learner runs the chapter `donegate lab` opened, and JupyterLab saves it with its outputs: no tracked
+    file changes, so a `git pull` has nothing to conflict with."""
+    opened = _opened_by_donegate_lab(checkout, monkeypatch)
+    assert opened.name == "00_start_here.ipynb"
+    _ran(opened)
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=checkout, capture_output=True, text=True, check=True)
+    assert status.stdout == "", f"running {opened.relative_to(checkout)} changed tracked files:\n{status.stdout}"
+    assert (checkout / "chapters" / "00_start_here.ipynb").read_bytes() == (ROOT / "chapters" / "00_start_here.ipynb").read_bytes()
+
+
+def test_lab_updates_the_copies_you_only_ran_and_keeps_the_ones_you_changed(checkout, monkeypatch, capsys):
+    from donegate.cli import copy_chapters, lab_notes
+
+    first = copy_chapters(checkout)
+    assert first.copied == ("00_start_here.ipynb", "02_hooks.ipynb") and not first.updated and not first.kept
+    mine = checkout / "work" / "chapters"
+    _ran(mine / "00_start_here.ipynb")
+    changed = json.loads((mine / "02_hooks.ipynb").read_text(encoding="utf-8"))
+    changed["cells"][-1]["source"] = ["my own experiment\n"]
+    (mine / "02_hooks.ipynb").write_text(json.dumps(changed), encoding="utf-8")
+    assert copy_chapters(checkout) == type(first)(mine), "nothing new in chapters/: nothing to do"
+    for name in ("00_start_here.ipynb", "02_hooks.ipynb"):  # a git pull brings a new version of both
+        nb = json.loads((checkout / "chapters" / name).read_text(encoding="utf-8"))
+        nb["cells"].append({"cell_type": "markdown", "id": "new", "metadata": {}, "source": ["A new section."]})
+        (checkout / "chapters" / name).write_text(json.dumps(nb), encoding="utf-8")
+    again = copy_chapters(checkout)
+    assert again.updated == ("00_start_here.ipynb",) and again.kept == ("02_hooks.ipynb",)
+    assert (mine / "00_start_here.ipynb").read_bytes() == (checkout / "chapters" / "00_start_here.ipynb").read_bytes()
+    assert "my own experiment" in (mine / "02_hooks.ipynb").read_text(encoding="utf-8")
+    notes = "\n".join(lab_notes(checkout, again))
+    assert "new version of 00_start_here.ipynb" in notes
+    assert "chapters/02_hooks.ipynb has a new version; your copy work/chapters/02_hooks.ipynb" in notes
+
+
+def test_lab_on_a_tracked_chapter_opens_it_and_says_it_is_tracked(checkout):
+    from donegate.cli import copy_chapters, lab_notes
+
+    notes = lab_notes(checkout, copy_chapters(checkout), str(checkout / "chapters" / "02_hooks.ipynb"))
+    assert any("chapters/02_hooks.ipynb is the tracked chapter" in n and "work/chapters/02_hooks.ipynb" in n
+               for n in notes), notes
 
 
 def test_lab_turns_off_every_part_of_nbgrader_this_environment_installs(workbook):
@@ -267,7 +354,7 @@ def test_recall_hands_out_a_blank_copy_per_repetition(workbook, tmp_path, monkey
     monkeypatch.setenv("DONEGATE_PROGRESS_FILE", str(progress))
     assert main(["recall", "recall02"]) == 0
     first = workbook / "work" / "recall02-hooks" / "1" / "recall02-hooks.ipynb"
-    assert first.is_file() and "Repetition 1 of recall02-hooks" in capsys.readouterr().out
+    assert first.is_file() and "recall02-hooks, repetition 1 of 4" in capsys.readouterr().out
     first.write_text('{"my": "first try"}')
     _passes(progress, recall02_hooks=timedelta(hours=1))
     assert main(["recall", "recall02-hooks"]) == 0
@@ -275,3 +362,49 @@ def test_recall_hands_out_a_blank_copy_per_repetition(workbook, tmp_path, monkey
     assert second.read_bytes() == (workbook / "labs" / "recall02-hooks" / "recall02-hooks.ipynb").read_bytes()
     assert first.read_text() == '{"my": "first try"}'
     assert main(["recall", "lab01"]) == 2 and "is a lab" in capsys.readouterr().err
+
+
+def test_recall_says_what_it_copied_which_repetition_it_is_and_when_it_is_due(workbook, tmp_path, monkeypatch, capsys):
+    progress = tmp_path / "progress.json"
+    monkeypatch.setenv("DONEGATE_PROGRESS_FILE", str(progress))
+    assert main(["recall", "recall02"]) == 0  # before the lab: nothing is due yet
+    said = capsys.readouterr().out
+    assert "Copied 1 file(s) from labs/recall02-hooks/ into work/recall02-hooks/1/" in said
+    assert "labs/1/" not in said and "from memory too" not in said
+    assert "recall02-hooks, repetition 1 of 4: not due yet" in said and "marked early (before the lab)" in said
+    _passes(progress, lab01_fail_open_hooks=timedelta(hours=2))  # two hours after the lab: due in 22 h
+    shutil.rmtree(workbook / "work")
+    assert main(["recall", "recall02"]) == 0
+    said = capsys.readouterr().out
+    assert "recall02-hooks, repetition 1 of 4, due in 22 h (" in said and "still counts, marked early" in said
+    _passes(progress, lab01_fail_open_hooks=timedelta(days=4), recall02_hooks=timedelta(days=3))
+    assert main(["recall", "recall02"]) == 0  # the second repetition was due a day after the first
+    said = capsys.readouterr().out
+    assert "into work/recall02-hooks/2/" in said and "recall02-hooks, repetition 2 of 4, due since " in said
+    assert "a pass now is on time" in said and "your earlier copy (work/recall02-hooks/1/)" in said
+
+
+def _start_from(env: dict, monkeypatch, capsys) -> str:
+    for name in ("JUPYTER_SERVER_ROOT", "JUPYTER_SERVER_URL", "JPY_PARENT_PID"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["start", "lab01"]) == 0
+    return capsys.readouterr().out
+
+
+def test_start_says_how_to_open_the_copy_from_where_it_was_typed(workbook, monkeypatch, capsys):
+    """JupyterLab's terminals carry JUPYTER_SERVER_ROOT (jupyter_server_terminals), its kernels JPY_PARENT_PID
+    (jupyter_client): there the next step is the file browser, not a second JupyterLab."""
+    mine = f"work/{LAB01}/{LAB01}.ipynb"
+    plain = _start_from({}, monkeypatch, capsys)
+    assert f"uv run donegate lab {mine}" in plain
+    terminal = _start_from({"JUPYTER_SERVER_ROOT": str(workbook), "JUPYTER_SERVER_URL": "http://localhost:8888/"},
+                           monkeypatch, capsys)
+    assert "donegate lab" not in terminal and f"file browser (the folder icon on the left): {mine}" in terminal
+    above = _start_from({"JUPYTER_SERVER_ROOT": str(workbook.parent)}, monkeypatch, capsys)
+    assert f"file browser (the folder icon on the left): {workbook.name}/{mine}" in above
+    kernel = _start_from({"JPY_PARENT_PID": "4242"}, monkeypatch, capsys)
+    assert "donegate lab" not in kernel and f"file browser (the folder icon on the left): {mine}" in kernel
+    elsewhere = _start_from({"JUPYTER_SERVER_ROOT": "/nowhere/else"}, monkeypatch, capsys)
+    assert "serves /nowhere/else, which does not hold" in elsewhere and f"uv run donegate lab {mine}" in elsewhere

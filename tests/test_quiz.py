@@ -28,19 +28,78 @@ def click(q: Quiz, option: str) -> None:
     q._button.click()
 
 
-def test_clicking_the_right_option_and_check_shows_correct_with_the_why():
+def letter(q: Quiz, option: str) -> str:
+    return "ABCDEFGHIJ"[q.order.index(option)]
+
+
+def test_clicking_the_right_option_and_check_says_it_is_right_with_the_why():
     q = make()
     click(q, "Registration order")
-    assert q.feedback == "Correct. Yes: order is policy."
-    assert "Correct. Yes: order is policy." in q._out.value
+    assert q.feedback == f"{letter(q, 'Registration order')} is right. Order is policy."
+    assert f"<b>{letter(q, 'Registration order')} is right.</b> Order is policy." in q._out.value
     assert q.widget.children[-1] is q._out
 
 
-def test_a_wrong_option_shows_not_quite_with_its_why_and_the_section_to_read_again():
+def test_a_wrong_option_says_so_with_its_why_and_the_section_to_read_again():
     q = make()
     click(q, "Alphabetical")
-    assert q.feedback == 'Not quite. Names carry no priority. Read section 8 ("Order is policy") again.'
+    assert q.feedback == (f'{letter(q, "Alphabetical")} is not the answer. Names carry no priority. '
+                          'Read section 8 ("Order is policy") again.')
     assert "Names carry no priority" in q._out.value
+
+
+@pytest.mark.parametrize("why, shown", [
+    ("No: names carry no priority.", "Names carry no priority."),
+    ("no, names carry no priority.", "Names carry no priority."),
+    ("Names carry no priority.", "Names carry no priority."),
+    ("Nothing orders them but registration.", "Nothing orders them but registration."),
+    ("Yes: order is policy.", "Order is policy."),
+])
+def test_the_verdict_reads_right_whatever_the_why_starts_with(why, shown):
+    """The verdict names the option; a why written as a reply ("No: ...") would answer it twice."""
+    q = Quiz("Which hook runs first?", options={"Registration order": "Yes: it is.", "Alphabetical": why},
+             answer="Registration order" if not why.startswith("Yes") else "Alphabetical", quiz_id="t-2", learner="ada")
+    q.select("Alphabetical")
+    q.check()
+    assert q.feedback.startswith(f"{letter(q, 'Alphabetical')} is ") and q.feedback.endswith(shown)
+
+
+def test_no_quiz_of_the_bank_answers_its_verdict_twice():
+    for quiz_id in QUIZZES:
+        q = Quiz.load(quiz_id, folder=ROOT / "chapters", learner="ada")
+        for option in q.order:
+            q.select(option)
+            q.check()
+            after = q.feedback[len(q.verdict):].strip()
+            assert q.verdict and not re.match(r"(yes|no)\b\s*[:,.;]", after, re.I), (quiz_id, q.feedback)
+            assert not re.match(r"(Not quite|Correct)\.", q.feedback), (quiz_id, q.feedback)
+
+
+def test_an_option_is_one_click_target_its_text_included():
+    """Clicking an option's text picks it: each option is a checkbox whose label holds the letter and the text
+    (a click on a label ticks its box), not a small button beside text that ignores clicks."""
+    q = make()
+    rows = q.widget.children[1:-2]
+    assert [row.description for row in rows] == [f"{letter(q, o)}. {o}" for o in q.order]
+    assert all(type(row).__name__ == "Checkbox" and "donegate-quiz-option" in row._dom_classes for row in rows)
+    rows[q.order.index("Alphabetical")].value = True
+    assert q.selected == "Alphabetical"
+
+
+def test_clicking_the_picked_option_again_keeps_it_picked():
+    q = make()
+    click(q, "Alphabetical")
+    q._choices["Alphabetical"].value = False
+    assert q.selected == "Alphabetical" and q._choices["Alphabetical"].value is True
+
+
+def test_an_option_with_code_shows_it_as_code():
+    q = Quiz("Which policy?", options={"`on_error=\"closed\"`": "Yes: it denies.", "none": "No: it must be said."},
+             answer="`on_error=\"closed\"`", quiz_id="t-3", learner="ada")
+    box = q.widget.children[1 + q.order.index("`on_error=\"closed\"`")]
+    assert box.description_allow_html and "<code>on_error=&quot;closed&quot;</code>" in box.description
+    plain = q.widget.children[1 + q.order.index("none")]
+    assert not plain.description_allow_html and plain.description.endswith(". none")
 
 
 def test_one_choice_at_a_time_and_select_from_code_moves_the_buttons():
@@ -75,8 +134,7 @@ def test_nothing_on_the_page_before_check_tells_the_answer():
     """The widget's state before a click holds the question and the options, never a why or the answer's mark."""
     for quiz_id in QUIZZES:
         q = Quiz.load(quiz_id, folder=ROOT / "chapters", learner="ada")
-        shown = [q.widget.children[0].value] + [row.children[1].value for row in q.widget.children[1:-2]]
-        shown += [row.children[0].description for row in q.widget.children[1:-2]] + [q._out.value]
+        shown = [q.widget.children[0].value] + [row.description for row in q.widget.children[1:-2]] + [q._out.value]
         page = " ".join(shown)
         assert not any(why in page for why in (as_html(w) for w in q.options.values())), quiz_id
         assert q._out.value == "" and not any(b.value for b in q._choices.values()), quiz_id
@@ -126,6 +184,18 @@ def test_every_quiz_is_named_by_one_chapter_cell_and_no_cell_shows_an_answer():
             assert not built, (path.name, source[:200])
             assert not any(why in source for data in QUIZZES.values() for why in data["options"].values())
     assert set(named) == set(QUIZZES), "a quiz in quizzes.json that no chapter loads, or a load of no quiz"
+
+
+def test_a_copy_of_a_chapter_in_work_chapters_finds_the_workbook_s_quizzes(tmp_path, monkeypatch):
+    """`donegate lab` runs the learner's copies in work/chapters/: the quizzes come from the workbook they are in."""
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "quizzes.json").write_text(json.dumps({"t-9": {
+        "question": "?", "options": {"a": "Yes: a.", "b": "No: b."}, "answer": "a", "chapter": "x.ipynb"}}))
+    (tmp_path / "work" / "chapters").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work" / "chapters")
+    monkeypatch.delenv("DONEGATE_QUIZZES", raising=False)
+    assert quiz_file() == tmp_path / "chapters" / "quizzes.json"
+    assert Quiz.load("t-9", learner="ada").answer == "a"
 
 
 def test_a_wrong_id_or_a_missing_file_says_what_to_do(tmp_path):

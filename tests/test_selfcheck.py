@@ -4,6 +4,7 @@ appendix 81).
 Grading runs use a tiny nbgrader assignment built here in a temporary DONEGATE_ROOT (so the
 self-check is testable on its own) and the real lab01, always on copies in tmp_path.
 """
+import html
 import json
 import re
 import os
@@ -162,6 +163,37 @@ def test_the_feedback_page_names_each_test_with_its_points_and_reason_and_folds_
     assert "Test cell" not in page
     folded = re.findall(r'<details class="donegate-test-source">(.*?)</details>', page, re.S)
     assert len(folded) == 2 and any("negative numbers" in f for f in folded)
+
+
+def _outside_the_folds(page: str) -> str:
+    return re.sub(r'<details class="donegate-test-source">.*?</details>', "", page, flags=re.S)
+
+
+@pytest.mark.grading
+def test_the_feedback_page_shows_no_line_of_a_hidden_test_before_it_is_unfolded(half_right):
+    """The hidden test's source, and the traceback that would quote it, are folded away together; what shows
+    above the fold is the test's name, points and reason."""
+    result, _, _ = half_right
+    page = result.feedback.read_text(encoding="utf-8")
+    text = lambda part: html.unescape(re.sub(r"<[^>]+>", "", part))
+    assert "assert add(-1, 1) == 0" in text(page), "the hidden test is on the page, for whoever unfolds it"
+    shown = text(_outside_the_folds(page))
+    assert "add(-1, 1)" not in shown
+    assert "AssertionError: add must handle negative numbers" in shown  # the reason, above the fold
+
+
+@pytest.mark.grading
+def test_the_feedback_page_lists_failed_tests_first_and_folds_behind_a_visible_toggle(half_right):
+    result, _, _ = half_right
+    page = result.feedback.read_text(encoding="utf-8")
+    table = page[page.index('id="donegate-tests"'):page.index("</table>")]
+    assert table.index("test_add_hidden") < table.index("test_add_visible"), "a failure listed after a pass"
+    assert "1 of 2 tests failed; they come first." in page
+    assert re.search(r"details\.donegate-test-source > summary \{ display: list-item;", page), \
+        "Bootstrap makes a summary a block, which hides its triangle: the page must give it back"
+    assert "<summary>Show the test's source and what it printed, hidden tests included" in page
+    for name in ("test_add_hidden", "test_add_visible"):  # the table links to the verdict line, outside the fold
+        assert f'href="#test-{name}"' in table and f'id="test-{name}"' in _outside_the_folds(page)
 
 
 @pytest.mark.grading
@@ -556,6 +588,21 @@ def test_a_bare_assert_is_reported_with_the_line_it_checked():
     ]
     cell = {"outputs": [{"output_type": "error", "ename": "AssertionError", "evalue": "", "traceback": traceback}]}
     assert selfcheck.reason_for(cell, 0.0, 3.0) == 'AssertionError at: assert d.action == "block"'
+
+
+def test_a_bare_assert_in_a_hidden_test_is_reported_by_its_line_number():
+    """The reason never quotes a hidden test: the line a bare assert failed on is named by its number."""
+    source = ("# Hidden tests (3 points)\n### BEGIN HIDDEN TESTS\nd = run()\nassert d.action == \"block\"\n"
+              "### END HIDDEN TESTS")
+    traceback = ["Cell In[12], line 4\n      3 d = run()\n----> 4 assert d.action == \"block\"\n", "AssertionError: "]
+    cell = {"source": source, "outputs": [{"output_type": "error", "ename": "AssertionError", "evalue": "",
+                                           "traceback": traceback}]}
+    assert selfcheck.reason_for(cell, 0.0, 3.0) == "AssertionError in a hidden test, line 4 of the cell"
+    visible = {**cell, "source": source.replace("### BEGIN HIDDEN TESTS\n", "").replace("\n### END HIDDEN TESTS", "")}
+    assert selfcheck.reason_for(visible, 0.0, 3.0) == 'AssertionError at: assert d.action == "block"'
+    noisy = {"source": source, "outputs": [{"output_type": "stream", "name": "stderr",
+                                            "text": "<ipython>:4: UserWarning: old\n  assert d.action == \"block\"\n"}]}
+    assert selfcheck.reason_for(noisy, 0.0, 3.0) == "wrote to stderr (a test cell must not): <ipython>:4: UserWarning: old"
 
 
 def test_an_assert_with_a_message_is_reported_by_its_message():

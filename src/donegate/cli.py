@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 # %% auto #0
-__all__ = ['COMMANDS', 'WORK_FOLDER', 'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'load', 'main',
-           'assignment_named', 'start_lab', 'start_command', 'recall_command', 'lab_config', 'lab_arguments',
-           'lab_command']
+__all__ = ['COMMANDS', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD', 'NBGRADER_SERVER', 'Argument', 'arg',
+           'Command', 'build_parser', 'load', 'main', 'assignment_named', 'Handout', 'start_lab', 'open_step',
+           'start_command', 'recall_command', 'cells_fingerprint', 'ChapterCopies', 'copy_chapters', 'lab_config',
+           'lab_arguments', 'lab_notes', 'lab_command']
 
 # %% ../../chapters/85_workbook_cli.ipynb #4fcae88a
 @dataclass(frozen=True)
@@ -228,8 +229,9 @@ COMMANDS.update({
         "copy a lab or recall exercise into work/ (git-ignored), where your work lives",
         (arg("assignment", help="the lab or recall exercise: lab01, recall02, or its full id"),),
         description="Copy labs/<id>/ into work/<id>/, a folder git ignores, so that a git pull or an "
-        "instructor's release never meets your work. A file already there is kept as it is. Prints where "
-        "the notebook is and how to check it. Exit status: 0 ready, 2 no such lab or no checkout.",
+        "instructor's release never meets your work. A file already there is kept as it is. Prints what it "
+        "copied from where to where, how to open the notebook from where you typed the command, and how to "
+        "check it. Exit status: 0 ready, 2 no such lab or no checkout.",
     ),
     "recall": Command(
         "donegate.cli:recall_command",
@@ -238,17 +240,20 @@ COMMANDS.update({
         description="A recall exercise is done four times, 1, 3, 7 and 21 days after its lab (`donegate "
         "progress` shows the dates). Each repetition starts from a blank page: this copies labs/<id>/ into "
         "work/<id>/<n>/, n being one more than the passes recorded so far; a copy already there is kept. "
+        "Says which repetition it is and when it is due (a pass before then counts, marked early). "
         "Exit status: 0 ready, 2 no such recall exercise.",
     ),
     "lab": Command(
         "donegate.cli:lab_command",
-        "open JupyterLab at the workbook's root, on chapter 00 or the notebook you name",
-        (arg("notebook", nargs="?", help="the notebook to open (default: chapters/00_start_here.ipynb)"),
+        "open JupyterLab at the workbook's root, on your copy of chapter 00 or the notebook you name",
+        (arg("notebook", nargs="?", help="the notebook to open (default: work/chapters/00_start_here.ipynb, "
+                                         "your copy of chapter 00)"),
          arg("--port", type=int, help="the port to serve on (default: JupyterLab's, 8888 or the next free)")),
-        description="Start JupyterLab with the checkout as its root folder (chapters/, labs/ and work/ in its "
-        "file browser), with nbgrader's learner buttons hidden: here the check is `donegate check`, which "
-        "runs the hidden tests too, and nbgrader's Validate runs only the visible ones. As root (a "
-        "container) it adds --allow-root and says so. Exit status: JupyterLab's.",
+        description="Bring your copies of the chapters in work/chapters/ (git-ignored) up to date with "
+        "chapters/ (a copy you changed is kept), then start JupyterLab with the checkout as its root folder "
+        "and the notebook as the address it prints, with nbgrader's learner buttons hidden: here the check "
+        "is `donegate check`, which runs the hidden tests too, and nbgrader's Validate runs only the visible "
+        "ones. As root (a container) it adds --allow-root and says so. Exit status: JupyterLab's.",
     ),
 })
 
@@ -314,7 +319,7 @@ def main(argv: Sequence[str] | None = None, commands: dict[str, Command] = COMMA
         return 130
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-start
-WORK_FOLDER = "work"  # git-ignored: the learner's copies of the labs
+WORK_FOLDER = "work"  # git-ignored: the learner's copies of the labs and of the chapters
 
 
 def assignment_named(name: str, root) -> str:
@@ -329,10 +334,20 @@ def assignment_named(name: str, root) -> str:
     return found[0]
 
 
-def start_lab(name: str, root=None, progress_path=None):
+@dataclass(frozen=True)
+class Handout:
+    """What `start_lab` did: the learner's notebook, the folder copied from and the one copied into, the files
+    copied now (relative to the root; none if the copy was there already), and the repetition (recall only)."""
+    notebook: "Path"
+    source: "Path"
+    target: "Path"
+    copied: tuple[str, ...]
+    repetition: int | None = None
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-start2
+def start_lab(name: str, root=None, progress_path=None) -> Handout:
     """Copy labs/<id>/ into work/<id>/ (a recall exercise: into work/<id>/<n>/, n its next repetition, one
-    more than the passes recorded), every file that is not there yet: nothing of yours is written over.
-    Returns (the notebook, the files copied now relative to the root, n or None)."""
+    more than the passes recorded), every file that is not there yet: nothing of yours is written over."""
     import shutil
     from pathlib import Path
 
@@ -352,12 +367,35 @@ def start_lab(name: str, root=None, progress_path=None):
             into.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, into)
             copied.append(str(into.relative_to(root)))
-    return target / f"{lab}.ipynb", copied, repetition
+    return Handout(target / f"{lab}.ipynb", source, target, tuple(copied), repetition)
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-open
+def open_step(notebook: "Path", root: "Path", env=None) -> str:
+    """How to open `notebook` from where the command runs: JupyterLab's file browser inside JupyterLab (its
+    terminals set JUPYTER_SERVER_ROOT, its kernels JPY_PARENT_PID), else `donegate lab NOTEBOOK`."""
+    import os
+    from pathlib import Path
+
+    env = os.environ if env is None else env
+    where = Path(notebook).relative_to(root).as_posix()
+    served = env.get("JUPYTER_SERVER_ROOT", "").strip()
+    if served:
+        try:
+            shown = Path(notebook).resolve().relative_to(Path(served).expanduser().resolve()).as_posix()
+        except ValueError:
+            return (f"This terminal's JupyterLab serves {served}, which does not hold {where}: stop that "
+                    f"JupyterLab and start `uv run donegate lab {where}` in {root}.")
+        return f"Open it in this JupyterLab's file browser (the folder icon on the left): {shown}"
+    if env.get("JPY_PARENT_PID", "").strip():
+        return f"Open it in JupyterLab's file browser (the folder icon on the left): {where}"
+    return (f"Open it in JupyterLab: uv run donegate lab {where}\n"
+            "(if JupyterLab already runs on this workbook, open it from the file browser instead)")
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-startcmd
 def start_command(assignment: str, recall_only: bool = False) -> int:
     """`donegate start ASSIGNMENT` (and `donegate recall NAME`): 0 when the copy is ready, 2 if there is no such
     assignment (or, for `recall`, it is a lab)."""
+    from donegate.progress import repetition_note
     from donegate.selfcheck import SelfCheckError, find_root
 
     command = "recall" if recall_only else "start"
@@ -365,25 +403,97 @@ def start_command(assignment: str, recall_only: bool = False) -> int:
         root = find_root()
         if recall_only and not assignment_named(assignment, root).startswith("recall"):
             raise SelfCheckError(f"{assignment} is a lab, not a recall exercise: `uv run donegate start {assignment}`")
-        notebook, copied, repetition = start_lab(assignment, root)
+        handout = start_lab(assignment, root)
+        note = repetition_note(handout.notebook.stem, handout.repetition) if handout.repetition else ""
     except SelfCheckError as err:
         print(f"donegate {command}: {err}", file=sys.stderr)
         return 2
-    where = notebook.relative_to(root)
-    if repetition:
-        print(f"Repetition {repetition} of {notebook.stem}: a blank copy of its own, so this one is from memory too.")
-    if copied:
-        print(f"Copied {len(copied)} file(s) of labs/{notebook.parent.name}/ into {where.parent}/ (git ignores it).")
+    source, target = (f"{p.relative_to(root).as_posix()}/" for p in (handout.source, handout.target))
+    if handout.copied:
+        print(f"Copied {len(handout.copied)} file(s) from {source} into {target} (git ignores it).")
     else:
-        print(f"{where.parent}/ is already there: your work is kept, nothing was copied.")
-    print(f"Open {where} in JupyterLab (uv run donegate lab {where}), fill in the YOUR CODE HERE cells,")
-    print(f"then check it: uv run donegate check {where}")
+        print(f"{target} is already there: your work is kept, nothing was copied.")
+    if note:
+        earlier = [f"{handout.target.parent.relative_to(root).as_posix()}/{n}/" for n in range(1, handout.repetition)
+                   if (handout.target.parent / str(n)).is_dir()]
+        closed = "the chapter" + (f" and your earlier {'copy' if len(earlier) == 1 else 'copies'} "
+                                  f"({', '.join(earlier)})" if earlier else "")
+        print(note)
+        if handout.copied:
+            print(f"It starts from a blank page: do it from memory, with {closed} closed.")
+    print(open_step(handout.notebook, root))
+    print(f"Fill in the YOUR CODE HERE cells, then check it: uv run donegate check "
+          f"{handout.notebook.relative_to(root).as_posix()}")
     return 0
 
 
 def recall_command(name: str) -> int:
     """`donegate recall NAME`: the next repetition's blank copy (see start_command)."""
     return start_command(name, recall_only=True)
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-copies
+CHAPTER_COPIES = "chapters"  # the learner's copies of the chapters: work/chapters/
+FIRST_CHAPTER = "00_start_here.ipynb"
+COPIES_RECORD = ".copied-from.json"
+
+
+def cells_fingerprint(path) -> str | None:
+    """What a learner can change in a notebook, as one hash: each cell's type and source (no outputs, counts
+    or metadata); None if the file is not a readable notebook."""
+    import hashlib
+    import json
+
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        seen = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]]
+                for c in cells]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return hashlib.sha256(json.dumps(seen).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChapterCopies:
+    """What `copy_chapters` did in `folder`: copies made now, copies replaced by a new version (you had only
+    run them), and copies kept because you changed them although chapters/ has a newer version."""
+    folder: "Path"
+    copied: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-copies2
+def copy_chapters(root) -> ChapterCopies:
+    """Bring work/chapters/ up to date with root/chapters/: copy each notebook not there yet, replace a copy
+    that is as it was made when its chapter has changed, and keep a copy whose cells the learner changed."""
+    import json
+    import shutil
+
+    source, folder = root / "chapters", root / WORK_FOLDER / CHAPTER_COPIES
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        record = json.loads((folder / COPIES_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = {}
+    record = record if isinstance(record, dict) else {}
+    done = {"copied": [], "updated": [], "kept": []}
+    for chapter in sorted(source.glob("*.ipynb")):
+        mine, new = folder / chapter.name, cells_fingerprint(chapter)
+        if mine.exists():
+            have = cells_fingerprint(mine)
+            if have == new:
+                record[chapter.name] = new
+                continue
+            if have is None or have != record.get(chapter.name):  # the learner changed it: theirs
+                if record.get(chapter.name) != new:
+                    done["kept"].append(chapter.name)
+                continue
+            done["updated"].append(chapter.name)
+        else:
+            done["copied"].append(chapter.name)
+        shutil.copyfile(chapter, mine)
+        record[chapter.name] = new
+    (folder / COPIES_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return ChapterCopies(folder, *(tuple(done[k]) for k in ("copied", "updated", "kept")))
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-lab
 NBGRADER_SERVER = ("formgrader", "validate_assignment", "assignment_list", "course_list")
@@ -402,19 +512,47 @@ def lab_config(root) -> "Path":
         json.dumps({"ServerApp": {"jpserver_extensions": server}}, indent=1) + "\n")
     return folder
 
-
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-labargs
 def lab_arguments(root, notebook: str | None, port: int | None, is_root: bool) -> list[str]:
-    """JupyterLab's command line: the checkout as root folder, the notebook to open, --allow-root for root."""
+    """JupyterLab's command line: the checkout as root folder, the notebook to open as the address JupyterLab
+    prints (default: the learner's copy of chapter 00), --allow-root for root."""
     from pathlib import Path
+    from urllib.parse import quote
 
-    target = Path(notebook).resolve() if notebook else root / "chapters" / "00_start_here.ipynb"
+    first = root / WORK_FOLDER / CHAPTER_COPIES / FIRST_CHAPTER
+    target = Path(notebook).resolve() if notebook else first
     if not target.exists():
-        raise FileNotFoundError(f"{notebook}: no such file; name a notebook of this workbook, e.g. "
-                                "chapters/02_hooks.ipynb or work/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb")
+        raise FileNotFoundError(
+            f"{notebook}: no such file; name a notebook of this workbook, e.g. work/chapters/02_hooks.ipynb "
+            "or work/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb" if notebook else
+            f"{root / 'chapters' / FIRST_CHAPTER} is missing, so there is no copy of it to open: is {root} "
+            "a whole checkout of the workbook?")
     if not target.is_relative_to(root):
         raise FileNotFoundError(f"{target} is outside the workbook ({root}); JupyterLab serves the workbook's folder")
-    args = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}", str(target.relative_to(root))]
+    address = "/lab/tree/" + quote(target.relative_to(root).as_posix())
+    args = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}", f"--LabApp.default_url={address}"]
     return args + ([f"--port={port}"] if port else []) + (["--allow-root"] if is_root else [])
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-notes
+def lab_notes(root, copies: ChapterCopies, notebook: str | None = None) -> list[str]:
+    """The lines `donegate lab` prints about the learner's copies of the chapters and the notebook it opens."""
+    from pathlib import Path
+
+    folder = copies.folder.relative_to(root).as_posix()
+    lines = []
+    if copies.copied:
+        lines.append(f"copied {len(copies.copied)} chapter(s) into {folder}/, your copies (git ignores them): "
+                     "run and change them freely")
+    if copies.updated:
+        lines.append(f"{folder}/ now has the new version of {', '.join(copies.updated)} (you had only run it)")
+    for name in copies.kept:
+        lines.append(f"chapters/{name} has a new version; your copy {folder}/{name} has changes of yours and is kept. "
+                     f"To take the new one, rename your copy and start donegate lab again")
+    named = Path(notebook).resolve() if notebook else None
+    if named is not None and named.parent == (Path(root) / "chapters").resolve():
+        lines.append(f"{named.relative_to(Path(root).resolve()).as_posix()} is the tracked chapter, the one "
+                     f"authors edit: running it changes a tracked file. Your copy: {folder}/{named.name}")
+    return lines
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-labcmd
 def lab_command(notebook: str | None = None, port: int | None = None) -> int:
@@ -426,11 +564,14 @@ def lab_command(notebook: str | None = None, port: int | None = None) -> int:
 
     try:
         root = find_root()
+        copies = copy_chapters(root)
         is_root = hasattr(os, "geteuid") and os.geteuid() == 0
         args = lab_arguments(root, notebook, port, is_root)
-    except (SelfCheckError, FileNotFoundError) as err:
+    except (SelfCheckError, OSError) as err:
         print(f"donegate lab: {err}", file=sys.stderr)
         return 2
+    for line in lab_notes(root, copies, notebook):
+        print(f"donegate lab: {line}", file=sys.stderr)
     env = dict(os.environ)
     env["JUPYTER_CONFIG_PATH"] = os.pathsep.join(filter(None, [str(lab_config(root)), env.get("JUPYTER_CONFIG_PATH")]))
     if is_root:

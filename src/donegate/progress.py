@@ -19,7 +19,7 @@ from .selfcheck import SelfCheckError, find_root, known_assignments
 # %% auto #0
 __all__ = ['PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step',
            'Repetition', 'repetitions', 'Row', 'due_label', 'recall_row', 'progress_rows', 'chapter_titles',
-           'format_progress', 'progress', 'schedule_note', 'progress_command']
+           'format_progress', 'progress', 'schedule_note', 'repetition_note', 'progress_command']
 
 # %% ../../chapters/81_workbook_progress.ipynb #3f13c63a
 PROGRESS_ENV = "DONEGATE_PROGRESS_FILE"
@@ -302,6 +302,32 @@ def schedule_note(assignment: str, when: datetime, progress_path: Path | None = 
     row = recall_row(step, first, [p.passed_at for p in passes if p.assignment == assignment], when)
     done = sum(1 for p in passes if p.assignment == assignment)
     return f"Recall {assignment}, repetition {min(done, len(RECALL_SCHEDULE))} of {len(RECALL_SCHEDULE)}: {row.label}."
+
+# %% ../../chapters/81_workbook_progress.ipynb #prog-rep
+def repetition_note(assignment: str, number: int, now: datetime | None = None,
+                    progress_path: Path | None = None) -> str:
+    """Which repetition of a recall exercise the `number`-th copy is, and when it is due: on time from then on,
+    early before (and before its lab is passed)."""
+    now = _aware(now or _now())
+    total = len(RECALL_SCHEDULE)
+    head = f"{assignment}, repetition {number} of {total}"
+    if number > total:
+        return (f"{assignment}: all {total} repetitions are done, so this copy is extra practice; "
+                "its pass changes nothing in the schedule.")
+    step = next((s for s in CURRICULUM if s.recall == assignment), None)
+    if step is None:
+        return f"{head}."
+    first: dict[str, datetime] = {}
+    for p in load_passes(progress_path):
+        first.setdefault(p.assignment, p.passed_at)
+    waiting = [lab for lab in step.labs if lab not in first]
+    if waiting:
+        return (f"{head}: not due yet, since you have not passed {' and '.join(waiting)}; "
+                "a pass now still counts, marked early (before the lab).")
+    due = max(first[lab] for lab in step.labs) + RECALL_SCHEDULE[number - 1]
+    if now >= due:
+        return f"{head}, due since {_at(due, now)}: a pass now is on time."
+    return f"{head}, {due_label(due, now)} ({_at(due, now)}): a pass before then still counts, marked early."
 
 # %% ../../chapters/81_workbook_progress.ipynb #prog-cmd
 def progress_command() -> int:

@@ -8,11 +8,12 @@ import html
 import json
 import os
 import random
+import re
 import secrets
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['LEARNER_ENV', 'QUIZ_FILE', 'learner_id', 'option_order', 'as_html', 'Quiz', 'quiz_file']
+__all__ = ['LEARNER_ENV', 'QUIZ_FILE', 'REPLY_WORD', 'OPTION_STYLE', 'learner_id', 'option_order', 'as_html', 'Quiz', 'quiz_file']
 
 # %% ../../chapters/80_workbook_quizzes.ipynb #q-order
 LEARNER_ENV = "DONEGATE_LEARNER"
@@ -75,6 +76,7 @@ class Quiz:
         self.quiz_id = quiz_id or question
         self.order = option_order(self.options, f"{learner or learner_id()}\0{self.quiz_id}")
         self.selected: str | None = None
+        self.verdict: str = ""  # set by check: "B is right." or "A is not the answer."
         self.feedback: str = ""
         self._widget = None
 
@@ -88,6 +90,8 @@ def quiz_file(folder: str | os.PathLike | None = None) -> Path:
         installed = globals().get("__file__")  # the library's own file (a chapter that defines Quiz has none)
         places = [Path(given)] if given else []
         places += [Path.cwd(), Path.cwd() / "chapters"]
+        above = next((f / "chapters" for f in Path.cwd().parents if (f / "chapters" / QUIZ_FILE).is_file()), None)
+        places += [above] if above else []  # a learner's copy of a chapter runs in work/chapters/
         places += [Path(installed).resolve().parents[2] / "chapters"] if installed else []
     for place in places:
         if (place / QUIZ_FILE).is_file():
@@ -110,26 +114,36 @@ def _load(cls, quiz_id: str, folder: str | os.PathLike | None = None, learner: s
 Quiz.load = classmethod(_load)
 
 # %% ../../chapters/80_workbook_quizzes.ipynb #q-check
+REPLY_WORD = re.compile(r"^(yes|no)\s*[:,.;]\s*", re.IGNORECASE)
+
+
 def _select(self: Quiz, option: str) -> None:
-    """Choose an option by its text (what clicking its button does)."""
+    """Choose an option by its text (what clicking the option does)."""
     if option not in self.options:
         raise ValueError(f"{option!r} is not one of the options: {list(self.options)}.")
     self.selected = option
-    for text, button in getattr(self, "_choices", {}).items():
-        if button.value != (text == option):
-            button.value = text == option
+    for text, box in getattr(self, "_choices", {}).items():
+        if box.value != (text == option):
+            box.value = text == option
+
+
+def _why(text: str) -> str:
+    """An option's why as the feedback shows it: after the verdict, a leading "Yes:" or "No:" would say it twice."""
+    rest = REPLY_WORD.sub("", text.strip(), count=1)
+    return rest[:1].upper() + rest[1:] if rest else text.strip()
 
 
 def _check(self: Quiz) -> bool:
     """Judge the selected option, set `feedback` (plain text) and return whether it was right."""
     if self.selected is None:
-        self.feedback = "Pick an option first, then press Check."
-        correct = False
+        self.verdict, correct = "", False
+        self.feedback = "Pick an option first (click its text), then press Check."
     else:
         correct = self.selected == self.answer
-        verdict = "Correct." if correct else "Not quite."
+        letter = "ABCDEFGHIJ"[self.order.index(self.selected)]
+        self.verdict = f"{letter} is right." if correct else f"{letter} is not the answer."
         back = f" Read section {self.section} again." if self.section and not correct else ""
-        self.feedback = f"{verdict} {self.options[self.selected]}{back}"
+        self.feedback = f"{self.verdict} {_why(self.options[self.selected])}{back}"
     if self._widget is not None:
         self._show_feedback(correct)
     return correct
@@ -138,31 +152,66 @@ def _check(self: Quiz) -> bool:
 Quiz.select, Quiz.check = _select, _check
 
 # %% ../../chapters/80_workbook_quizzes.ipynb #72c3a478
+OPTION_STYLE = """<style>
+.donegate-quiz-option.widget-checkbox { width: auto; height: auto; margin: 1px 0; }
+.donegate-quiz-option .widget-label-basic { display: flex; align-items: flex-start; gap: 0.6em; padding: 3px 8px;
+  white-space: normal; overflow: visible; line-height: 1.45; border-radius: 4px; cursor: pointer; }
+.donegate-quiz-option .widget-label-basic:hover { background: var(--jp-layout-color2, #eeeeee); }
+.donegate-quiz-option.widget-checkbox input[type="checkbox"] { appearance: none; -webkit-appearance: none;
+  flex: none; align-self: flex-start; width: 14px; height: 14px; margin: 0.2em 0 0 0; border-radius: 50%;
+  border: 1.5px solid var(--jp-ui-font-color2, #616161); }
+.donegate-quiz-option.widget-checkbox input[type="checkbox"]:checked { border-color: var(--jp-brand-color1, #1976d2);
+  background: radial-gradient(circle, var(--jp-brand-color1, #1976d2) 45%, transparent 50%); }
+</style>"""
+
+
+def _option_box(letter: str, option: str):
+    """One option as a checkbox whose label is its letter and its text: a click on the text picks it."""
+    import ipywidgets as w
+
+    shown = as_html(option)
+    code = "<code>" in shown  # HTML only where needed: the label's tooltip shows the description as written
+    box = w.Checkbox(value=False, indent=False, description=f"{letter}. {shown if code else option}",
+                     description_allow_html=code, layout=w.Layout(width="auto", height="auto"))
+    box.add_class("donegate-quiz-option")
+    return box
+
+# %% ../../chapters/80_workbook_quizzes.ipynb #q-widget
+def _ticked(self: Quiz, option: str, ticked: bool) -> None:
+    """A click on an option: ticking picks it; unticking the picked one ticks it again (one answer is kept)."""
+    if ticked:
+        self.select(option)
+    elif self.selected == option:
+        self._choices[option].value = True
+
+
 def _quiz_widget(self: Quiz):
     """Build (once) and return the ipywidgets form for this quiz."""
     if self._widget is None:
         import ipywidgets as w
 
-        self._choices, rows = {}, []
+        self._choices = {}
         for letter, option in zip("ABCDEFGHIJ", self.order):
-            button = w.ToggleButton(description=letter, value=False, layout=w.Layout(width="3em"))
-            button.observe(lambda change, picked=option: change["new"] and self.select(picked), names="value")
-            row = w.HBox([button, w.HTML(as_html(option))])
-            row.add_class("donegate-quiz-option")
-            self._choices[option] = button
-            rows.append(row)
+            box = _option_box(letter, option)
+            box.observe(lambda change, picked=option: self._ticked(picked, change["new"]), names="value")
+            self._choices[option] = box
         self._button = w.Button(description="Check", button_style="primary")
         self._button.on_click(lambda _b: self.check())
         self._out = w.HTML(value="")
         self._out.add_class("donegate-quiz-feedback")
-        title = w.HTML(f"<b>Quiz.</b> {as_html(self.question)}")
-        self._widget = w.VBox([title, *rows, self._button, self._out])
+        title = w.HTML(f"{OPTION_STYLE}<b>Quiz.</b> {as_html(self.question)}")
+        self._widget = w.VBox([title, *self._choices.values(), self._button, self._out])
     return self._widget
+
+
+Quiz._ticked = _ticked
 
 # %% ../../chapters/80_workbook_quizzes.ipynb #q-feedback
 def _show_feedback(self: Quiz, correct: bool) -> None:
     colour = "#1a7f37" if correct else "#b42318"
-    self._out.value = f'<div style="color:{colour}">{as_html(self.feedback)}</div>'
+    verdict, rest = self.verdict, self.feedback[len(self.verdict):]
+    said = (f"<b>{as_html(verdict)}</b>" if verdict else "") + as_html(rest)
+    self._out.value = f'<div style="color:{colour}">{said}</div>'
 
 
 def _as_text(self: Quiz) -> str:

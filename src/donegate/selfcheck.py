@@ -17,11 +17,12 @@ from typing import Callable
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES',
-           'GRADER_PRELOAD', 'SelfCheckError', 'find_root', 'known_assignments', 'read_notebook', 'graded_ids',
-           'find_assignment', 'grading_options', 'course_config', 'build_course', 'nbgrader_templates',
-           'feedback_options', 'generate_feedback', 'grade_in_course', 'grader_failure', 'run_grader', 'GradedCell',
-           'CheckResult', 'failing_line', 'reason_for', 'read_cells', 'format_result', 'check', 'check_command']
+__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_STYLE', 'FEEDBACK_PAGE', 'FEEDBACK_TEST_CELL',
+           'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'HIDDEN_TESTS', 'SelfCheckError', 'find_root',
+           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
+           'build_course', 'nbgrader_templates', 'feedback_options', 'generate_feedback', 'grade_in_course',
+           'grader_failure', 'run_grader', 'GradedCell', 'CheckResult', 'failing_line', 'hidden_lines', 'reason_for',
+           'read_cells', 'format_result', 'check', 'check_command']
 
 # %% ../../chapters/84_workbook_self_check.ipynb #sc-defer-c1
 from .trajectory_io import defer_iri_grammar
@@ -208,25 +209,47 @@ def build_course(root: Path, assignment: str, notebook: Path, course: Path) -> N
 
 # %% ../../chapters/84_workbook_self_check.ipynb #sc-fb-files
 FEEDBACK_TEMPLATE = "donegate_feedback"
-FEEDBACK_FILES = {
-    "conf.json": '{"base_template": "feedback", "mimetypes": {"text/html": true}}\n',
-    "mathjax.html.j2": "{%- macro mathjax(url=None) -%}{%- endmacro %}\n",  # no script, no CDN request
-    "index.html.j2": """{%- extends 'feedback/index.html.j2' -%}
+FEEDBACK_STYLE = """<style>
+tr.donegate-failed td { background: #fdecea; }
+div.donegate-test { margin: 1.4em 0 0.4em; }
+p.donegate-test-line { margin: 0 0 0.3em; font-size: 1.05em; }
+b.donegate-fail { color: #b42318; }
+b.donegate-ok { color: #1a7f37; }
+details.donegate-test-source > summary { display: list-item; cursor: pointer; width: fit-content;
+  padding: 0.25em 0.9em; border: 1px solid #9db4d0; border-radius: 4px; background: #f2f6fb; color: #1f4e8c; }
+details.donegate-test-source > summary:hover { background: #e3edf8; }
+details.donegate-test-source[open] > summary { margin-bottom: 0.6em; }
+</style>"""
+_TEST_CELL = ("cell.metadata.nbgrader and cell.metadata.nbgrader.grade and not cell.metadata.nbgrader.solution")
+_FAILED = "((cell.metadata.nbgrader.score | float) < (cell.metadata.nbgrader.points | float))"
+_POINTS = ("{{ cell.metadata.nbgrader.score | float | round(2) }} / "
+           "{{ cell.metadata.nbgrader.points | float | round(2) }}")
+_REASON = ("{{ cell | donegate_reason(cell.metadata.nbgrader.score, cell.metadata.nbgrader.points) }}")
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-fb-page
+FEEDBACK_PAGE = """{%- extends 'feedback/index.html.j2' -%}
 {% block body %}
 <body>
 <a name="top"></a>
+""" + FEEDBACK_STYLE + """
+{%- set ns = namespace(failed=0, tests=0) -%}
+{%- for cell in nb.cells if TEST_CELL -%}
+{%- set ns.tests = ns.tests + 1 -%}{%- if FAILED %}{% set ns.failed = ns.failed + 1 %}{% endif -%}
+{%- endfor %}
 <div class="container"><div class="panel panel-default">
 <div class="panel-heading">
 <h4>{{ resources.nbgrader.notebook }}: {{ resources.nbgrader.score | float | round(2) }} of
 {{ resources.nbgrader.max_score | float | round(2) }} points</h4>
+<p>{% if ns.failed %}{{ ns.failed }} of {{ ns.tests }} tests failed; they come first.{% else %}Every test passed.
+{% endif %} Further down, each test shows its points and what happened; its source and what it printed are
+folded, hidden tests included: open them once you have tried.</p>
 <table class="table table-condensed" id="donegate-tests">
 <tr><th>test</th><th>points</th><th>what happened</th></tr>
-{%- for cell in nb.cells if cell.metadata.nbgrader and cell.metadata.nbgrader.grade
-      and not cell.metadata.nbgrader.solution %}
-<tr><td><a href="#{{ cell.metadata.nbgrader.grade_id }}"><code>{{ cell.metadata.nbgrader.grade_id }}</code></a></td>
-<td>{{ cell.metadata.nbgrader.score | float | round(2) }} / {{ cell.metadata.nbgrader.points | float | round(2) }}</td>
-<td>{{ cell | donegate_reason(cell.metadata.nbgrader.score, cell.metadata.nbgrader.points) }}</td></tr>
-{%- endfor %}
+{%- for failed in [true, false] %}{%- for cell in nb.cells if TEST_CELL and FAILED == failed %}
+<tr class="{{ 'donegate-failed' if failed else 'donegate-passed' }}">
+<td><a href="#test-{{ cell.metadata.nbgrader.grade_id }}"><code>{{ cell.metadata.nbgrader.grade_id }}</code></a></td>
+<td>POINTS</td><td>REASON</td></tr>
+{%- endfor %}{%- endfor %}
 </table>
 </div>
 <div class="panel-body"><div id="notebook" class="border-box-sizing">
@@ -234,13 +257,35 @@ FEEDBACK_FILES = {
 </div></div>
 </body>
 {% endblock body %}
-{% block input %}
-{%- if cell.metadata.nbgrader and cell.metadata.nbgrader.grade and not cell.metadata.nbgrader.solution -%}
-<details class="donegate-test-source"><summary>the source of <code>{{ cell.metadata.nbgrader.grade_id }}</code>,
-hidden tests included: open it once you have tried</summary>{{ super() }}</details>
+"""
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-fb-cell
+FEEDBACK_TEST_CELL = """{% block codecell %}
+{%- if TEST_CELL -%}
+<div class="donegate-test" id="test-{{ cell.metadata.nbgrader.grade_id }}">
+<p class="donegate-test-line"><b class="{{ 'donegate-fail' if FAILED else 'donegate-ok' }}">{{ 'FAIL' if FAILED
+else 'ok' }}</b> <code>{{ cell.metadata.nbgrader.grade_id }}</code>, POINTS points: REASON</p>
+<details class="donegate-test-source"><summary>Show the test's source{{ ' and what it printed' if cell.outputs }}
+{{- ', hidden tests included' if '### BEGIN HIDDEN TESTS' in cell.source }}: open it once you have tried</summary>
+{{ super() }}
+</details>
+</div>
 {%- else -%}{{ super() }}{%- endif -%}
-{% endblock input %}
-""",
+{% endblock codecell %}
+"""
+
+
+def _feedback_template(text: str) -> str:
+    """A template part with the shared Jinja expressions filled in."""
+    for name, value in (("TEST_CELL", _TEST_CELL), ("FAILED", _FAILED), ("POINTS", _POINTS), ("REASON", _REASON)):
+        text = text.replace(name, value)
+    return text
+
+
+FEEDBACK_FILES = {
+    "conf.json": '{"base_template": "feedback", "mimetypes": {"text/html": true}}\n',
+    "mathjax.html.j2": "{%- macro mathjax(url=None) -%}{%- endmacro %}\n",  # no script, no CDN request
+    "index.html.j2": _feedback_template(FEEDBACK_PAGE + FEEDBACK_TEST_CELL),
 }
 
 # %% ../../chapters/84_workbook_self_check.ipynb #sc-fb-options
@@ -507,6 +552,9 @@ class CheckResult:
         return 0 if self.full_marks else 1
 
 # %% ../../chapters/84_workbook_self_check.ipynb #fd38a52a
+HIDDEN_TESTS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+
+
 def failing_line(traceback: list[str]) -> str:
     """The source line a traceback marks with an arrow (`---->`), so a bare `assert` still says what it checked."""
     for frame in reversed(traceback):
@@ -517,24 +565,41 @@ def failing_line(traceback: list[str]) -> str:
     return ""
 
 
+def hidden_lines(cell: dict) -> dict[str, int]:
+    """Each line of a test cell's hidden tests (stripped), with its line number in the cell."""
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else str(source)
+    found, inside = {}, False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if line.strip().startswith(HIDDEN_TESTS):
+            inside = line.strip().startswith(HIDDEN_TESTS[0])
+        elif inside and line.strip():
+            found.setdefault(line.strip(), number)
+    return found
+
+# %% ../../chapters/84_workbook_self_check.ipynb #fd38a52a-c0
 def reason_for(cell: dict | None, points: float | None, max_points: float) -> str:
     """Why a graded cell scored what it did, from its outputs in the autograded notebook: the last
-    line of its error (e.g. `AssertionError: ...`), what it wrote to stderr, or `passed`."""
+    line of its error (e.g. `AssertionError: ...`), what it wrote to stderr, or `passed`; never a hidden line."""
     if cell is None:
         return "cell missing from the graded notebook"
     if points is None:
         return "a human grades this cell"
     outputs = [o for o in cell.get("outputs", []) if isinstance(o, dict)]
     errors = [o for o in outputs if o.get("output_type") == "error"]
+    hidden = hidden_lines(cell)
     if errors:
         name, value = errors[-1].get("ename", "Error"), _one_line(errors[-1].get("evalue", ""))
         if value:
             return _one_line(f"{name}: {value}")
         line = failing_line(errors[-1].get("traceback", []))
+        if line in hidden:
+            return f"{name} in a hidden test, line {hidden[line]} of the cell"
         return _one_line(f"{name} at: {line}" if line else name)
     stderr = [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
     if stderr:
         text = "".join("".join(o.get("text", "")) for o in stderr).strip().splitlines()
+        text = [line for line in text if line.strip() not in hidden]
         return _one_line("wrote to stderr (a test cell must not): " + (text[-1] if text else ""))
     if points >= max_points:
         return "passed"
