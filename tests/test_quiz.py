@@ -311,9 +311,9 @@ def test_no_right_option_is_much_longer_than_the_wrong_ones():
 
 
 def test_wrong_feedback_starts_with_the_misconception_not_with_no():
-    """The widget writes "Not quite." before a wrong option's why, so a why that begins "No:" reads
-    "Not quite. No:"; it begins with the misconception instead. Each quiz names the section that a wrong answer
-    sends the learner back to."""
+    """A wrong option's why names the misconception it answers, first: the widget's verdict ("A is not the
+    answer.") already says no, so a why that opens with "No:" spends its first words saying it again. Each quiz
+    names the section that a wrong answer sends the learner back to."""
     starts_with_no = [(quiz_id, why[:30]) for quiz_id, data in QUIZZES.items()
                       for option, why in data["options"].items()
                       if option != data["answer"] and re.match(r"No[:,.;]", why)]
