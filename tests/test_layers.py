@@ -26,9 +26,9 @@ LAYERS: dict[str, set[str]] = {
     "gate": {"stopgate", "treestate", "realhosts", "hosts", "doctor", "quickstop"},
     # the minimal coding agent chapter 07 builds to put gates on, and the player of its scenarios (07 part 3)
     "agent": {"agent", "demo"},
-    # the workbook's machinery: quizzes, progress, the self-check, its sandbox and judge, grading, the command line,
-    # the book's setup
-    "workbook": {"quiz", "progress", "selfcheck", "sandbox", "judge", "grading", "cli", "setup"},
+    # the workbook's machinery: quizzes, exercises and questionnaires, progress, the self-check, its sandbox and
+    # judge, grading, the command line, the book's setup
+    "workbook": {"quiz", "practice", "progress", "selfcheck", "sandbox", "judge", "grading", "cli", "setup"},
     # the package itself and nbdev's index of it
     "package": {"__init__", "_modidx"},
 }

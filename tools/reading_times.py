@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 15
 STATED = re.compile(r"(\*\*(?:How long|Time)[^*]*\*\*[^0-9*]*?[Aa]bout )(\d+)( minutes)")
+PRACTICE_STATED = re.compile(r"([Aa]bout )(\d+)( more for the exercises)")
 
 
 def measure(path: Path) -> tuple[int, int, int]:
@@ -37,15 +38,32 @@ def stated(path: Path) -> int | None:
     return int(found.group(2)) if found else None
 
 
+def practice(path: Path) -> int | None:
+    """The minutes of the chapter's exercises and questionnaire (None: it has none)."""
+    bank = ROOT / "chapters" / "practice" / f"{path.stem}.json"
+    if not bank.is_file():
+        return None
+    return sum(item["minutes"] for item in json.loads(bank.read_text(encoding="utf-8")).values())
+
+
+def stated_practice(path: Path) -> int | None:
+    """The practice time the chapter's first cell states, if it states one."""
+    found = PRACTICE_STATED.search("".join(json.loads(path.read_text(encoding="utf-8"))["cells"][0]["source"]))
+    return int(found.group(2)) if found else None
+
+
 def chapters() -> list[Path]:
     return sorted((ROOT / "chapters").glob("0[0-9]_*.ipynb"))
 
 
 def write(path: Path, minutes: int) -> bool:
-    """Put `minutes` into the chapter's stated time; False if it states none."""
+    """Put `minutes` (and the practice time) into the chapter's stated time; False if it states none."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     first = "".join(nb["cells"][0]["source"])
     new = STATED.sub(lambda m: f"{m.group(1)}{minutes}{m.group(3)}", first, count=1)
+    done = practice(path)
+    if done is not None:
+        new = PRACTICE_STATED.sub(lambda m: f"{m.group(1)}{done}{m.group(3)}", new, count=1)
     if new == first:
         return False
     nb["cells"][0]["source"] = new.splitlines(keepends=True)
@@ -58,7 +76,8 @@ def main(argv: list[str]) -> int:
         words, code, minutes = measure(path)
         if "--write" in argv:
             write(path, minutes)
-        print(f"{path.name:40} {words:6} words {code:5} code lines  about {minutes:3} min  stated {stated(path)}")
+        print(f"{path.name:40} {words:6} words {code:5} code lines  about {minutes:3} min  stated {stated(path)}"
+              f"  practice {practice(path)} (stated {stated_practice(path)})")
     return 0
 
 

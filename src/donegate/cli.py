@@ -324,13 +324,15 @@ WORK_FOLDER = "work"  # git-ignored: the learner's copies of the labs and of the
 
 def assignment_named(name: str, root) -> str:
     """The full id of a lab or recall exercise from its id or its short name (lab01, recall02)."""
+    from donegate.progress import recall_family
     from donegate.selfcheck import SelfCheckError, known_assignments
 
     ids = known_assignments(root)
-    found = [i for i in ids if name.strip() in (i, i.split("-")[0])]
+    # a short name (recall02) names the exercise, not one of its variants (recall02-hooks-v2: its full id only)
+    found = [i for i in ids if name.strip() == i or (name.strip() == i.split("-")[0] and recall_family(i) == i)]
     if len(found) != 1:
         raise SelfCheckError(f"there is no lab or recall exercise {name!r}; there are: "
-                             f"{', '.join(i.split('-')[0] for i in ids)}")
+                             f"{', '.join(i.split('-')[0] for i in ids if recall_family(i) == i)}")
     return found[0]
 
 
@@ -346,20 +348,24 @@ class Handout:
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-start2
 def start_lab(name: str, root=None, progress_path=None) -> Handout:
-    """Copy labs/<id>/ into work/<id>/ (a recall exercise: into work/<id>/<n>/, n its next repetition, one
-    more than the passes recorded), every file that is not there yet: nothing of yours is written over."""
+    """Copy labs/<id>/ into work/<id>/ (a recall exercise: the variant its next repetition n hands out, one more
+    than the passes recorded, into work/<id>/<n>/), every file that is not there yet: nothing of yours is written
+    over."""
     import shutil
     from pathlib import Path
 
-    from donegate.progress import load_passes
-    from donegate.selfcheck import find_root
+    from donegate.progress import load_passes, recall_family, variant_for
+    from donegate.selfcheck import find_root, known_assignments
 
     root = find_root() if root is None else Path(root)
     lab = assignment_named(name, root)
     source, target, repetition = root / "labs" / lab, root / WORK_FOLDER / lab, None
     if lab.startswith("recall"):
-        repetition = 1 + sum(1 for p in load_passes(progress_path) if p.assignment == lab)
-        target = target / str(repetition)
+        family = recall_family(lab)
+        repetition = 1 + sum(1 for p in load_passes(progress_path) if recall_family(p.assignment) == family)
+        if lab == family:  # the exercise by name: the variant this repetition hands out
+            lab = variant_for(family, repetition, known_assignments(root))
+        source, target = root / "labs" / lab, root / WORK_FOLDER / family / str(repetition)
     copied = []
     for path in sorted(p for p in source.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts):
         into = target / path.relative_to(source)
@@ -395,7 +401,7 @@ def open_step(notebook: "Path", root: "Path", env=None) -> str:
 def start_command(assignment: str, recall_only: bool = False) -> int:
     """`donegate start ASSIGNMENT` (and `donegate recall NAME`): 0 when the copy is ready, 2 if there is no such
     assignment (or, for `recall`, it is a lab)."""
-    from donegate.progress import repetition_note
+    from donegate.progress import recall_family, repetition_note
     from donegate.selfcheck import SelfCheckError, find_root
 
     command = "recall" if recall_only else "start"
@@ -404,7 +410,7 @@ def start_command(assignment: str, recall_only: bool = False) -> int:
         if recall_only and not assignment_named(assignment, root).startswith("recall"):
             raise SelfCheckError(f"{assignment} is a lab, not a recall exercise: `uv run donegate start {assignment}`")
         handout = start_lab(assignment, root)
-        note = repetition_note(handout.notebook.stem, handout.repetition) if handout.repetition else ""
+        note = repetition_note(recall_family(handout.notebook.stem), handout.repetition) if handout.repetition else ""
     except SelfCheckError as err:
         print(f"donegate {command}: {err}", file=sys.stderr)
         return 2

@@ -17,9 +17,10 @@ from typing import Callable
 from .selfcheck import SelfCheckError, find_root, known_assignments
 
 # %% auto #0
-__all__ = ['PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'progress_file', 'Pass', 'load_passes', 'record_pass', 'Step',
-           'Repetition', 'repetitions', 'Row', 'due_label', 'recall_row', 'progress_rows', 'chapter_titles',
-           'format_progress', 'progress', 'schedule_note', 'repetition_note', 'progress_command']
+__all__ = ['PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'VARIANTS', 'progress_file', 'Pass', 'read_progress', 'load_passes',
+           'update_progress', 'record_pass', 'Step', 'Repetition', 'repetitions', 'recall_family', 'variant_for', 'Row',
+           'due_label', 'recall_row', 'progress_rows', 'chapter_titles', 'practice_label', 'format_progress',
+           'progress', 'schedule_note', 'repetition_note', 'progress_command']
 
 # %% ../../chapters/81_workbook_progress.ipynb #3f13c63a
 PROGRESS_ENV = "DONEGATE_PROGRESS_FILE"
@@ -44,13 +45,30 @@ class Pass:
     max_score: float
 
 
+def read_progress(path: Path | None = None) -> dict:
+    """The progress file as data ({"version": 1, "passes": [...]}, and "practice" once an exercise of a chapter
+    is done: appendix 87); an empty record if the file does not exist yet."""
+    path = Path(path) if path else progress_file()
+    if not path.exists():
+        return {"version": 1, "passes": []}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not isinstance(data.get("passes"), list):
+            raise ValueError("it holds no list of passes")
+        if not isinstance(data.get("practice", {}), dict):
+            raise ValueError("its practice record is not a mapping")
+        return data
+    except ValueError as err:
+        raise SelfCheckError(
+            f"The progress file {path} is damaged ({type(err).__name__}: {err}). Nothing was changed. "
+            f"Move it aside (it holds your pass history) and run again to start a new one.") from None
+
+
 def load_passes(path: Path | None = None) -> list[Pass]:
     """Every pass recorded in the progress file, oldest first; none if the file does not exist yet."""
     path = Path(path) if path else progress_file()
-    if not path.exists():
-        return []
+    data = read_progress(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
         passes = [Pass(p["assignment"], datetime.fromisoformat(p["passed_at"]),
                        float(p["score"]), float(p["max_score"])) for p in data["passes"]]
     except (ValueError, KeyError, TypeError) as err:
@@ -68,10 +86,9 @@ def _make_private_dirs(folder: Path) -> None:
         p.chmod(0o700)
 
 
-def record_pass(assignment: str, when: datetime, score: float, max_score: float,
-                path: Path | None = None) -> Path:
-    """Append a pass to the progress file (created 0600 in a 0700 folder). The file is replaced
-    atomically under a lock, so earlier records survive a crash or a second check at the same time."""
+def update_progress(change: Callable[[dict], object], path: Path | None = None) -> Path:
+    """Apply `change` to the progress file's data and write it back (created 0600 in a 0700 folder). The file is
+    replaced atomically under a lock, so earlier records survive a crash or a second writer at the same time."""
     path = Path(path) if path else progress_file()
     _make_private_dirs(path.parent)
     lock = os.open(path.with_name(path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
@@ -81,10 +98,9 @@ def record_pass(assignment: str, when: datetime, score: float, max_score: float,
             fcntl.flock(lock, fcntl.LOCK_EX)
         except ImportError:
             pass
-        passes = load_passes(path) + [Pass(assignment, when.astimezone(timezone.utc), float(score), float(max_score))]
-        data = {"version": 1, "passes": [
-            {"assignment": p.assignment, "passed_at": p.passed_at.isoformat(),
-             "score": p.score, "max_score": p.max_score} for p in passes]}
+        load_passes(path)  # a damaged file is refused here, before anything is written
+        data = read_progress(path)
+        change(data)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -99,6 +115,15 @@ def record_pass(assignment: str, when: datetime, score: float, max_score: float,
     finally:
         os.close(lock)
     return path
+
+
+def record_pass(assignment: str, when: datetime, score: float, max_score: float,
+                path: Path | None = None) -> Path:
+    """Append a pass to the progress file (see update_progress: nothing recorded before is lost)."""
+    moment = when.astimezone(timezone.utc).isoformat()
+    record = {"assignment": assignment, "passed_at": moment, "score": float(score), "max_score": float(max_score)}
+    return update_progress(lambda data: data["passes"].append(record), path)
+
 
 # %% ../../chapters/81_workbook_progress.ipynb #4962396c
 @dataclass(frozen=True)
@@ -117,7 +142,7 @@ CURRICULUM: tuple[Step, ...] = (
     Step("06", ("lab05-hallucinated-findings",), "recall06-review"),
     Step("07", ("lab06-edited-tests", "lab07-gate-pitfalls"), "recall07-verify-loop"),
     Step("08", ("lab08-capstone",), "recall08-host-answers"),
-    Step("09", ("lab09-stale-claims",)),
+    Step("09", ("lab09-stale-claims",), "recall09-audit"),
 )
 RECALL_SCHEDULE: tuple[timedelta, ...] = tuple(timedelta(days=d) for d in (1, 3, 7, 21))  # after the lab
 
@@ -140,6 +165,24 @@ def repetitions(lab_passed: datetime | None, passes: list[datetime]) -> list[Rep
     done = sorted(passes)
     return [Repetition(n, None if lab_passed is None else lab_passed + gap, done[n - 1] if n <= len(done) else None)
             for n, gap in enumerate(RECALL_SCHEDULE, start=1)]
+
+# %% ../../chapters/81_workbook_progress.ipynb #prog-var
+VARIANTS = 4  # versions of each recall exercise: the exercise itself and its variants -v2 .. -v4
+_VARIANT = re.compile(r"^(recall\d\d-.+?)-v(\d+)$")
+
+
+def recall_family(assignment: str) -> str:
+    """The recall exercise a variant belongs to (recall02-hooks-v3 -> recall02-hooks); anything else unchanged."""
+    found = _VARIANT.match(assignment)
+    return found.group(1) if found else assignment
+
+
+def variant_for(exercise: str, repetition: int, available: list[str] | set[str]) -> str:
+    """The assignment repetition `repetition` (1, 2, ...) of `exercise` hands out: variant n for repetition n, round
+    again after the last; the exercise itself where a variant does not exist."""
+    number = (repetition - 1) % VARIANTS + 1
+    wanted = exercise if number == 1 else f"{exercise}-v{number}"
+    return wanted if wanted in available else exercise
 
 # %% ../../chapters/81_workbook_progress.ipynb #2ea0f668
 @dataclass(frozen=True)
@@ -211,8 +254,8 @@ def progress_rows(now: datetime | None = None, root: Path | None = None,
     first: dict[str, datetime] = {}
     every: dict[str, list[datetime]] = {}
     for p in load_passes(progress_path):
-        first.setdefault(p.assignment, p.passed_at)
-        every.setdefault(p.assignment, []).append(p.passed_at)
+        first.setdefault(recall_family(p.assignment), p.passed_at)
+        every.setdefault(recall_family(p.assignment), []).append(p.passed_at)
     rows = []
     for step in CURRICULUM:
         for lab in step.labs:
@@ -254,13 +297,23 @@ def chapter_titles(root: Path) -> dict[str, str]:
     return titles
 
 
-def format_progress(rows: list[Row], titles: dict[str, str], now: datetime, where: Path) -> str:
-    """The text `donegate progress` prints: each chapter, its labs and recall under it, then what is due."""
+def practice_label(counts: dict[str, tuple[int, int]]) -> str:
+    """"exercises 1 of 3, questions 0 of 6" from {"exercises": (1, 3), "questions": (0, 6)}."""
+    return ", ".join(f"{kind} {done} of {total}" for kind, (done, total) in sorted(counts.items()))
+
+
+def format_progress(rows: list[Row], titles: dict[str, str], now: datetime, where: Path,
+                    practice: dict[str, dict[str, tuple[int, int]]] | None = None) -> str:
+    """The text `donegate progress` prints: each chapter, its practice (appendix 87), labs and recall under it,
+    then what is due."""
+    practice = practice or {}
     now = _aware(now)
     width = max([len(r.assignment) for r in rows] + [10])
     lines = [f"Progress at {_at(now, now)} (passes are recorded in {where})", ""]
     for number in sorted(set(titles) | {r.chapter for r in rows}):
         lines.append(f"  {number}  {titles.get(number, '(chapter not written yet)')}")
+        if number in practice:
+            lines.append(f"        {'practice':<{width}}  {practice_label(practice[number])}")
         for r in (r for r in rows if r.chapter == number):
             lines.append(f"        {r.assignment:<{width}}  {r.label}")
     due = [r.assignment for r in rows if r.state == "due"]
@@ -278,7 +331,14 @@ def progress(*, now: datetime | None = None, root: Path | None = None,
     root = Path(root) if root else find_root()
     rows = progress_rows(now, root, progress_path)
     where = Path(progress_path) if progress_path else progress_file()
-    echo(format_progress(rows, chapter_titles(root), now, where))
+    from donegate.practice import done_items, practice_counts
+
+    try:
+        practice = practice_counts(done_items(progress_path), Path(root) / "chapters" / "practice")
+    except ValueError as err:  # a damaged practice file: the passes are still worth showing
+        practice = {}
+        echo(f"(exercises not counted: {err})")
+    echo(format_progress(rows, chapter_titles(root), now, where, practice))
     return rows
 
 # %% ../../chapters/81_workbook_progress.ipynb #sc-sched-note
@@ -286,6 +346,7 @@ def schedule_note(assignment: str, when: datetime, progress_path: Path | None = 
     """What a pass means for the recall schedule: after a lab, when its recall is due; after a recall, which
     repetition it was (early or not) and when the next one is."""
     when = _aware(when)
+    assignment = recall_family(assignment)
     step = next((s for s in CURRICULUM if assignment in s.labs and s.recall), None)
     days = [str(gap.days) for gap in RECALL_SCHEDULE]
     gaps = ", ".join(days[:-1]) + f" and {days[-1]}"
@@ -295,7 +356,7 @@ def schedule_note(assignment: str, when: datetime, progress_path: Path | None = 
     step = next((s for s in CURRICULUM if s.recall == assignment), None)
     if step is None:
         return ""
-    passes = load_passes(progress_path)
+    passes = [Pass(recall_family(p.assignment), p.passed_at, p.score, p.max_score) for p in load_passes(progress_path)]
     first = {}
     for p in passes:
         first.setdefault(p.assignment, p.passed_at)
