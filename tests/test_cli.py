@@ -203,9 +203,9 @@ def test_check_of_the_solution_gets_full_marks_exits_0_and_records_the_pass(solv
 
 @pytest.fixture
 def workbook(tmp_path, monkeypatch):
-    """A scratch workbook (solutions/ and labs/ of lab01 and recall02) that find_root returns."""
+    """A scratch workbook (solutions/ and labs/ of lab01 and recall02 with its variants) that find_root returns."""
     for folder in ("solutions", "labs"):
-        for lab in (LAB01, "recall02-hooks"):
+        for lab in [LAB01] + [p.name for p in (ROOT / folder).glob("recall02-hooks*")]:
             shutil.copytree(ROOT / folder / lab, tmp_path / folder / lab)
     monkeypatch.setenv("DONEGATE_ROOT", str(tmp_path))
     return tmp_path
@@ -358,10 +358,35 @@ def test_recall_hands_out_a_blank_copy_per_repetition(workbook, tmp_path, monkey
     first.write_text('{"my": "first try"}')
     _passes(progress, recall02_hooks=timedelta(hours=1))
     assert main(["recall", "recall02-hooks"]) == 0
-    second = workbook / "work" / "recall02-hooks" / "2" / "recall02-hooks.ipynb"
-    assert second.read_bytes() == (workbook / "labs" / "recall02-hooks" / "recall02-hooks.ipynb").read_bytes()
+    second = workbook / "work" / "recall02-hooks" / "2" / "recall02-hooks-v2.ipynb"
+    assert second.read_bytes() == (workbook / "labs" / "recall02-hooks-v2" / "recall02-hooks-v2.ipynb").read_bytes()
     assert first.read_text() == '{"my": "first try"}'
     assert main(["recall", "lab01"]) == 2 and "is a lab" in capsys.readouterr().err
+
+
+def test_each_repetition_hands_out_its_own_variant_and_every_variant_s_pass_counts(workbook, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """Repetition n hands out variant n (the exercise itself first, then -v2, -v3, -v4, then round again); a pass of
+    a variant is a pass of the exercise, in the schedule and in `progress`; the short name names the exercise."""
+    from donegate.progress import progress_rows
+
+    progress = tmp_path / "progress.json"
+    monkeypatch.setenv("DONEGATE_PROGRESS_FILE", str(progress))
+    handed = []
+    for n, variant in enumerate(["recall02-hooks", "recall02-hooks-v2", "recall02-hooks-v3", "recall02-hooks-v4",
+                                 "recall02-hooks"], start=1):
+        assert main(["recall", "recall02"]) == 0
+        said = capsys.readouterr().out
+        copy = workbook / "work" / "recall02-hooks" / str(n) / f"{variant}.ipynb"
+        assert copy.read_bytes() == (workbook / "labs" / variant / f"{variant}.ipynb").read_bytes()
+        assert f"from labs/{variant}/ into work/recall02-hooks/{n}/" in said
+        assert f"uv run donegate check work/recall02-hooks/{n}/{variant}.ipynb" in said
+        handed.append(copy)
+        _passes(progress, lab01_fail_open_hooks=timedelta(days=30),
+                **{f"recall02_hooks{'' if k == 1 else f'_v{k}'}": timedelta(days=29 - k) for k in range(1, n + 1) if k <= 4})
+    row = next(r for r in progress_rows(root=workbook, progress_path=progress) if r.assignment == "recall02-hooks")
+    assert row.state == "done" and row.label.count(" done ") == 4
+    assert len({p.read_bytes() for p in handed[:4]}) == 4, "two repetitions handed out the same page"
 
 
 def test_recall_says_what_it_copied_which_repetition_it_is_and_when_it_is_due(workbook, tmp_path, monkeypatch, capsys):

@@ -1,4 +1,5 @@
 """Every chapter runs top to bottom in a fresh kernel (the solutions: tests/test_grading.py)."""
+import re
 from pathlib import Path
 
 import nbformat
@@ -40,6 +41,74 @@ def test_a_recall_brief_names_what_to_build_in_about_80_words(path):
     defined = [n.name for n in ast.parse(answer).body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
     named = [name for name in defined if f"`{name}(" in brief]
     assert named, f"{path.parent.name}: the brief names none of {defined}"
+
+
+def _recall_pages(exercise: str) -> dict[str, tuple[str, set[str]]]:
+    """variant id -> (its brief, the sources of its visible test cells), for an exercise and its variants."""
+    import json
+
+    pages = {}
+    for path in sorted((ROOT / "solutions").glob(f"{exercise}*/*.ipynb")):
+        from donegate.progress import recall_family
+
+        if recall_family(path.stem) != exercise:
+            continue
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        brief = next("".join(c["source"]) for c in cells if c.get("id") == "brief")
+        visible = {"".join(c["source"]) for c in cells
+                   if c.get("metadata", {}).get("nbgrader", {}).get("grade") and "HIDDEN TESTS" not in "".join(c["source"])}
+        pages[path.stem] = (brief, visible)
+    return pages
+
+
+def _recall_exercises() -> list[str]:
+    from donegate.progress import CURRICULUM
+
+    return [step.recall for step in CURRICULUM if step.recall]
+
+
+def test_every_chapter_from_02_has_a_recall_exercise():
+    from donegate.progress import CURRICULUM
+
+    assert [s.chapter for s in CURRICULUM if s.recall] == [f"{n:02d}" for n in range(2, 10)]
+
+
+@pytest.mark.parametrize("exercise", _recall_exercises())
+def test_each_repetition_of_a_recall_exercise_is_its_own_variant(exercise):
+    """Four versions (the exercise and -v2 .. -v4), whose briefs differ and which share no visible test: the fourth
+    repetition is not a memory of the first page. (Each passes with its solution and fails as a stub:
+    tests/test_grading.py runs every assignment, variants included.)"""
+    from donegate.progress import VARIANTS
+
+    pages = _recall_pages(exercise)
+    assert sorted(pages) == sorted([exercise] + [f"{exercise}-v{n}" for n in range(2, VARIANTS + 1)])
+    briefs = [brief for brief, _ in pages.values()]
+    assert len(set(briefs)) == len(briefs), f"{exercise}: two variants have the same brief"
+    seen: dict[str, str] = {}
+    for variant, (_, visible) in pages.items():
+        assert visible, f"{variant} has no visible test"
+        for source in visible:
+            assert source not in seen, f"{variant} repeats a visible test of {seen.get(source)}"
+            seen[source] = variant
+
+
+HEADING = re.compile(r"^# (Visible|Hidden) tests?: (.+?) \((\d+) points?\)\.?$")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "solutions").glob("recall*/recall*.ipynb")), ids=lambda p: p.parent.name)
+def test_a_recall_test_cell_names_its_case_in_a_heading(path):
+    """Every test cell of a recall exercise opens with "# Visible test: <case> (N points)" or "# Hidden tests: ...",
+    the line the feedback shows; the case is named, and its points agree with the cell's."""
+    import json
+
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        grading = cell.get("metadata", {}).get("nbgrader", {})
+        if not grading.get("grade"):
+            continue
+        first = "".join(cell["source"]).splitlines()[0]
+        found = HEADING.match(first)
+        assert found, f"{path.stem} {grading['grade_id']}: {first!r}"
+        assert float(found.group(3)) == grading["points"], f"{path.stem} {grading['grade_id']}: points differ"
 
 
 def test_every_chapter_states_the_time_it_takes_as_measured():
