@@ -228,6 +228,33 @@ def test_chapter_runs_all_cells_and_a_quiz_answers_a_click(page, lab):
     assert tracked.read_bytes() == CHAPTER.read_bytes(), "running the chapter changed the tracked chapters/ file"
 
 
+def test_a_questionnaire_shows_its_model_answer_only_after_the_learner_writes(page, lab):
+    """After the chapter ran (the test above): no model answer is on the page; the button waits for an answer of a
+    few words; pressing it shows the model answer under the learner's own."""
+    from donegate.practice import load_bank
+
+    forms = page.locator(".donegate-practice")
+    forms.first.wait_for(timeout=60_000)
+    items = [i for i in load_bank(CHAPTER.parent / "practice").values() if i.group == CHAPTER.name[:2]]
+    assert items, f"{CHAPTER.name} has no exercises or questions"
+    before = page.locator(".jp-Notebook").first.text_content()
+    for item in items:
+        assert item.model.replace("`", "") not in before, item.item_id
+    form = forms.last  # the questionnaire's last question
+    form.scroll_into_view_if_needed()
+    button = form.locator("button")
+    assert button.is_disabled()
+    form.locator("textarea").fill("the guard crashed and the runner skipped it")
+    page.wait_for_function("b => !b.disabled", arg=button.element_handle(), timeout=10_000)
+    button.click()
+    answer = form.locator(".donegate-practice-answer")
+    page.wait_for_function("el => el.innerText.includes('Compare it with yours')", arg=answer.element_handle(),
+                           timeout=10_000)
+    (lab[1] / "questionnaire-after-reveal.png").write_bytes(form.screenshot())
+    marked = json.loads((lab[1] / "progress.json").read_text(encoding="utf-8"))["practice"]
+    assert set(marked) <= {i.item_id for i in items} and len(marked) == 1, marked
+
+
 def test_the_file_browser_reaches_a_lab_with_no_validate_button_of_nbgrader(page, lab):
     """The workbook is served from its root: from the chapter, up to the root, into labs/, open lab01. nbgrader's
     Validate (visible tests only) is hidden there, so it cannot contradict `donegate check`."""
@@ -377,3 +404,4 @@ def test_the_feedback_page_shows_failures_first_and_no_hidden_line_until_unfolde
     assert [line for line in hidden if line in other.inner_text("body")], "opening the fold shows the hidden test"
     other.screenshot(path=str(work / "feedback-unfolded.png"))
     context.close()
+

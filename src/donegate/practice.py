@@ -146,10 +146,12 @@ def _widget(self: Practice):
         box = w.Textarea(placeholder=label, layout=w.Layout(width="100%", height="5em"))
         go = w.Button(description=button, disabled=True)
         out = w.HTML(value="")
+        out.add_class("donegate-practice-answer")
         box.observe(lambda change: setattr(go, "disabled", not self.attempted(change["new"])), names="value")
         go.on_click(lambda _b: self._show(box.value, out))
         self._box, self._button, self._out = box, go, out
         self._widget = w.VBox([head, box, go, out])
+        self._widget.add_class("donegate-practice")
     return self._widget
 
 
