@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,6 +47,9 @@ LAB09 = "lab09-stale-claims"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
              LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10,
              LAB08: 20, RECALL08: 10, LAB09: 20}
+# A recall exercise's variants (<id>-v2, -v3, -v4, handed out at repetitions 2 to 4) score what their base scores.
+VARIANT_OF = {aid: m.group(1) for aid in ASSIGNMENTS if (m := re.fullmatch(r"(recall\d\d-.+)-v\d+", aid))}
+MAX_SCORE.update({aid: MAX_SCORE[base] for aid, base in VARIANT_OF.items() if base in MAX_SCORE})
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -529,7 +533,7 @@ def test_the_readme_table_is_expected():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("| student_id |"))
     header = [h.strip().split(" (of")[0] for h in lines[start].strip("|").split("|")][1:]
-    short = {aid.split("-")[0]: aid for aid in ASSIGNMENTS}
+    short = {aid.split("-")[0]: aid for aid in ASSIGNMENTS if aid not in VARIANT_OF}
     table = {}
     for line in lines[start + 2:]:
         if not line.startswith("|"):
