@@ -273,7 +273,8 @@ def test_test_cells_import_nothing(aid):
     assert importing == []
 
 
-VERDICT_LABS = [LAB06, LAB07, RECALL07, RECALL08]  # the assignments whose learner writes a stop gate's Verdict
+VERDICT_LABS = [LAB06, LAB07, RECALL07, "recall07-verify-loop-v2", "recall07-verify-loop-v3", "recall07-verify-loop-v4",
+                RECALL08]  # the assignments whose learner writes a stop gate's Verdict
 
 
 @pytest.mark.parametrize("aid", VERDICT_LABS)
