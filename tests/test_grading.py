@@ -269,7 +269,8 @@ def test_test_cells_import_nothing(aid):
     assert importing == []
 
 
-VERDICT_LABS = [LAB06, LAB07, RECALL07, RECALL08]  # the assignments whose learner writes a stop gate's Verdict
+# the assignments whose vocabulary holds a stop gate's Verdict (the learner writes one, or answers for one)
+VERDICT_LABS = [LAB06, LAB07, RECALL07, RECALL08, f"{RECALL08}-v2", f"{RECALL08}-v3", f"{RECALL08}-v4"]
 
 
 @pytest.mark.parametrize("aid", VERDICT_LABS)
