@@ -43,9 +43,10 @@ RECALL07 = "recall07-verify-loop"
 LAB08 = "lab08-capstone"
 RECALL08 = "recall08-host-answers"
 LAB09 = "lab09-stale-claims"
+RECALL09 = "recall09-audit"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
              LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10,
-             LAB08: 20, RECALL08: 10, LAB09: 20}
+             LAB08: 20, RECALL08: 10, LAB09: 20, RECALL09: 10}
 
 # The cells a registry loses when it skips a crashed hook even under on_error="closed" (1 + 3 + 2 points).
 LAB01_FAIL_CLOSED = {"test_rm_rf_is_blocked", "test_fail_closed_on_exception", "test_fail_closed_on_timeout"}
@@ -155,6 +156,9 @@ EXPECTED = {
     (LAB09, "ignores-edits"): (16, "never looks at edits after the pass, so no claim is ever stale: loses exactly the two stale cells, 1 + 3"),
     (LAB09, "ends-after-claim"): (16, "places a check where it was requested, so a run still going at the claim counts: loses exactly the two running-check cells, 1 + 3"),
     (LAB09, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (RECALL09, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL09, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL09, "always-equal"): (0, "every test cell checks that judge_claim returned a ClaimVerdict before comparing"),
 }
 
 
