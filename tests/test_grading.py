@@ -44,9 +44,10 @@ RECALL07 = "recall07-verify-loop"
 LAB08 = "lab08-capstone"
 RECALL08 = "recall08-host-answers"
 LAB09 = "lab09-stale-claims"
+RECALL09 = "recall09-audit"
 MAX_SCORE = {LAB01: 22, LAB02: 22, LAB03: 20, RECALL02: 10, RECALL03: 10, RECALL04: 10,
              LAB04: 20, LAB05: 20, RECALL05: 10, RECALL06: 10, LAB06: 20, LAB07: 20, RECALL07: 10,
-             LAB08: 20, RECALL08: 10, LAB09: 20}
+             LAB08: 20, RECALL08: 10, LAB09: 20, RECALL09: 10}
 # A recall exercise's variants (<id>-v2, -v3, -v4, handed out at repetitions 2 to 4) score what their base scores.
 VARIANT_OF = {aid: m.group(1) for aid in ASSIGNMENTS if (m := re.fullmatch(r"(recall\d\d-.+)-v\d+", aid))}
 MAX_SCORE.update({aid: MAX_SCORE[base] for aid, base in VARIANT_OF.items() if base in MAX_SCORE})
@@ -159,6 +160,9 @@ EXPECTED = {
     (LAB09, "ignores-edits"): (16, "never looks at edits after the pass, so no claim is ever stale: loses exactly the two stale cells, 1 + 3"),
     (LAB09, "ends-after-claim"): (16, "places a check where it was requested, so a run still going at the claim counts: loses exactly the two running-check cells, 1 + 3"),
     (LAB09, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (RECALL09, "correct"): (10, "the full solution passes every test cell"),
+    (RECALL09, "stub"): (0, "the blank page defines nothing, every test cell fails"),
+    (RECALL09, "always-equal"): (0, "every test cell checks that judge_claim returned a ClaimVerdict before comparing"),
 }
 
 
@@ -273,8 +277,9 @@ def test_test_cells_import_nothing(aid):
     assert importing == []
 
 
-VERDICT_LABS = [LAB06, LAB07, RECALL07, "recall07-verify-loop-v2", "recall07-verify-loop-v3", "recall07-verify-loop-v4",
-                RECALL08]  # the assignments whose learner writes a stop gate's Verdict
+# the assignments whose vocabulary holds a stop gate's Verdict (the learner writes one, or answers for one)
+VERDICT_LABS = [LAB06, LAB07, RECALL07, f"{RECALL07}-v2", f"{RECALL07}-v3", f"{RECALL07}-v4",
+                RECALL08, f"{RECALL08}-v2", f"{RECALL08}-v3", f"{RECALL08}-v4"]
 
 
 @pytest.mark.parametrize("aid", VERDICT_LABS)
