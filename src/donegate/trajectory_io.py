@@ -597,9 +597,9 @@ def _draw_status(ax, events: list[Event]) -> None:
             color="white", bbox=dict(boxstyle="round,pad=0.4", facecolor=colour, edgecolor="none"))
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-085-c1
-def _draw_labels(ax, marks: list[tuple[float, int, str, str]]) -> None:
-    """Each mark's label (x, lane, text, colour) level above it, in the lowest row where it does not run into
-    the label before it in its lane; left out if no row is free."""
+def _draw_labels(ax, marks: list[tuple[float, int, str, str, bool]]) -> None:
+    """Each mark's label (x, lane, text, colour, first) level above it, in the lowest row where it overlaps no
+    other label; labels marked `first` are placed before the rest, and a label with no free row is left out."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
@@ -608,18 +608,20 @@ def _draw_labels(ax, marks: list[tuple[float, int, str, str]]) -> None:
     left, right = ax.get_xlim()
     box = ax.get_position()
     per_pt = (right - left) / (box.width * ax.figure.get_figwidth() * 72)  # x units per point
-    lane_pt = box.height * ax.figure.get_figheight() * 72 / abs(ax.get_ylim()[0] - ax.get_ylim()[1])
-    lift, step = 8 * scale, 1.3 * size  # the first row's offset above a mark, and each further row's
-    rows = 2 if lane_pt >= lift + step + size + 5 * scale else 1
-    ends: dict[tuple[int, int], float] = {}
-    for x, lane, text, colour in sorted(marks, key=lambda m: (m[1], m[0])):
+    # the lanes' spacing in points, less a fifth: a later tight_layout makes room for titles and legends
+    lane_pt = 0.8 * box.height * ax.figure.get_figheight() * 72 / abs(ax.get_ylim()[0] - ax.get_ylim()[1])
+    lift, step = 6 * scale, 1.2 * size  # the first row's offset above a mark, and each further row's
+    rows = 2 if lane_pt >= lift + step + 0.95 * size + 5 * scale else 1  # clear of the marks of the lane above
+    taken: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for x, lane, text, colour, _ in sorted(marks, key=lambda m: (not m[4], m[1], m[0])):
         width = (measure.get_text_width_height_descent(text, font, ismath=False)[0] + 4 * scale) * per_pt
         at_end = x + width > right + 0.1 * (right - left)  # a little past the axes is fine
         start = x - width if at_end else x - 3 * scale * per_pt
-        row = next((r for r in range(rows) if ends.get((lane, r), left) <= start), None)
+        row = next((r for r in range(rows) if all(start + width <= a or b <= start for a, b in taken.get((lane, r), []))),
+                   None)
         if row is None:
             continue
-        ends[(lane, row)] = start + width
+        taken.setdefault((lane, row), []).append((start, start + width))
         ax.annotate(text, (x, lane), xytext=(3 * scale if at_end else -3 * scale, lift + row * step),
                     textcoords="offset points", ha="right" if at_end else "left", va="bottom", fontsize=size,
                     color=colour)
@@ -672,9 +674,10 @@ def draw_timeline(ax, events: list[Event], by: str = "seq") -> None:
             _draw_event(ax, event, x_of[event.seq], lane_of[event.type])
             label = _mark_label(event)
             if label:
-                colour = OUTCOME_COLORS[outcome(event)]
+                result = outcome(event)
                 marks.append((x_of[event.seq], lane_of[event.type], _short(label, 26),
-                              "#424242" if colour == OUTCOME_COLORS["no outcome"] else colour))
+                              "#424242" if result == "no outcome" else OUTCOME_COLORS[result],
+                              result not in ("ok", "no outcome")))
     _draw_frame(ax, x_of, by)
     _draw_labels(ax, marks)
     _draw_status(ax, events)
