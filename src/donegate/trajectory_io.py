@@ -19,9 +19,9 @@ from .trajectory import (EVENT_TYPES, FORMAT_VERSION, FSYNC_POLICIES, LANES, OUT
     status_label, terminal_status, tool_calls)
 
 # %% auto #0
-__all__ = ['EVENT_SCHEMA', 'defer_import', 'defer_iri_grammar', 'schema_problem', 'fsync_dir', 'write_once', 'checked_run_id',
-           'create_new', 'read_lines', 'read_events', 'check_sequence', 'check_outputs', 'file_problem', 'report_valid',
-           'report_invalid', 'summary_line', 'draw_timeline']
+__all__ = ['EVENT_SCHEMA', 'SHOWN_WIDTH', 'LABEL_PT', 'defer_import', 'defer_iri_grammar', 'schema_problem', 'fsync_dir',
+           'write_once', 'checked_run_id', 'create_new', 'read_lines', 'read_events', 'check_sequence', 'check_outputs',
+           'file_problem', 'report_valid', 'report_invalid', 'summary_line', 'draw_timeline']
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-011
 _OUTPUT = {
@@ -532,29 +532,37 @@ _MARKERS = {"run_started": ">", "turn_started": "|", "model_reply": "o", "stop_r
 def _mark_label(event: Event) -> str:
     p = event.payload
     labels = {
-        "run_started": "start",
-        "model_reply": f"claims: {_short('; '.join(p['claims']), 22)}" if p.get("claims") else "reply",
-        "stop_requested": "stop?",
-        "tool_requested": f"{p.get('tool')} {p.get('call_id')}",
-        "tool_completed": _exit(p.get("exit_code")) if p.get("exit_code") is not None else "ok",
+        "model_reply": f"claims: {_short('; '.join(p['claims']), 22)}" if p.get("claims") else "",
+        "stop_requested": "stop",
+        "tool_requested": str(p.get("tool")),
+        "tool_completed": _exit(p.get("exit_code")) if p.get("exit_code") not in (None, 0) else "",
         "tool_failed": "failed",
         "hook_decision": f"{p.get('hook')}: {p.get('action')}",
         "hook_error": f"{p.get('hook')} crashed",
-        "verification_result": f"check {'passed' if p.get('passed') is True else 'failed'}, {_exit(p.get('exit_code'))}",
+        "verification_result": _exit(p.get("exit_code")),  # a diamond in the verification lane: the check
         "review_result": str(p.get("verdict")),
         "gate_decision": f"{p.get('gate')}: {p.get('decision')}",
-        "run_finished": str(p.get("status")),
     }
     return labels.get(event.type, "")
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-083
-def _draw_turns(ax, events: list[Event], x_of: dict[int, float], by: str) -> None:
-    """Shade each turn's stretch of the timeline and write its number under it."""
+SHOWN_WIDTH = 8.5  # inches: about the width a notebook shows a figure at (850 px at 100 dpi)
+LABEL_PT = 10.0  # a mark's label, in points at that width
+
+
+def _text_scale(ax) -> float:
+    """How much to enlarge text and marks so they read at their size once the figure is shown SHOWN_WIDTH wide."""
+    return max(1.0, ax.figure.get_figwidth() / SHOWN_WIDTH)
+
+
+def _draw_turns(ax, events: list[Event], x_of: dict[int, float], by: str, bottom: float) -> None:
+    """Shade each turn's stretch of the timeline and write its number under the lanes, at `bottom`."""
     for turn in sorted({e.turn for e in events if e.turn is not None}):
         xs = [x_of[e.seq] for e in events if e.turn == turn]
         pad = 0.5 if by == "seq" else 0
         ax.axvspan(min(xs) - pad, max(xs) + pad, color="#1565c0" if turn % 2 else "#90a4ae", alpha=0.07, lw=0)
-        ax.text((min(xs) + max(xs)) / 2, -0.8, f"turn {turn}", ha="center", va="center", fontsize=9, color="#37474f")
+        ax.text((min(xs) + max(xs)) / 2, bottom, f"turn {turn}", ha="center", va="center",
+                fontsize=LABEL_PT * _text_scale(ax), color="#37474f")
 
 
 def _draw_calls(ax, events: list[Event], x_of: dict[int, float], y: int) -> None:
@@ -562,27 +570,22 @@ def _draw_calls(ax, events: list[Event], x_of: dict[int, float], y: int) -> None
     for call in tool_calls(events):
         if call.requested and call.result:
             ax.plot([x_of[call.requested.seq], x_of[call.result.seq]], [y] * 2,
-                    color=OUTCOME_COLORS[outcome(call.result)], lw=5, alpha=0.3, zorder=2,
+                    color=OUTCOME_COLORS[outcome(call.result)], lw=5 * _text_scale(ax), alpha=0.3, zorder=2,
                     solid_capstyle="butt")
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-085
 def _draw_event(ax, event: Event, x: float, y: int) -> None:
-    """One event's mark at (x, y): its type's marker in its outcome's colour, and its label."""
+    """One event's mark at (x, y): its type's marker in its outcome's colour."""
     result = outcome(event)
     colour = OUTCOME_COLORS[result]
     marker = _MARKERS.get(event.type, "o")
-    size = 300 if event.type == "run_finished" else 90
+    size = (300 if event.type == "run_finished" else 90) * _text_scale(ax) ** 2
     if marker in ("|", "_", "+", "x"):
         ax.scatter([x], [y], marker=marker, s=size, zorder=3, color=colour, linewidths=1.6)
     else:
         hollow = result == "no outcome" and event.type != "run_started"
         ax.scatter([x], [y], marker=marker, s=size, zorder=3, linewidths=1.6,
                    facecolors="white" if hollow else colour, edgecolors=colour)
-    label = _mark_label(event)
-    if label:
-        ax.annotate(_short(label, 26), (x, y), xytext=(-2, 9), textcoords="offset points",
-                    rotation=28, ha="left", va="bottom", fontsize=7.5,
-                    color="#424242" if result == "no outcome" else colour)
 
 
 def _draw_status(ax, events: list[Event]) -> None:
@@ -590,27 +593,60 @@ def _draw_status(ax, events: list[Event]) -> None:
     status = terminal_status(events)
     colour = OUTCOME_COLORS[outcome(next(e for e in events if e.type == "run_finished"))] if status else "#424242"
     ax.text(1.0, 1.03, f"final status: {status_label(status).split(':')[0]}" + (f" ({status})" if status else ""),
-            transform=ax.transAxes, ha="right", va="bottom", fontsize=11, weight="bold", color="white",
-            bbox=dict(boxstyle="round,pad=0.4", facecolor=colour, edgecolor="none"))
+            transform=ax.transAxes, ha="right", va="bottom", fontsize=11 * _text_scale(ax), weight="bold",
+            color="white", bbox=dict(boxstyle="round,pad=0.4", facecolor=colour, edgecolor="none"))
+
+# %% ../../chapters/98_trajectory_io.ipynb #ap98-085-c1
+def _draw_labels(ax, marks: list[tuple[float, int, str, str, bool]]) -> None:
+    """Each mark's label (x, lane, text, colour, first) level above it, in the lowest row where it overlaps no
+    other label; labels marked `first` are placed before the rest, and a label with no free row is left out."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    scale = _text_scale(ax)
+    size, font, measure = LABEL_PT * scale, FontProperties(size=LABEL_PT * scale), TextToPath()
+    left, right = ax.get_xlim()
+    box = ax.get_position()
+    per_pt = (right - left) / (box.width * ax.figure.get_figwidth() * 72)  # x units per point
+    # the lanes' spacing in points, less a fifth: a later tight_layout makes room for titles and legends
+    lane_pt = 0.8 * box.height * ax.figure.get_figheight() * 72 / abs(ax.get_ylim()[0] - ax.get_ylim()[1])
+    lift, step = 6 * scale, 1.2 * size  # the first row's offset above a mark, and each further row's
+    rows = 2 if lane_pt >= lift + step + 0.95 * size + 5 * scale else 1  # clear of the marks of the lane above
+    taken: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    for x, lane, text, colour, _ in sorted(marks, key=lambda m: (not m[4], m[1], m[0])):
+        width = (measure.get_text_width_height_descent(text, font, ismath=False)[0] + 4 * scale) * per_pt
+        at_end = x + width > right + 0.1 * (right - left)  # a little past the axes is fine
+        start = x - width if at_end else x - 3 * scale * per_pt
+        row = next((r for r in range(rows) if all(start + width <= a or b <= start for a, b in taken.get((lane, r), []))),
+                   None)
+        if row is None:
+            continue
+        taken.setdefault((lane, row), []).append((start, start + width))
+        ax.annotate(text, (x, lane), xytext=(3 * scale if at_end else -3 * scale, lift + row * step),
+                    textcoords="offset points", ha="right" if at_end else "left", va="bottom", fontsize=size,
+                    color=colour)
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-087
 def _draw_frame(ax, x_of: dict[int, float], by: str) -> None:
-    """The lanes named top to bottom, the x axis labelled and sized to the events, a light grid."""
+    """The lanes named top to bottom (room above for labels, below for the turns), the x axis labelled and
+    sized to the events, a light grid."""
     lanes = list(LANES)
-    ax.set_yticks(range(len(lanes)), lanes)
-    ax.set_ylim(len(lanes) - 0.4, -1.1)
-    ax.set_xlabel("event number (seq)" if by == "seq" else "seconds since the run started")
+    scale = _text_scale(ax)
+    ax.set_yticks(range(len(lanes)), lanes, fontsize=11 * scale)
+    ax.tick_params(axis="x", labelsize=10 * scale)
+    ax.set_ylim(len(lanes) - 0.25, -1.0)
+    ax.set_xlabel("event number (seq)" if by == "seq" else "seconds since the run started", fontsize=10 * scale)
     if x_of:
         right = max(x_of.values())
         ax.set_xlim(min(x_of.values()) - 1 if by == "seq" else -0.02 * max(right, 1e-9),
-                    right + 3 if by == "seq" else right * 1.08 + 1e-6)
+                    right + 1.5 if by == "seq" else right * 1.04 + 1e-6)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="y", color="#eeeeee", zorder=0)
 
 
 def _draw_legend(ax, events: list[Event]) -> None:
-    """A legend under the axes of the outcome colours that occur in `events`."""
+    """A legend under the axes of the outcome colours that occur in `events`, three to a row."""
     from matplotlib.lines import Line2D
 
     used = [o for o in OUTCOME_COLORS if any(outcome(e) == o for e in events)]
@@ -619,21 +655,30 @@ def _draw_legend(ax, events: list[Event]) -> None:
                       label={"no outcome": "request / start (no outcome)", "claims": "reply with claims"}.get(o, o))
                for o in used]
     if handles:
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, -0.16), ncol=len(handles), frameon=False,
-                  fontsize=8.5)
+        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0, -0.2), ncol=min(len(handles), 4),
+                  frameon=False, fontsize=10 * _text_scale(ax))
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-089
 def draw_timeline(ax, events: list[Event], by: str = "seq") -> None:
     """Draw one run's events on `ax`: a mark per event in its lane of LANES, along seq (or seconds since the
-    start, by="time"), over shaded turns and tool-call bars, with the lanes named, the final status and a legend."""
+    start, by="time"), over shaded turns and tool-call bars, with level labels, the lanes named, the final
+    status and a legend."""
     lane_of = {t: i for i, (_, types) in enumerate(LANES.items()) for t in types}
     start = events[0].time if events else None
     x_of = {e.seq: (e.seq if by == "seq" else (e.time - start).total_seconds()) for e in events}
-    _draw_turns(ax, events, x_of, by)
+    _draw_turns(ax, events, x_of, by, bottom=len(LANES) - 0.55)
     _draw_calls(ax, events, x_of, lane_of["tool_requested"])
+    marks = []
     for event in events:
         if event.type in lane_of:
             _draw_event(ax, event, x_of[event.seq], lane_of[event.type])
+            label = _mark_label(event)
+            if label:
+                result = outcome(event)
+                marks.append((x_of[event.seq], lane_of[event.type], _short(label, 26),
+                              "#424242" if result == "no outcome" else OUTCOME_COLORS[result],
+                              result not in ("ok", "no outcome")))
     _draw_frame(ax, x_of, by)
+    _draw_labels(ax, marks)
     _draw_status(ax, events)
     _draw_legend(ax, events)
