@@ -16,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTER = ROOT / "chapters" / os.environ.get("DONEGATE_UI_CHAPTER", "02_hooks.ipynb")
@@ -193,10 +194,9 @@ def test_chapter_runs_all_cells_and_a_quiz_answers_a_click(page, lab):
     q = quizzes[0]
     rows = quiz.locator(".donegate-quiz-option")
     quiz.scroll_into_view_if_needed()
-    rows.last.wait_for(timeout=10_000)
-    shown = [rows.nth(i).inner_text().strip() for i in range(rows.count())]
-    assert shown == [f"{'ABCDEFGHIJ'[i]}. {o.replace('`', '')}" for i, o in enumerate(q.order)], \
-        "the options are not in this learner's order"
+    # The widget draws its rows one after another: expect() retries until all of them read as this learner's order.
+    expect(rows).to_have_text([f"{'ABCDEFGHIJ'[i]}. {o.replace('`', '')}" for i, o in enumerate(q.order)],
+                              use_inner_text=True, timeout=10_000)
 
     (lab[1] / "quiz-before-click.png").write_bytes(quiz.screenshot())
     feedback = quiz.locator(".donegate-quiz-feedback")

@@ -144,7 +144,7 @@ def _widget(self: Practice):
         title = {"predict": "Predict, then run", "code": "Exercise", "question": "Question"}[self.item.kind]
         head = w.HTML(f"<b>{title} {self.item.item_id}.</b> {as_html(self.item.prompt)}")
         box = w.Textarea(placeholder=label, layout=w.Layout(width="100%", height="5em"))
-        go = w.Button(description=button, disabled=True)
+        go = w.Button(description=button, disabled=True, layout=w.Layout(width="auto"))
         out = w.HTML(value="")
         out.add_class("donegate-practice-answer")
         box.observe(lambda change: setattr(go, "disabled", not self.attempted(change["new"])), names="value")
