@@ -1,4 +1,5 @@
-"""The judge (appendix 83): vetting the learner's cells, and the rerun in a fresh plain Python in the sandbox.
+"""The judge (appendix 83): the tests decided in a process that never ran the learner's code, the learner's cells
+run in a host in the sandbox, plain values between the two; and the vetting, which only flags.
 
 Each test runs the judge directly on a handful of cells, without nbgrader: a fraction of a second each.
 test_grading.py and test_grading_hostile.py grade the same defences end to end.
@@ -132,12 +133,14 @@ def test_each_reach_is_flagged(source, what):
     "reg = HookRegistry()\nreg.hooks = []",
     "class A:\n    def __init__(self):\n        self.__cache = {}",
     "message = {'role': 'system', 'content': 'be brief'}",
+    "import re\nRULE = re.compile(r'rm\\s+-rf')",
+    "def run(cursor, sql):\n    return cursor.exec(sql)",
 ])
 def test_honest_constructs_are_not_flagged(source):
     assert vet_source(source, {"re", "Decision"}) == []
 
 
-# --- the rerun --------------------------------------------------------------------------------------------
+# --- the judge ----------------------------------------------------------------------------------------------
 
 def test_the_builtins_are_the_real_ones_in_every_test():
     assert verdicts(("learner", "def type(x):\n    return int\nisinstance = lambda *a: True"),
@@ -190,18 +193,23 @@ def test_a_forged_verdict_does_not_count():
     assert verdicts(("learner", forge), ("test", "assert False")) == {"test1": False}
 
 
-def test_a_judge_that_stops_early_fails_every_test_it_did_not_reach():
-    out = run_judge(cells(("test", "assert True"), ("learner", "import os\nos._exit(0)"), ("test", "assert True")), 10)
-    assert out["test0"]["passed"] is True
-    assert out["test2"]["passed"] is False and "before it reached this test" in out["test2"]["message"]
+def test_a_cell_that_ends_its_host_is_left_out_and_the_tests_go_on():
+    """A learner cell that ends the host's process: a fresh host runs the cells before it again, without it, and
+    the tests that follow still see what the other cells defined."""
+    out = verdicts(("learner", "def f():\n    return 1"), ("test", "assert f() == 1"),
+                   ("learner", "import os\nos._exit(0)"), ("test", "assert f() == 1"), ("test", "assert g()"))
+    assert out == {"test1": True, "test3": True, "test4": False}
 
 
 def test_a_cell_that_runs_over_its_time_fails_and_the_rest_still_run():
-    out = run_judge(cells(("learner", "while True:\n    pass"), ("test", "assert True"),
-                          ("test", "while True:\n    pass")), 1)
-    assert out["test1"]["passed"] is True
-    assert out["test2"] == {"name": "test2", "passed": False, "error": "timeout", "message": "ran over 1 s",
-                            "line": "while True:"}
+    """The limit is kept outside the cell: in the judge for the host's cells (a C call cannot hold it off), and by
+    an alarm for a test's own loop. The host that ran over is ended and a fresh one takes over."""
+    out = run_judge(cells(("learner", "while True:\n    pass"), ("learner", "import time\ndef slow():\n    time.sleep(3600)"),
+                          ("test", "assert True"), ("test", "slow()"), ("test", "while True:\n    pass"),
+                          ("test", "assert callable(slow)")), 1)
+    assert out["test2"] == {"passed": True} and out["test5"] == {"passed": True}
+    assert out["test3"] == {"passed": False, "error": "timeout", "message": "ran over its time", "line": "slow()"}
+    assert out["test4"] == {"passed": False, "error": "timeout", "message": "ran over its time", "line": "while True:"}
 
 
 def test_system_exit_in_a_test_is_a_failure():
@@ -268,3 +276,83 @@ def test_patching_what_the_judge_uses_changes_no_verdict():
     assert verdicts(("learner", patch), ("test", "assert False")) == {"test1": False}
     flags = vet_notebook(cells(("learner", patch), ("test", "assert False")))
     assert any("imports donegate.judge" in f for f in flags) and any("changes json" in f for f in flags)
+
+
+# --- what the judge holds is out of the learner's reach -------------------------------------------------------
+
+def test_a_learner_s_function_cannot_find_the_test_that_calls_it():
+    """The answer walks every frame above it, looking for the literal the test compares with: in a judge that ran
+    the tests beside the learner's code it would find it there. The test is in another process: nothing to find."""
+    hunt = ("import sys\n"
+            "def answer():\n"
+            "    found, frame = [], sys._getframe(1)\n"
+            "    while frame is not None:\n"
+            "        found += [c for c in frame.f_code.co_consts if type(c) is str and c.startswith('expected-')]\n"
+            "        frame = frame.f_back\n"
+            "    return found[0] if found else 'nothing'\n")
+    assert verdicts(("learner", hunt), ("test", "assert answer() == 'expected-the-real-one'")) == {"test1": False}
+
+
+def test_a_lab_object_with_an_always_equal_field_does_not_cross():
+    """A real lab object whose field was set to an always-equal object, and a lab class patched through an alias:
+    the judge rebuilds the object from its own class with plain fields, so neither compares equal."""
+    given = "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Decision:\n    action: str"
+    sly = ("class Yes:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n\n"
+           "def decide():\n    d = Decision('allow')\n    object.__setattr__(d, 'action', Yes())\n    return d")
+    alias = "D = Decision\nD.__eq__ = lambda a, b: True\n\ndef decide():\n    return D('allow')"
+    test = "d = decide()\nassert type(d) is Decision and d == Decision('deny')"
+    assert verdicts(("given", given), ("learner", sly), ("test", test)) == {"test2": False}
+    assert verdicts(("given", given), ("learner", alias), ("test", test)) == {"test2": False}
+    assert verdicts(("given", given), ("learner", "def decide():\n    return Decision('deny')"), ("test", test)) == \
+        {"test2": True}
+
+
+def test_a_learner_name_never_replaces_a_builtin_or_a_test_s_helper():
+    """A later answer cell that rebinds `any` and a helper an earlier test cell defined: the tests keep theirs."""
+    out = verdicts(("learner", "def pick(xs):\n    return []"),
+                   ("test", "def nonempty(xs):\n    return any(True for _ in xs)\nassert not nonempty(pick([1]))"),
+                   ("learner", "any = lambda *a: True\nnonempty = lambda xs: True"),
+                   ("test", "assert nonempty(pick([1, 2]))"))
+    assert out == {"test1": True, "test3": False}
+
+
+def test_a_call_changes_its_arguments_and_keeps_their_identity():
+    """Values cross by value, yet the test sees what Python's own call would show: the list it passed, changed,
+    and the very object it passed, returned."""
+    answer = "def grow(xs, d):\n    xs.append(3)\n    d['n'] = len(xs)\n    return xs"
+    test = "xs, d = [1, 2], {}\nout = grow(xs, d)\nassert out is xs and xs == [1, 2, 3] and d == {'n': 3}"
+    assert verdicts(("learner", answer), ("test", test)) == {"test1": True}
+
+
+def test_a_callback_from_a_test_is_called_from_the_learner_s_code():
+    """A test hands the learner's function a hook of its own: the hook runs in the judge, called from the host."""
+    answer = "def run(hooks, call):\n    return [h(call) for h in hooks]"
+    test = "seen = []\ndef hook(call):\n    seen.append(call)\n    return 'deny'\nassert run([hook], 'rm') == ['deny'] and seen == ['rm']"
+    assert verdicts(("learner", answer), ("test", test)) == {"test1": True}
+
+
+def _graded(cells_and_outputs):
+    """A notebook of nbgrader cells, run through JudgeOutside; each test cell's (score, points) as nbgrader reads it."""
+    import nbformat
+    from nbgrader.utils import determine_grade
+    from traitlets.config import Config
+
+    from donegate.judge import JudgeOutside
+    nb = nbformat.v4.new_notebook()
+    for k, (kind, source, outputs) in enumerate(cells_and_outputs):
+        meta = {"grade_id": f"c{k}", "solution": kind == "learner", "grade": kind == "test", "locked": kind != "learner",
+                "points": 1, "schema_version": 3}
+        nb.cells.append(nbformat.v4.new_code_cell(source, metadata={"nbgrader": meta},
+                                                  outputs=[nbformat.from_dict(o) for o in outputs]))
+    nb, _ = JudgeOutside(config=Config()).preprocess(nb, {})
+    return [determine_grade(c)[0] for c in nb.cells if c.metadata["nbgrader"]["grade"]]
+
+
+def test_the_points_are_the_judge_s_whatever_the_cell_printed():
+    """nbgrader scores a test cell from its outputs: a number as the first result is partial credit, any error or
+    stderr is 0. The kernel's outputs are replaced by the verdict: a test the judge failed scores 0 though its
+    cell showed a result of 1, and one it passed scores full though the kernel wrote a warning to stderr."""
+    result = {"output_type": "execute_result", "execution_count": 1, "metadata": {}, "data": {"text/plain": "1"}}
+    warning = {"output_type": "stream", "name": "stderr", "text": "DeprecationWarning: ...\n"}
+    assert _graded([("learner", "def f():\n    return 1", []), ("test", "assert f() == 2", [result]),
+                    ("test", "assert f() == 1", [warning])]) == [0, 1]

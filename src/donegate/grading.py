@@ -145,8 +145,8 @@ def release(assignments: list[str] | None = None, *, overwrite_labs: bool = Fals
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c09
 @dataclass(frozen=True)
 class Outcome:
-    """One submission after a grading run: `graded` (a score), `flagged` (graded, but the judge flagged it
-    for a person, so its score is 0 until one looks) or `failed` (no score; `why` says what happened)."""
+    """One submission after a grading run: `graded` (a score), `flagged` (graded by the judge, and flagged
+    for a person to look at: the vetting saw a reach for the interpreter) or `failed` (no score; `why` says what happened)."""
     assignment: str
     student: str
     status: str
@@ -359,8 +359,8 @@ def summary(outcomes: list[Outcome], seconds: float, log: Path, root: Path, repo
     failed = [o for o in outcomes if o.status == "failed"]
     lines = [f"Graded {len(outcomes) - len(failed)} of {len(outcomes)} submission(s) in {_duration(seconds)}."]
     if flagged:
-        lines.append(f"Flagged for a person ({len(flagged)}); each scores 0 until one looks (formgrader's manual "
-                     f"grading overrides it):")
+        lines.append(f"Flagged for a person ({len(flagged)}); each keeps the judge's score, which a person may "
+                     f"change in formgrader's manual grading:")
         lines += [f"  {o.assignment} / {o.student}: {o.why}" for o in flagged]
     if failed:
         lines.append(f"Failed ({len(failed)}), no score recorded:")
@@ -769,7 +769,7 @@ def _report_sections(rec: ClassRecord) -> list[str]:
     return [
         "<h2>Hidden tests, most failed first</h2>",
         _table(["failed", "submissions", "assignment", "test", "the mistake it catches (or what it checks)"], rates),
-        "<h2>Flagged for a person</h2><p>Each scores 0 until someone looks (formgrader's manual grade overrides it).</p>",
+        "<h2>Flagged for a person</h2><p>Each keeps the judge's score; the vetting saw a reach for the interpreter worth a look (formgrader's manual grade can change the score).</p>",
         _table(["assignment", "student", "why"], [[a, s, why] for (a, s), why in sorted(rec.flagged.items())]),
         "<h2>Not graded in the last run</h2>",
         _table(["assignment", "student", "why"], [[a, s, why] for (a, s), why in sorted(rec.failed.items())]),

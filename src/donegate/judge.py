@@ -16,8 +16,10 @@ from .sandbox import SANDBOX_ENV, release_sandbox, sandbox_command
 from .selfcheck import _one_line
 
 # %% auto #0
-__all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'JUDGE_ENV',
-           'vet_source', 'judge_main', 'judge_cells', 'protected_names', 'vet_notebook', 'run_judge', 'judged_output']
+__all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'SCALARS',
+           'MAX_MESSAGE', 'MAX_DEPTH', 'PLAIN_NAMES', 'JUDGE_ENV', 'vet_source', 'Gone', 'RemoteError', 'Peer',
+           'Remote', 'shared_temp', 'Host', 'host_main', 'Judge', 'judge_notebook', 'judge_main', 'run_judge',
+           'judge_cells', 'protected_names', 'vet_notebook', 'judged_output']
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c1
 # What an answer cell has no business touching: the interpreter that runs it and the grader around it.
@@ -72,8 +74,9 @@ def _reach(node, protected: set[str], callees: set[int]) -> str | None:
         if node.id in REACH_NAMES:
             return f"uses {node.id}"
         return f"passes {node.id} around" if node.id in GETTERS and id(node) not in callees else None
-    if isinstance(node, ast.Attribute):
-        if _reaching(node.attr):
+    if isinstance(node, ast.Attribute):  # `re.compile` or `cursor.exec` is not the builtin of that name
+        plain_name = node.attr in REACH_NAMES and node.attr not in REACH_ATTRIBUTES and not node.attr.startswith("_")
+        if _reaching(node.attr) and not plain_name:
             return f"touches .{node.attr}"
         root = node
         while isinstance(root, (ast.Attribute, ast.Subscript)):
@@ -143,38 +146,364 @@ def vet_source(source: str, protected: set[str] = frozenset()) -> list[str]:
             found.append(f"line {getattr(node, 'lineno', '?')}: {what}")
     return list(dict.fromkeys(found))
 
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-c5
-class _CellTimeout(BaseException):
-    """Raised in a cell of the judge that runs over its time (a BaseException: `except Exception` misses it)."""
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-codec
+SCALARS = (type(None), bool, int, float, complex, str, bytes)
+MAX_MESSAGE = 64 * 1024 * 1024  # one message's bytes, at most
+MAX_DEPTH = 100  # how deep a value may nest
 
 
-def _sign(key: bytes, payload: bytes) -> bytes:
-    import hashlib
-    import hmac
-    return hmac.new(key, payload, hashlib.sha256).hexdigest().encode()
+class Gone(BaseException):
+    """The other side ran over its time or ended: no answer will come. (A BaseException, so that a test's
+    `except Exception` does not swallow it.)"""
 
 
-def _judge_job():
-    """Read the job from stdin; return its cells, its time per cell and the one way to report a verdict: a
-    line on the judge's real stdout, the verdict's repr signed (HMAC) with the job's key. The key lives only
-    in that closure, and what the closure calls is bound before any cell runs: a cell that patches `repr`,
-    `os.write` or the hmac module, or reads the verdicts as they go, can still not sign one of its own."""
-    job = json.loads(sys.stdin.buffer.read())
-    sys.stdin.close()
-    key, sign, write, rep = job.pop("key").encode(), _sign, os.write, repr
-    out = os.dup(1)  # not inherited by anything the cells start
-    quiet = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(quiet, 1), os.dup2(quiet, 2)
+class RemoteError(Exception):
+    """An exception raised on the other side whose class this side does not share."""
 
-    def report(verdict: dict) -> None:
-        payload = rep(verdict).encode("ascii", "backslashreplace")
-        write(out, sign(key, payload) + b" " + payload + b"\n")
-    return job["cells"], float(job["timeout"]), report
+
+def _restore_in_place(original, new) -> None:
+    """What the other side did to a value it was sent, done to this side's own object."""
+    if type(original) is list:
+        original[:] = new
+    elif type(original) in (dict, set):
+        original.clear(), original.update(new)
+    elif type(getattr(original, "__dict__", None)) is dict:
+        for key in [k for k in vars(original) if k not in vars(new)]:
+            object.__delattr__(original, key)
+        for key, value in vars(new).items():
+            object.__setattr__(original, key, value)
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-peer
+class Peer:
+    """One side of the conversation: the pipe to the other side, the objects it lent (reached only through
+    a Remote), the mutable values it sent by value, and the lab's own classes and functions, which both
+    sides define (the given cells run on both) and which therefore cross by name."""
+
+    def __init__(self, side: str, read_fd: int = -1, write_fd: int = -1):
+        self.side, self.read_fd, self.write_fd = side, read_fd, write_fd
+        self.deadline: float | None = None
+        self.shared: dict[str, object] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        self.lent, self.sent, self.origins, self._buffer = {}, {}, {}, b""
+
+    def send(self, message) -> None:
+        data = repr(message).encode("utf-8", "backslashreplace")
+        data = b"%d\n" % len(data) + data
+        while data:
+            data = data[os.write(self.write_fd, data):]
+
+    def _read_some(self) -> bytes:
+        import select
+        import time
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([self.read_fd], [], [], left)[0]:
+                raise Gone("ran over its time")
+        chunk = os.read(self.read_fd, 1 << 16)
+        if not chunk:
+            raise Gone("ended before it answered")
+        return chunk
+
+    def receive(self):
+        """The next message: a length, a newline, and a literal of plain values (read, never run)."""
+        import ast
+        while b"\n" not in self._buffer:
+            self._buffer += self._read_some()
+            if len(self._buffer) > 20 and b"\n" not in self._buffer[:20]:
+                raise ValueError("a malformed message")
+        head, self._buffer = self._buffer.split(b"\n", 1)
+        size = int(head)
+        if not 0 <= size <= MAX_MESSAGE:
+            raise ValueError("a message over the size limit")
+        while len(self._buffer) < size:
+            self._buffer += self._read_some()
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return ast.literal_eval(data.decode("utf-8"))
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-encode
+def _encode(self: Peer, value, depth: int = 0):
+    """`value` as a literal of tagged plain values. Builtin values cross as themselves (exact types only: a
+    subclass is not a builtin); an object of a class the lab's cells define crosses as its class's name and
+    its attributes; a lab function as its name; anything else stays here, lent, and crosses as a reference."""
+    import enum
+    import pathlib
+    if depth > MAX_DEPTH:
+        raise ValueError(f"a value nested over {MAX_DEPTH} deep")
+    kind, down = type(value), (lambda v: self.encode(v, depth + 1))
+    if kind is str or kind is bytes:  # with an origin: a test may ask for the very object it passed
+        return ("V", value, self._origin(value))
+    if kind in SCALARS:
+        return ("V", value)
+    if kind is tuple:
+        return ("T", tuple(map(down, value)))
+    if kind in (list, set, frozenset):
+        return ({list: "L", set: "S", frozenset: "F"}[kind], tuple(map(down, value)), self._origin(value))
+    if kind is dict:
+        return ("D", tuple((down(k), down(v)) for k, v in value.items()), self._origin(value))
+    if isinstance(value, pathlib.PurePath):
+        return ("P", str(value))
+    name = getattr(kind, "__name__", None)
+    if self.shared.get(name) is kind:
+        if isinstance(value, enum.Enum):
+            return ("E", name, value.name)
+        if isinstance(value, BaseException):
+            return ("X", name, str(value))
+        if type(getattr(value, "__dict__", None)) is dict:
+            return ("O", name, tuple((k, down(v)) for k, v in vars(value).items()), self._origin(value))
+    if isinstance(value, Remote) and value._peer is self:
+        return ("R", value._side, value._id)
+    own = getattr(value, "__name__", None)
+    if type(own) is str and self.shared.get(own) is value:
+        return ("N", own)
+    self.lent[id(value)] = value
+    return ("R", self.side, id(value))
+
+
+def _origin(self: Peer, value) -> tuple:
+    """Where a value sent by value was made. Sent back (changed or not), it is the maker's own object again,
+    changed in place: so a test can ask for the very object it passed, and see what a call did to it."""
+    known = self.origins.get(id(value))
+    if known is not None and known[1] is value:
+        return known[0]
+    self.sent[id(value)] = value
+    return (self.side, id(value))
+
+
+Peer.encode, Peer._origin = _encode, _origin
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-decode
+def _decode(self: Peer, data, depth: int = 0):
+    """The value a literal from `encode` stands for, built by this side: builtin values from the literal,
+    a lab object from this side's own class (its attributes set one by one, nothing of the sender's code
+    runs), a reference as a Remote, or as this side's own object where it was lent from here."""
+    import enum
+    import pathlib
+    if depth > MAX_DEPTH:
+        raise ValueError(f"a value nested over {MAX_DEPTH} deep")
+    tag, down = data[0], (lambda v: self.decode(v, depth + 1))
+    if tag == "V":
+        if type(data[1]) not in SCALARS:
+            raise ValueError("not a plain value")
+        return self._arrived(data[2], data[1]) if len(data) > 2 else data[1]
+    if tag == "T":
+        return tuple(down(v) for v in data[1])
+    if tag in ("L", "S", "F"):
+        made = {"L": list, "S": set, "F": frozenset}[tag](down(v) for v in data[1])
+        return self._arrived(data[2], made)
+    if tag == "D":
+        return self._arrived(data[2], {down(k): down(v) for k, v in data[1]})
+    if tag == "P":
+        return pathlib.Path(data[1])
+    if tag == "N":
+        return self._shared(data[1], object)
+    if tag == "E":
+        return self._shared(data[1], enum.Enum)[data[2]]
+    if tag == "X":
+        return self._shared(data[1], BaseException)(data[2])
+    if tag == "O":
+        cls = self._shared(data[1], object)
+        made = cls.__new__(cls)
+        for key, value in data[2]:
+            if type(key) is not str or key.startswith("__"):
+                raise ValueError(f"{key!r} is not an attribute a lab object keeps")
+            object.__setattr__(made, key, down(value))
+        return self._arrived(data[3], made)
+    if tag == "R":
+        if data[1] == self.side:
+            return self.lent[data[2]]
+        return Remote(self, data[1], data[2])
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def _shared(self: Peer, name, base: type):
+    found = self.shared.get(name) if type(name) is str else None
+    if found is None or (base is not object and not (isinstance(found, type) and issubclass(found, base))):
+        raise ValueError(f"{name!r} is not one of the lab's own names")
+    return found
+
+
+def _arrived(self: Peer, origin, fresh):
+    """`fresh` as decoded, or, where the value was made on this side, this side's original, made to match."""
+    if type(origin) is not tuple or len(origin) != 2:
+        raise ValueError("a malformed origin")
+    if origin[0] == self.side:
+        original = self.sent.get(origin[1])
+        if original is None or type(original) is not type(fresh):
+            raise ValueError("a value this side never sent")
+        if type(fresh) in (str, bytes, frozenset):
+            return original if original == fresh else fresh
+        _restore_in_place(original, fresh)
+        return original
+    self.origins[id(fresh)] = (origin, fresh)
+    return fresh
+
+
+Peer.decode, Peer._shared, Peer._arrived = _decode, _shared, _arrived
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-request
+PLAIN_NAMES = ("__name__", "__qualname__", "__doc__")  # the only dunder attributes one side may ask the other for
+
+
+def _request(self: Peer, op: str, *args):
+    """Ask the other side; serve what it asks in the meantime (a test's callback, say) until the answer comes.
+    Returns the encoded answer and the call's arguments as the call left them."""
+    self.send(("ask", op, args))
+    while True:
+        message = self.receive()
+        if message[0] == "ask":
+            self.serve(message[1], message[2])
+        elif message[0] == "ok":
+            return message[1], message[2]
+        elif message[0] == "raise":
+            raise self._exception(message[1], message[2])
+        else:
+            raise ValueError("an unexpected message")
+
+
+def _exception(self: Peer, name, text) -> Exception:
+    """The exception the other side raised, as one of this side's classes (a builtin or the lab's)."""
+    import builtins
+    cls = getattr(builtins, name, None) if type(name) is str else None
+    if not (isinstance(cls, type) and issubclass(cls, Exception)):
+        cls = self.shared.get(name) if type(name) is str else None
+    try:
+        return cls(str(text)) if isinstance(cls, type) and issubclass(cls, Exception) else RemoteError(f"{name}: {text}")
+    except Exception:  # noqa: BLE001 (a lab exception that wants other arguments)
+        return RemoteError(f"{name}: {text}")
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-serve
+def _serve(self: Peer, op, args) -> None:
+    """Answer one request about an object this side lent: call it, or one of the few plain questions about it.
+    A call's answer carries its arguments as the call left them, so the caller sees what it did to them."""
+    try:
+        target, after = self.decode(args[0]), None
+        if op == "call":
+            positional, named = [self.decode(a) for a in args[1]], {k: self.decode(v) for k, v in args[2]}
+            result = target(*positional, **named)
+            after = (tuple(map(self.encode, positional)), tuple((k, self.encode(v)) for k, v in named.items()))
+        elif op == "getattr":
+            if type(args[1]) is not str or (args[1].startswith("_") and args[1] not in PLAIN_NAMES):
+                raise AttributeError(f"{args[1]!r} is not asked across the sandbox's wall")
+            result = getattr(target, args[1])
+        elif op in ("iter", "next", "len", "bool", "repr", "str"):
+            result = {"iter": iter, "next": next, "len": len, "bool": bool, "repr": repr, "str": str}[op](target)
+        elif op in ("getitem", "contains"):
+            item = self.decode(args[1])
+            result = target[item] if op == "getitem" else item in target
+        else:
+            raise ValueError(f"unknown request {op!r}")
+        self.send(("ok", self.encode(result), after))
+    except Gone:
+        raise
+    except BaseException as err:  # noqa: BLE001 (whatever went wrong is the answer)
+        self.send(("raise", type(err).__name__, str(err)[:500]))
+
+
+Peer.request, Peer._exception, Peer.serve = _request, _exception, _serve
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-remote
+class Remote:
+    """An object that lives on the other side: in the judge, what the learner's cells made; in the host, a
+    test's callback. Every use is a request, and what comes back is a plain value or another Remote. It
+    compares and hashes by identity: no answer of the other side can make it equal to anything."""
+
+    __slots__ = ("_peer", "_side", "_id")
+
+    def __init__(self, peer: Peer, side: str, number: int):
+        object.__setattr__(self, "_peer", peer)
+        object.__setattr__(self, "_side", side)
+        object.__setattr__(self, "_id", number)
+
+    def _ask(self, op: str, *rest):
+        value, _ = self._peer.request(op, ("R", self._side, self._id), *rest)
+        return self._peer.decode(value)
+
+    def __call__(self, *args, **kwargs):
+        peer = self._peer
+        value, after = peer.request("call", ("R", self._side, self._id), tuple(map(peer.encode, args)),
+                                    tuple((k, peer.encode(v)) for k, v in kwargs.items()))
+        for changed in (after[0] + tuple(v for _, v in after[1])) if type(after) is tuple and len(after) == 2 else ():
+            peer.decode(changed)  # an argument sent by value: decoding it makes the original match
+        return peer.decode(value)
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") and name not in PLAIN_NAMES:
+            raise AttributeError(name)
+        return self._ask("getattr", name)
+
+    def __iter__(self):
+        return self._ask("iter")
+
+    def __next__(self):
+        return self._ask("next")
+
+    def __len__(self):
+        return self._ask("len")
+
+    def __bool__(self):
+        return self._ask("bool")
+
+    def __getitem__(self, key):
+        return self._ask("getitem", self._peer.encode(key))
+
+    def __contains__(self, item):
+        return self._ask("contains", self._peer.encode(item))
+
+    def __repr__(self):
+        text = self._ask("repr")
+        return text if type(text) is str else object.__repr__(self)
+
+    def __str__(self):
+        text = self._ask("str")
+        return text if type(text) is str else object.__repr__(self)
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-host
+def _bound(before: dict, space: dict) -> dict:
+    """The names a cell bound or rebound."""
+    return {k: v for k, v in space.items() if not k.startswith("__") and (k not in before or before[k] is not v)}
+
+
+def _share(peer: Peer, names: dict) -> None:
+    """A class or function a given cell binds under its own name is the lab's: both sides have it."""
+    import types
+    for name, value in names.items():
+        if isinstance(value, (type, types.FunctionType)) and getattr(value, "__name__", None) == name:
+            peer.shared[name] = value
+
+
+def _run_cell(source: str, filename: str, space: dict) -> BaseException | None:
+    """Run one cell's code in `space`; the exception it ended with, if any. A top-level await runs as IPython
+    runs it; SystemExit and KeyboardInterrupt end the cell, not the process."""
+    import ast
+    import asyncio
+    import inspect
+    try:
+        code = compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        if code.co_flags & inspect.CO_COROUTINE:
+            asyncio.run(eval(code, space))
+        else:
+            exec(code, space)
+    except Gone:
+        raise
+    except BaseException as err:  # noqa: BLE001
+        return err
+    return None
+
+
+def shared_temp() -> None:
+    """Both sides make temporary files in the folder they share (tmp/ in the working folder), so that a path
+    a test made is a path the learner's code can open, and the other way round."""
+    import tempfile
+    folder = os.path.join(os.getcwd(), "tmp")
+    os.makedirs(folder, exist_ok=True)
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c6
 def _magic(ns: dict):
-    """What `get_ipython()` returns in the judge: the time magics run their code, shell commands and every
-    other magic do nothing. (A learner cell that calls get_ipython() itself is flagged before it gets here.)"""
+    """What `get_ipython()` returns in the host: the time magics run their code, shell commands and every
+    other magic do nothing."""
     class Shell:
         def run_line_magic(self, name, line, *_):
             return eval(line, ns) if name in ("time", "timeit") and line.strip() else None
@@ -190,133 +519,243 @@ def _magic(ns: dict):
             return ""
     return Shell()
 
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-host2
+class Host(Peer):
+    """The sandbox's side: the lab's given cells and the learner's cells, run in order in one `__main__`, as
+    in the kernel; then whatever the judge asks of what they made."""
 
-def _fresh_main() -> dict:
-    """The namespace the learner's cells run in: a new `__main__`, with the two names of IPython's a notebook
-    may call, `display` (which does nothing here) and `get_ipython` (the shell above)."""
-    import builtins
-    import types
-    main = types.ModuleType("__main__")
-    sys.modules["__main__"], ns = main, main.__dict__
-    builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(ns): shell)
-    return ns
+    def __init__(self, read_fd: int, write_fd: int):
+        import builtins
+        import types
+        super().__init__("host", read_fd, write_fd)
+        main = types.ModuleType("__main__")
+        sys.modules["__main__"], self.space = main, main.__dict__
+        builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(self.space): shell)
+
+    def serve(self, op, args) -> None:
+        if op != "cell":
+            return super().serve(op, args)
+        kind, source, name = args
+        before = dict(self.space)
+        error = _run_cell(source, f"<{kind} cell {name}>", self.space)
+        bound = _bound(before, self.space)
+        if kind == "given":
+            _share(self, bound)
+        names = []
+        for key, value in bound.items() if kind == "learner" else ():
+            try:
+                names.append((key, self.encode(value)))
+            except Exception:  # noqa: BLE001 (a value nested too deep stays out)
+                pass
+        failed = None if error is None else f"{type(error).__name__}: {error}"[:300]
+        self.send(("ok", ("V", failed), tuple(names)))
 
 
-def _failure(err: BaseException, filename: str, source: str) -> dict:
-    """A failed cell as a verdict: the error's name and message, and the cell's line it stopped at."""
+def host_main() -> None:
+    """The host's loop, run in the sandbox: requests on fd 0, answers on a copy of fd 1; what the cells print
+    goes nowhere."""
+    out = os.dup(1)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1), os.dup2(quiet, 2)
+    shared_temp()
+    host = Host(0, out)
+    while True:
+        try:
+            message = host.receive()
+        except Gone:
+            os._exit(0)
+        if message[0] == "ask":
+            host.serve(message[1], message[2])
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge
+class Judge(Peer):
+    """The trusted side: it starts the host (in the sandbox) and talks to it over two pipes. Everything it
+    reads is a literal it parses; every wait has a deadline, kept here, outside the host."""
+
+    def __init__(self, command: list[str], cwd: str):
+        super().__init__("judge")
+        self.command, self.cwd, self.process = command, cwd, None
+
+    def start(self) -> None:
+        import subprocess
+        self.stop()
+        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, cwd=self.cwd, start_new_session=True)
+        self.read_fd, self.write_fd = self.process.stdout.fileno(), self.process.stdin.fileno()
+        self.reset()
+
+    def stop(self) -> None:
+        """End the host and everything it started: its whole process group, killed."""
+        import signal
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        self.process.wait()
+        self.process.stdin.close(), self.process.stdout.close()
+        self.process = None
+
+    def setup(self, kind: str, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> None:
+        """A given cell runs on both sides; a learner cell on the host alone, and the names it binds are bound
+        here too, to their values (plain data) or to Remotes, except the names in `lab`: the builtins and what
+        the given and test cells bound stay theirs, so a test's own helpers and checks are never the learner's."""
+        import time
+        self.deadline = time.monotonic() + timeout
+        try:
+            _, names = self.request("cell", kind, source, name)
+        finally:
+            self.deadline = None
+        if kind == "given":
+            before = dict(space)
+            _run_cell(source, f"<given cell {name}>", space)
+            bound = _bound(before, space)
+            _share(self, bound)
+            lab.update(bound)
+            return
+        for key, encoded in names if type(names) is tuple else ():
+            if type(key) is not str or key in lab:
+                continue
+            try:
+                space[key] = self.decode(encoded)
+            except Exception:  # noqa: BLE001
+                space.pop(key, None)
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2
+def _verdict(error: BaseException | None, filename: str, source: str) -> dict:
+    """A test's verdict: passed, or the error it ended with and the test's line it stopped at."""
     import traceback
-    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == filename]
+    if error is None:
+        return {"passed": True}
+    lines = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     text = source.splitlines()[lines[-1] - 1].strip() if lines and 0 < lines[-1] <= len(source.splitlines()) else ""
-    name = "timeout" if isinstance(err, _CellTimeout) else type(err).__name__
-    return {"passed": False, "error": name, "message": str(err)[:300], "line": text}
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-c7
-def _snapshot(values) -> list[tuple[object, dict]]:
-    """What the lab's own cells made, as they made it: each class's, module's and function's attributes."""
-    import types
-    kept = []
-    for value in values:
-        if isinstance(value, (type, types.ModuleType)):
-            kept.append((value, dict(vars(value))))
-        elif isinstance(value, types.FunctionType):
-            kept.append((value, {k: getattr(value, k) for k in ("__code__", "__defaults__", "__kwdefaults__")}))
-    return kept
+    name = "timeout" if isinstance(error, Gone) and "time" in str(error) else type(error).__name__
+    return {"passed": False, "error": name, "message": str(error)[:300], "line": text}
 
 
-def _restore(live_builtins: dict, saved_builtins: dict, made: list[tuple[object, dict]]) -> None:
-    """Put back the builtins and whatever the lab's cells made, where anything has changed them since."""
-    import types
-    for key in [k for k in live_builtins if k not in saved_builtins]:
-        del live_builtins[key]
-    live_builtins.update(saved_builtins)
-    for thing, attrs in made:
-        if isinstance(thing, types.ModuleType):  # what a patch would replace; a module's own data may change
-            thing.__dict__.update((k, v) for k, v in attrs.items() if callable(v) or isinstance(v, types.ModuleType))
-            continue
-        for key, value in attrs.items():
-            if getattr(thing, key, None) is not value:
-                try:
-                    type.__setattr__(thing, key, value) if isinstance(thing, type) else setattr(thing, key, value)
-                except (AttributeError, TypeError):
-                    pass
-        if isinstance(thing, type):
-            for key in [k for k in vars(thing) if k not in attrs]:
-                type.__delattr__(thing, key)
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-c8a
-def _run_cell(source: str, filename: str, space: dict, timeout: float) -> BaseException | None:
-    """Run one cell's code in `space` within `timeout` seconds; the exception it ended with, if any. A cell
-    with a top-level await runs as IPython runs it. SystemExit and KeyboardInterrupt fail the cell; they do
-    not end the judge."""
-    import ast
-    import asyncio
-    import inspect
-    import signal
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
-        code = compile(source, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-        if code.co_flags & inspect.CO_COROUTINE:
-            asyncio.run(eval(code, space))
-        else:
-            exec(code, space)
-    except BaseException as err:
-        return err
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    return None
+def _over_time(*_):
+    raise Gone("ran over its time")
 
 
-def _on_alarm(timeout: float) -> None:
-    """From now on SIGALRM (the timer `_run_cell` sets) raises _CellTimeout in the cell that is running. The
-    class is bound here, before any cell runs: a cell that rebinds the module's name changes nothing."""
-    import signal
-    late = _CellTimeout
-
-    def alarm(*_):
-        raise late(f"ran over {timeout:g} s")
-    signal.signal(signal.SIGALRM, alarm)
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-c8
-def judge_main() -> None:
-    """The judge, run in the sandbox in a fresh plain Python: the notebook's cells in order, each hidden and
-    visible test in a namespace where the builtins, and every name the lab's own cells defined, are the
-    lab's again. The lab's cells run in a namespace of their own too, so what they define keeps seeing the
-    real builtins whatever the learner's cells rebind. IPython is not there, so nothing a cell does to it
-    (transformers, events, run_cell) counts."""
+def judge_notebook(cells: list[dict], command: list[str], cwd: str, timeout: float = 60) -> dict[str, dict]:
+    """Each test cell's verdict. The given and test cells run here, the learner's in the host that `command`
+    starts. A cell that runs over `timeout` seconds, or ends the host, is left out of a fresh host, which runs
+    the cells before it again; the tests go on."""
     import builtins
-    cells, timeout, report = _judge_job()
-    # what the loop calls, bound before any cell runs: a cell that rebinds this module's names changes nothing
-    run_cell, restore, snapshot, failure = _run_cell, _restore, _snapshot, _failure
-    ns = _fresh_main()
-    saved, given, made = dict(builtins.__dict__), {}, []
-    lab = {"__name__": "__main__", "__builtins__": builtins}  # the namespace the lab's own cells run in
-    _on_alarm(timeout)
-    for k, cell in enumerate(cells):
-        kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
-        space = ns
-        if kind != "learner":
-            restore(builtins.__dict__, saved, made)
-        if kind == "given":  # it may use the learner's names, but not their builtins or their versions of its own
-            lab.update((key, v) for key, v in ns.items() if not key.startswith("__") and key not in saved
-                       and key not in given)
-            space = lab
-        elif kind == "test":
-            space = {key: v for key, v in ns.items() if key not in saved or key in given or key.startswith("__")}
-            space.update(given, __builtins__=builtins)
-        before, filename = dict(space), f"<{kind} cell {name}>"
-        error = run_cell(source, filename, space, timeout)
-        changed = {key: v for key, v in space.items() if key not in before or before[key] is not v}
-        if kind == "test":
-            report({"name": name, "passed": True} if error is None else {"name": name, **failure(error, filename, source)})
-            ns.update((key, v) for key, v in changed.items() if key != "__builtins__")
-        elif kind == "given":
-            given.update(changed)
-            ns.update(changed)
-            made = snapshot(given.values())
-    report({"done": True})
+    import signal
+    import time
+    signal.signal(signal.SIGALRM, _over_time)  # a test's own loop, here in the judge, has the same limit
+    judge, space, setup, verdicts = Judge(command, cwd), {"__name__": "__main__", "__builtins__": builtins}, [], {}
+    lab = set(dir(builtins))  # names a learner cell cannot rebind in the judge; the given and test cells add theirs
+
+    def restart():
+        judge.start()
+        for cell in list(setup):
+            try:
+                judge.setup(*cell, space, timeout, lab)
+            except (Gone, ValueError):
+                setup.remove(cell)
+                judge.start()
+                return restart()
+
+    judge.start()
+    try:
+        for k, cell in enumerate(cells):
+            kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
+            if kind != "test":
+                setup.append((kind, source, name))
+                try:
+                    judge.setup(kind, source, name, space, timeout, lab)
+                except (Gone, ValueError):
+                    setup.pop()
+                    restart()
+                continue
+            judge.deadline = time.monotonic() + timeout
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+            filename = f"<test cell {name}>"
+            before = dict(space)
+            try:
+                error = _run_cell(source, filename, space)
+            except Gone as gone:
+                error = gone
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            lab.update(_bound(before, space))
+            judge.deadline = None
+            verdicts[name] = _verdict(error, filename, source)
+            if isinstance(error, Gone):
+                restart()
+    finally:
+        judge.stop()
+    return verdicts
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-main
+def _not_dumpable() -> None:
+    """Close this process's memory to every other process of its user (Linux: no /proc/PID/mem, no ptrace), so
+    that nothing started from here can read the tests it holds."""
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except (OSError, AttributeError):
+        pass
+
+
+def judge_main() -> None:
+    """The judge process: its job (the cells, the host's command, the shared folder, the time per cell) on
+    stdin, the verdicts as JSON on stdout. What the lab's and the tests' cells print goes nowhere."""
+    job = json.loads(sys.stdin.buffer.read())
+    _not_dumpable()
+    out = os.dup(1)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1), os.dup2(quiet, 2)
+    os.chdir(job["cwd"])
+    shared_temp()
+    verdicts = judge_notebook(job["cells"], job["command"], job["cwd"], float(job["timeout"]))
+    os.write(out, json.dumps(verdicts).encode())
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-c9
+def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
+    """Judge `cells`: the judge process here, the host in the sandbox (unconfined if DONEGATE_SANDBOX=off),
+    both in a fresh folder they share. A test with no verdict (the judge itself failed) has failed."""
+    box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
+    (box / "work").mkdir(), (box / "run").mkdir()
+    host = [sys.executable, "-I", "-c", "from donegate.judge import host_main; host_main()"]
+    if os.environ.get(SANDBOX_ENV, "").strip().lower() != "off":
+        host = sandbox_command(box, host)
+    job = json.dumps({"cells": cells, "command": host, "cwd": str(box / "work"), "timeout": timeout})
+    limit = 2 * timeout * (1 + len(cells)) + 30
+    verdicts, why = {}, "the judge did not finish"
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"],
+                              input=job.encode(), capture_output=True, timeout=limit, cwd=box / "work")
+        if done.returncode == 0:
+            verdicts = json.loads(done.stdout or b"{}")
+        else:
+            why = f"the judge ended with status {done.returncode}" + (
+                f" ({_one_line(done.stderr.decode(errors='replace').strip().splitlines()[-1])})" if done.stderr.strip() else "")
+    except subprocess.TimeoutExpired:
+        why = f"the judge ran over {limit:g} s in all"
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+        release_sandbox(box)
+    for cell in cells:
+        if cell["kind"] == "test" and cell["name"] not in verdicts:
+            verdicts[cell["name"]] = {"passed": False, "error": "not reached", "message": why, "line": ""}
+    return verdicts
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c4
-JUDGE_ENV = "DONEGATE_JUDGE"  # "off", "vet-only" or "rerun-only": one layer of the judge alone, to see what it does
+JUDGE_ENV = "DONEGATE_JUDGE"  # "off": the kernel's outputs score; "vet-only": flag, no judge; "judge-only": no flags
+
+
+def _python(source: str) -> str:
+    """A cell's code as Python: IPython's own syntax (magics, `!` commands) turned into the calls IPython makes."""
+    import ast
+    try:
+        ast.parse(source)
+        return source
+    except SyntaxError:
+        from IPython.core.inputtransformer2 import TransformerManager
+        return TransformerManager().transform_cell(source)
 
 
 def judge_cells(nb: dict) -> list[dict]:
@@ -334,7 +773,7 @@ def judge_cells(nb: dict) -> list[dict]:
             kind = "given"
         else:
             kind = "learner"
-        cells.append({"kind": kind, "name": meta.get("grade_id") or cell.get("id") or "", "source": source})
+        cells.append({"kind": kind, "name": meta.get("grade_id") or cell.get("id") or "", "source": _python(source)})
     return cells
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c4b
@@ -364,63 +803,13 @@ def vet_notebook(cells: list[dict]) -> list[str]:
     return [f"cell {c['name']} {what}" for c in cells if c["kind"] == "learner"
             for what in vet_source(c["source"], protected)]
 
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-c9
-def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
-    """Run the judge on `cells` in the sandbox (unconfined if DONEGATE_SANDBOX=off) and return its verdict
-    per test cell. A test it never reported on (it crashed, ran out of time, was killed) has failed."""
-    import secrets
-    import ast
-    import hmac
-    key = secrets.token_hex(32)
-    box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
-    (box / "work").mkdir(), (box / "run").mkdir()
-    command = [sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"]
-    if os.environ.get(SANDBOX_ENV, "").strip().lower() != "off":
-        command = sandbox_command(box, command)
-    job = json.dumps({"key": key, "timeout": timeout, "cells": cells})
-    limit = timeout * (1 + len(cells)) + 30
-    try:
-        done = subprocess.run(command, input=job.encode(), capture_output=True, timeout=limit,
-                              cwd=box / "work", env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
-        out, why = done.stdout, f"the judge ended with status {done.returncode} before it"
-        if done.stderr.strip():
-            why += f" ({_one_line(done.stderr.decode(errors='replace').strip().splitlines()[-1])})"
-    except subprocess.TimeoutExpired as err:
-        out, why = err.stdout or b"", f"the judge ran over {limit:g} s in all before it"
-    finally:
-        shutil.rmtree(box, ignore_errors=True)
-        release_sandbox(box)
-    verdicts = {}
-    for line in out.splitlines():
-        signature, _, payload = line.partition(b" ")
-        if hmac.compare_digest(signature, _sign(key.encode(), payload)):
-            verdict = ast.literal_eval(payload.decode("ascii"))
-            verdicts.setdefault(verdict.get("name", "(done)") if "done" not in verdict else "(done)", verdict)
-    for cell in cells:
-        if cell["kind"] == "test" and cell["name"] not in verdicts:
-            verdicts[cell["name"]] = {"passed": False, "error": "not reached", "message": why + " reached this test",
-                                      "line": ""}
-    verdicts.pop("(done)", None)
-    return verdicts
-
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c10
 def judged_output(verdict: dict) -> dict:
     """The error output a test cell gets when the judge failed it: what failed and why, in the learner's words."""
-    if verdict.get("error") == "flagged":
-        text = verdict["message"]
-    else:
-        where = f", at: {verdict['line']}" if verdict.get("line") else ""
-        said = f"{verdict['message']}; " if verdict.get("message") else ""
-        text = f"{said}the test failed when run again outside the notebook's kernel{where}"
+    where = f" (at: {verdict['line']})" if verdict.get("line") else ""
+    text = f"{verdict.get('message') or 'the test failed'}{where}"
     return {"output_type": "error", "ename": verdict.get("error") or "Error", "evalue": text,
             "traceback": [f"judge: {verdict.get('error')}: {text}"]}
-
-
-def _passed_in_kernel(cell) -> bool:
-    """Whether a graded test cell passed in the kernel (no error output): if none did, a rerun has nothing to take."""
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(cell.cell_type == "code" and meta.get("grade") and not meta.get("solution")
-                and not any(o.get("output_type") == "error" for o in cell.outputs))
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c10b
 def _judge_class() -> type:
@@ -429,32 +818,23 @@ def _judge_class() -> type:
     from nbgrader.preprocessors import NbGraderPreprocessor
 
     class JudgeOutside(NbGraderPreprocessor):
-        """After the kernel ran the notebook, before the scores are saved: vet the learner's cells, run the
-        judge, and fail (with an error output saying why) every test cell the judge did not pass. A test
-        scores only if it passed in the kernel and in the judge. DONEGATE_JUDGE turns one layer off."""
+        """After the kernel ran the notebook, before the scores are saved: flag for a person what the vetting
+        finds, judge the tests outside, and make each test cell's outputs the judge's verdict alone."""
 
         def preprocess(self, nb, resources):
             mode = os.environ.get(JUDGE_ENV, "").strip().lower()
             if mode == "off":
                 return nb, resources
             cells = judge_cells(nb)
-            flags = [] if mode == "rerun-only" else vet_notebook(cells)
+            flags = [] if mode == "judge-only" else vet_notebook(cells)
             if flags:
-                more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
-                failed = {"passed": False, "error": "flagged",
-                          "message": f"not graded by machine; a person must look at this notebook: {flags[0]}{more}"}
-                verdicts = {c["name"]: failed for c in cells if c["kind"] == "test"}
-                self.log.warning("flagged for a person: %s", "; ".join(flags))
-            elif mode == "vet-only" or not any(_passed_in_kernel(cell) for cell in nb.cells):
-                verdicts = {}  # a rerun can only take points away, and the kernel gave none
-            else:
-                verdicts = run_judge(cells, float(self.config.Execute.get("timeout", 60) or 60))
-            for cell in nb.cells:
+                self.log.warning("for a person to look at (the scores are the judge's): %s", "; ".join(flags))
+            verdicts = {} if mode == "vet-only" else run_judge(cells, float(self.config.Execute.get("timeout", 60) or 60))
+            for cell in nb.cells if mode != "vet-only" else ():
                 meta = cell.metadata.get("nbgrader", {})
-                verdict = verdicts.get(meta.get("grade_id"), {"passed": True})
-                if cell.cell_type == "code" and not verdict["passed"] and \
-                        not any(o.get("output_type") == "error" for o in cell.outputs):
-                    cell.outputs.append(nbformat.from_dict(judged_output(verdict)))
+                if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                    verdict = verdicts.get(meta.get("grade_id"), {"passed": False, "message": "no verdict"})
+                    cell.outputs = [] if verdict["passed"] else [nbformat.from_dict(judged_output(verdict))]
             nb.metadata["donegate"] = {"flagged": flags, "judge": mode or "on",
                                        "failed_by_judge": sorted(n for n, v in verdicts.items() if not v["passed"])}
             return nb, resources
