@@ -356,3 +356,19 @@ def test_the_points_are_the_judge_s_whatever_the_cell_printed():
     warning = {"output_type": "stream", "name": "stderr", "text": "DeprecationWarning: ...\n"}
     assert _graded([("learner", "def f():\n    return 1", []), ("test", "assert f() == 2", [result]),
                     ("test", "assert f() == 1", [warning])]) == [0, 1]
+
+
+def test_a_program_the_judge_runs_cannot_reach_the_course_even_one_the_learner_wrote():
+    """A given cell that runs every script in the shared folder (a lab that runs `verify.sh` in a repository the
+    learner's code could touch), and a learner cell that planted one there to copy a solution out. The judge runs
+    in a sandbox of its own: the script finds no solution to copy, on either side."""
+    secret = ROOT / "solutions" / LAB01 / f"{LAB01}.ipynb"
+    plant = ("import os\n"
+             f"open(os.path.join(os.environ['TMPDIR'], 'leak.sh'), 'w').write('cat {secret} > \"$TMPDIR/leaked\"')\n"
+             "def leaked():\n"
+             "    path = os.path.join(os.environ['TMPDIR'], 'leaked')\n"
+             "    return os.path.exists(path) and os.path.getsize(path) > 0")
+    run_all = ("import glob, os, subprocess\n"
+               "for script in glob.glob(os.path.join(os.environ['TMPDIR'], '*.sh')):\n"
+               "    subprocess.run(['sh', script], capture_output=True)")
+    assert verdicts(("learner", plant), ("given", run_all), ("test", "assert leaked() is False")) == {"test2": True}

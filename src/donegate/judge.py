@@ -569,33 +569,33 @@ def host_main() -> None:
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge
 class Judge(Peer):
-    """The trusted side: it starts the host (in the sandbox) and talks to it over two pipes. Everything it
-    reads is a literal it parses; every wait has a deadline, kept here, outside the host."""
+    """The trusted side. It never starts a process: it asks the grader, over `control`, for a fresh host, and
+    gets back the two ends of the host's pipes. Everything it reads is a literal it parses; every wait has a
+    deadline, kept here, outside the host."""
 
-    def __init__(self, command: list[str], cwd: str):
+    def __init__(self, control):
         super().__init__("judge")
-        self.command, self.cwd, self.process = command, cwd, None
+        self.control, self.started = control, False
+
+    def _grader(self, word: bytes) -> list[int]:
+        """Ask the grader to start (`b"start"`) or end (`b"stop"`) the host; the descriptors it sends back."""
+        import socket
+        self.control.sendall(word + b"\n")
+        _, fds, _, _ = socket.recv_fds(self.control, 16, 2)
+        return fds
 
     def start(self) -> None:
-        import subprocess
         self.stop()
-        self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, cwd=self.cwd, start_new_session=True)
-        self.read_fd, self.write_fd = self.process.stdout.fileno(), self.process.stdin.fileno()
+        self.read_fd, self.write_fd = self._grader(b"start")
+        self.started = True
         self.reset()
 
     def stop(self) -> None:
-        """End the host and everything it started: its whole process group, killed."""
-        import signal
-        if self.process is None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        self.process.wait()
-        self.process.stdin.close(), self.process.stdout.close()
-        self.process = None
+        """End the host and everything it started (the grader kills its whole sandbox)."""
+        if self.started:
+            os.close(self.read_fd), os.close(self.write_fd)
+            self._grader(b"stop")
+            self.started = False
 
     def setup(self, kind: str, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> None:
         """A given cell runs on both sides; a learner cell on the host alone, and the names it binds are bound
@@ -638,15 +638,15 @@ def _over_time(*_):
     raise Gone("ran over its time")
 
 
-def judge_notebook(cells: list[dict], command: list[str], cwd: str, timeout: float = 60) -> dict[str, dict]:
-    """Each test cell's verdict. The given and test cells run here, the learner's in the host that `command`
-    starts. A cell that runs over `timeout` seconds, or ends the host, is left out of a fresh host, which runs
+def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str, dict]:
+    """Each test cell's verdict. The given and test cells run here, the learner's in a host the grader starts
+    when asked over `control`. A cell that runs over `timeout` seconds, or ends the host, is left out of a fresh host, which runs
     the cells before it again; the tests go on."""
     import builtins
     import signal
     import time
     signal.signal(signal.SIGALRM, _over_time)  # a test's own loop, here in the judge, has the same limit
-    judge, space, setup, verdicts = Judge(command, cwd), {"__name__": "__main__", "__builtins__": builtins}, [], {}
+    judge, space, setup, verdicts = Judge(control), {"__name__": "__main__", "__builtins__": builtins}, [], {}
     lab = set(dir(builtins))  # names a learner cell cannot rebind in the judge; the given and test cells add theirs
 
     def restart():
@@ -692,7 +692,7 @@ def judge_notebook(cells: list[dict], command: list[str], cwd: str, timeout: flo
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-main
 def _not_dumpable() -> None:
     """Close this process's memory to every other process of its user (Linux: no /proc/PID/mem, no ptrace), so
-    that nothing started from here can read the tests it holds."""
+    that a program started from here cannot read the tests it holds."""
     import ctypes
     try:
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
@@ -701,41 +701,80 @@ def _not_dumpable() -> None:
 
 
 def judge_main() -> None:
-    """The judge process: its job (the cells, the host's command, the shared folder, the time per cell) on
-    stdin, the verdicts as JSON on stdout. What the lab's and the tests' cells print goes nowhere."""
+    """The judge process, in a sandbox of its own: its job (the cells, the time per cell, the descriptor of its
+    line to the grader) on stdin; the verdicts go back on that line. What the cells print goes nowhere."""
+    import socket
     job = json.loads(sys.stdin.buffer.read())
     _not_dumpable()
-    out = os.dup(1)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1), os.dup2(quiet, 2)
-    os.chdir(job["cwd"])
     shared_temp()
-    verdicts = judge_notebook(job["cells"], job["command"], job["cwd"], float(job["timeout"]))
-    os.write(out, json.dumps(verdicts).encode())
+    control = socket.socket(fileno=int(job["control"]))
+    verdicts = judge_notebook(job["cells"], control, float(job["timeout"]))
+    control.sendall(b"done " + json.dumps(verdicts).encode() + b"\n")
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9
+def _sandboxed(box: Path, command: list[str]) -> list[str]:
+    return command if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off" else sandbox_command(box, command)
+
+
+def _host(box: Path):
+    """A fresh host in the sandbox; the ends of its pipes the judge keeps."""
+    command = _sandboxed(box, [sys.executable, "-I", "-c", "from donegate.judge import host_main; host_main()"])
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            cwd=box / "work", start_new_session=True)
+
+
+def _end(process) -> None:
+    import signal
+    if process is not None:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        process.wait()
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b
 def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
-    """Judge `cells`: the judge process here, the host in the sandbox (unconfined if DONEGATE_SANDBOX=off),
-    both in a fresh folder they share. A test with no verdict (the judge itself failed) has failed."""
+    """Judge `cells`. The grader starts two sandboxes that share one fresh folder: the judge's, and, each time
+    the judge asks, a host's, whose pipe ends it hands the judge over a socket. A test with no verdict (the
+    judge failed or ran over its time in all) has failed."""
+    import socket
+    import time
     box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
     (box / "work").mkdir(), (box / "run").mkdir()
-    host = [sys.executable, "-I", "-c", "from donegate.judge import host_main; host_main()"]
-    if os.environ.get(SANDBOX_ENV, "").strip().lower() != "off":
-        host = sandbox_command(box, host)
-    job = json.dumps({"cells": cells, "command": host, "cwd": str(box / "work"), "timeout": timeout})
-    limit = 2 * timeout * (1 + len(cells)) + 30
-    verdicts, why = {}, "the judge did not finish"
+    mine, theirs = socket.socketpair()
+    job = json.dumps({"cells": cells, "timeout": timeout, "control": theirs.fileno()}).encode()
+    judge = subprocess.Popen(_sandboxed(box, [sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"]),
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=box / "work",
+                             pass_fds=[theirs.fileno()], start_new_session=True)
+    theirs.close()
+    judge.stdin.write(job), judge.stdin.close()
+    deadline, host, verdicts, why = time.monotonic() + 2 * timeout * (1 + len(cells)) + 30, None, {}, "the judge did not finish"
     try:
-        done = subprocess.run([sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"],
-                              input=job.encode(), capture_output=True, timeout=limit, cwd=box / "work")
-        if done.returncode == 0:
-            verdicts = json.loads(done.stdout or b"{}")
-        else:
-            why = f"the judge ended with status {done.returncode}" + (
-                f" ({_one_line(done.stderr.decode(errors='replace').strip().splitlines()[-1])})" if done.stderr.strip() else "")
-    except subprocess.TimeoutExpired:
-        why = f"the judge ran over {limit:g} s in all"
+        lines = mine.makefile("rb")
+        while True:
+            mine.settimeout(max(deadline - time.monotonic(), 0.01))
+            line = lines.readline()
+            if not line:
+                why = f"the judge ended with status {judge.wait()}"
+                break
+            if line.startswith(b"done "):
+                verdicts = json.loads(line[5:])
+                break
+            _end(host)
+            host = None
+            if line.strip() == b"start":
+                host = _host(box)
+                socket.send_fds(mine, [b"ok"], [host.stdout.fileno(), host.stdin.fileno()])
+                host.stdin.close(), host.stdout.close()
+            else:
+                mine.sendall(b"ok")
+    except (OSError, ValueError) as err:  # a timeout is an OSError
+        why = "the judge ran over its time in all" if isinstance(err, TimeoutError) else f"the judge failed ({err})"
     finally:
+        _end(host), _end(judge)
+        mine.close()
         shutil.rmtree(box, ignore_errors=True)
         release_sandbox(box)
     for cell in cells:

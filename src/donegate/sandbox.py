@@ -42,7 +42,8 @@ def sandbox_mounts() -> list[str]:
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1-cmd
 def sandbox_command(box: Path, command: list[str]) -> list[str]:
     """`command` run by bubblewrap: the mounts read-only, box/work (its folder) and box/run (the
-    kernel's sockets) writable, no network, its own process tree that ends with it, and limits."""
+    kernel's sockets) writable, no network, no capabilities (root's neither), its own process tree that ends
+    with it, and limits."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SelfCheckError(
@@ -54,7 +55,7 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
     group = pids_cgroup(box)  # entered by a shell that then becomes bubblewrap, so all the sandbox is in it
     enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] if group else []
     # the private /tmp first: a checkout or an environment that lives under /tmp is mounted on top of it
-    return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--tmpfs", "/tmp", *mounts,
+    return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL", "--tmpfs", "/tmp", *mounts,
             "--proc", "/proc", "--dev", "/dev",
             "--bind", str(work), str(work), "--bind", str(run), str(run), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
