@@ -108,6 +108,10 @@ EXPECTED = {
     (LAB01, "post-run-cell"): (0, "the stub, with a post_run_cell handler that forgets each error: flagged for a person, and inert in the judge"),
     (LAB01, "replaces-run-cell"): (0, "the stub, with the kernel's run_cell replaced to skip tests: flagged for a person, and inert in the judge"),
     (LAB01, "rebinds-type"): (0, "the stub, with a global type() that answers Decision for an always-equal object: the judge runs each test with the real builtins"),
+    (LAB01, "scores-by-result"): (0, "the stub, with the shell (found by a name given as a string) showing a 1 in place of each traceback: the points are the judge's verdicts, not the cells' results"),
+    (LAB01, "resolves-names"): (0, "the stub, with an input transformer reached through names given as strings, which no list holds: the tests never run beside it"),
+    (LAB01, "forges-the-judge"): (0, "the stub, whose functions walk the frames above them to empty the pending tests: those frames are the host's, the tests are in the judge"),
+    (LAB01, "honest-reaches"): (22, "the full solution with an honest re.compile and a look at sys.modules: flagged for a person, and full marks"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
@@ -160,6 +164,8 @@ EXPECTED = {
     (LAB09, "ignores-edits"): (16, "never looks at edits after the pass, so no claim is ever stale: loses exactly the two stale cells, 1 + 3"),
     (LAB09, "ends-after-claim"): (16, "places a check where it was requested, so a run still going at the claim counts: loses exactly the two running-check cells, 1 + 3"),
     (LAB09, "always-equal"): (0, "every test cell, visible ones included, checks the result's type before comparing"),
+    (LAB09, "reads-the-expectation"): (0, "the stub, whose judge_claim reads the verdict the calling test compares with off its code: the test is in another process"),
+    (LAB09, "always-equal-fields"): (0, "the stub, whose judge_claim returns a real ClaimVerdict with fields equal to anything, and patches its == through an alias: the judge rebuilds it from its own class with plain fields"),
     (RECALL09, "correct"): (10, "the full solution passes every test cell"),
     (RECALL09, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL09, "always-equal"): (0, "every test cell checks that judge_claim returned a ClaimVerdict before comparing"),
@@ -488,7 +494,7 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
 
 HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "poisons-source",
            "adds-a-trigger", "rewrites-classmate", "input-transformer", "ast-transformer", "post-run-cell",
-           "replaces-run-cell", "rebinds-type"]
+           "replaces-run-cell", "rebinds-type", "scores-by-result", "resolves-names", "forges-the-judge"]
 
 
 def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
@@ -500,6 +506,9 @@ def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
 def test_hostile_submissions_get_nothing_and_leave_nothing_running(scores):
     for student in HOSTILE:
         assert scores[(LAB01, student)]["total"] == 0, student
+    for student in ("reads-the-expectation", "always-equal-fields"):
+        assert scores[(LAB09, student)]["total"] == 0, student
+    assert scores[(LAB01, "honest-reaches")]["total"] == 22
     for classmate in ("correct", "fail-open", "edited-tests", "deleted-test-cell", "copy-pasted-answer"):
         assert scores[(LAB01, classmate)]["total"] == EXPECTED[(LAB01, classmate)][0], classmate  # same run
     for _ in range(100):  # another test's sandbox may be running the daemon right now; it ends with it
@@ -530,6 +539,9 @@ def test_the_kernel_tricks_are_flagged_for_a_person(course):
         assert any("get_ipython" in f for f in flags), (student, flags)
     judged = autograded(course, "rebinds-type", LAB01).metadata["donegate"]
     assert judged["flagged"] == [] and "test_first_deny_wins" in judged["failed_by_judge"]
+    # a flag is advice: the honest notebook that names re.compile and sys.modules keeps every point
+    honest = autograded(course, "honest-reaches", LAB01).metadata["donegate"]
+    assert honest["flagged"] and honest["failed_by_judge"] == []
     assert autograded(course, "correct", LAB01).metadata["donegate"] == \
         {"flagged": [], "judge": "on", "failed_by_judge": []}
 

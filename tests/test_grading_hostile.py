@@ -32,7 +32,8 @@ def run_check(notebook: Path, root, progress_path: Path):
 # notebook, its throw-away course on disk, its forked grader, a process that outlives the kernel, the kernel
 # reconfigured, a builtin rebound. Every hostile fixture (these and the seven others of the same kinds) is graded
 # in test_grading.py through the same sandbox and judge, and in test_instructor.py without them.
-HOSTILE = ["reads-solution", "poisons-source", "kills-grader", "leaves-a-daemon", "input-transformer", "rebinds-type"]
+HOSTILE = ["reads-solution", "poisons-source", "kills-grader", "leaves-a-daemon", "input-transformer", "rebinds-type",
+           "scores-by-result", "resolves-names", "forges-the-judge"]
 
 
 def daemons_left(wait: float = 10) -> list[str]:
@@ -59,7 +60,18 @@ def test_a_hostile_lab01_gets_nothing_from_the_self_check(student, tmp_path):
         assert daemons_left() == []
 
 
-@pytest.mark.parametrize("student, score", [("copy-pasted-answer", 22), ("deleted-answer", 2)])
+@pytest.mark.parametrize("student, lab", [("reads-the-expectation", "lab09-stale-claims"),
+                                          ("always-equal-fields", "lab09-stale-claims")])
+def test_an_answer_that_only_looks_right_gets_nothing_from_the_self_check(student, lab, tmp_path):
+    """lab09's judge_claim reads the verdict off the calling test's code, or returns a real ClaimVerdict whose fields
+    equal anything: the test is in another process, and only plain values cross to it."""
+    mine = tmp_path / f"{lab}.ipynb"
+    shutil.copyfile(FIXTURES / student / lab / f"{lab}.ipynb", mine)
+    result, _ = run_check(mine, None, tmp_path / "progress.json")
+    assert (result.score, result.exit_code) == (0, 1)
+
+
+@pytest.mark.parametrize("student, score", [("copy-pasted-answer", 22), ("deleted-answer", 2), ("honest-reaches", 22)])
 def test_an_honest_slip_nbgrader_cannot_grade_alone_gets_its_honest_score(student, score, tmp_path):
     mine = tmp_path / f"{LAB01}.ipynb"
     shutil.copyfile(FIXTURES / student / LAB01 / f"{LAB01}.ipynb", mine)

@@ -46,7 +46,8 @@ def restored(submission: dict, source: dict) -> dict:
 # --- vetting ------------------------------------------------------------------------------------------------
 
 REACHING = {"reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "input-transformer",
-            "ast-transformer", "post-run-cell", "replaces-run-cell"}  # the fixtures that reach from an answer cell
+            "ast-transformer", "post-run-cell", "replaces-run-cell", "scores-by-result",
+            "honest-reaches"}  # the fixtures that reach from an answer cell (the last one honestly: a flag is advice)
 HONEST = sorted([*ROOT.glob("solutions/*/*.ipynb"),
                  *(p for p in FIXTURES.glob("*/*/*.ipynb") if p.parent.parent.name not in REACHING)])
 

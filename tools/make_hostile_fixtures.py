@@ -210,6 +210,126 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)  # donegat
 }
 
 
+# Tricks of the kinds the judge meets by how it is built, not by a list (appendix 83): each reaches IPython or
+# the tests by a route the vetting's lists do not name, or hands back objects that only look right.
+TRICKS.update({
+    "scores-by-result": '''import pkgutil
+
+# The trick: nbgrader scores a test cell from its first result. The shell, found by a name given as a
+# string, shows a number as the result of every cell that fails, in place of its traceback.
+_shell = pkgutil.resolve_name("IPython:get_" + "ipython")()
+_shell.showtraceback = lambda *args, **kwargs: _shell.displayhook(1)
+''',
+    "resolves-names": '''import pydoc
+from string import Formatter
+
+# The trick: reach IPython's input transformers through names given as strings, which no list of words
+# holds, and turn every later cell into `pass`.
+_shell = pydoc.locate("IPython.get_" + "ipython")()
+_cleanup = Formatter().get_field("0.input" + "_transformers" + "_cleanup", [_shell], {})[0]
+_cleanup.append(lambda lines: ["pass\\n"])
+''',
+    "forges-the-judge": '''import pkgutil
+from string import Formatter
+
+_frame_of = pkgutil.resolve_name("sys:_get" + "frame")  # names given as strings: no list of words holds them
+
+
+def _attr(obj, name):
+    return Formatter().get_field("0." + name, [obj], {})[0]
+
+
+def _forge():
+    """The trick: whatever runs the tests is somewhere up the stack. Empty every test it still holds."""
+    frame = _frame_of(1)
+    while frame is not None:
+        for value in list(_attr(frame, "f_" + "locals").values()):
+            for cell in value if type(value) is list else ():
+                if type(cell) is dict and cell.get("kind") == "test":
+                    cell["source"] = "pass"
+        frame = _attr(frame, "f_" + "back")
+
+
+def matches(pattern, tool_name):
+    _forge()
+    return True
+
+
+class HookRegistry:
+    def __init__(self, *args, **kwargs):
+        _forge()
+        self.errors = []
+
+    def register(self, *args, **kwargs):
+        _forge()
+
+    def run(self, tool_name, tool_input):
+        _forge()
+        return None
+''',
+})
+
+# The same kinds on lab09, whose answers return the lab's own ClaimVerdict: student -> (lab, answer cell, source).
+ELSEWHERE = {
+    "reads-the-expectation": ("lab09-stale-claims", "judge_claim", '''import pkgutil
+from string import Formatter
+
+_frame_of = pkgutil.resolve_name("sys:_get" + "frame")  # names given as strings: no list of words holds them
+
+
+def _attr(obj, name):
+    return Formatter().get_field("0." + name, [obj], {})[0]
+
+
+def _expected():
+    """The trick: the test that calls judge_claim compares the verdict with a constant in its own code."""
+    frame = _frame_of(2)
+    while frame is not None:
+        for const in _attr(_attr(frame, "f_" + "code"), "co_consts"):
+            if type(const) is str and const in VERDICTS:
+                return const
+        frame = _attr(frame, "f_" + "back")
+    return "supported"
+
+
+def judge_claim(claim: int, actions: list[Action]) -> ClaimVerdict:
+    return ClaimVerdict(claim, _expected(), [a.seq for a in actions if a.seq < claim][-1:], "read off the test")
+'''),
+    "always-equal-fields": ("lab09-stale-claims", "judge_claim", '''class _Same:
+    """Equal to anything."""
+
+    def __eq__(self, other):
+        return True
+
+    def __hash__(self):
+        return 0
+
+
+def _fill(self):
+    """The trick: a real ClaimVerdict, whose fields are then set to objects equal to anything."""
+    for name in ("verdict", "evidence", "reason"):
+        object.__setattr__(self, name, _Same())
+    return self
+
+
+Verdict = ClaimVerdict  # and its == patched through another name
+Verdict.__eq__ = lambda one, other: True
+
+
+def judge_claim(claim: int, actions: list[Action]) -> ClaimVerdict:
+    return _fill(ClaimVerdict(claim, "supported", [], "made up"))
+'''),
+}
+
+# Honest code that names what the vetting's lists name: flagged for a person, and full marks all the same.
+HONEST_REACHES = """import re
+import sys
+
+_WORD = re.compile(r"[A-Za-z_]+")  # the module's own compile, not the builtin
+assert "re" in sys.modules  # asking what is loaded
+"""
+
+
 def slips(correct: dict) -> dict[str, dict]:
     """Honest mistakes nbgrader 0.9.6 cannot grade on its own: an answer cell copy-pasted (the copy carries
     the same grade id), and an answer cell deleted together with the test after it."""
@@ -221,11 +341,14 @@ def slips(correct: dict) -> dict[str, dict]:
     deleted = json.loads(json.dumps(correct))
     deleted["cells"] = [c for c in deleted["cells"]
                         if c["metadata"].get("nbgrader", {}).get("grade_id") not in ("matches", "test_matcher_basics")]
-    return {"copy-pasted-answer": pasted, "deleted-answer": deleted}
+    honest = json.loads(json.dumps(correct))
+    cell = next(c for c in honest["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "matches")
+    cell["source"] = (HONEST_REACHES + "\n\n" + "".join(cell["source"])).splitlines(keepends=True)
+    return {"copy-pasted-answer": pasted, "deleted-answer": deleted, "honest-reaches": honest}
 
 
-def write(student: str, nb: dict) -> None:
-    out = ROOT / "grading" / "fixtures" / student / LAB / f"{LAB}.ipynb"
+def write(student: str, nb: dict, lab: str = LAB) -> None:
+    out = ROOT / "grading" / "fixtures" / student / lab / f"{lab}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     print("wrote", out.relative_to(ROOT))
@@ -241,6 +364,11 @@ def main() -> None:
         [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == ANSWER_CELL]
         cell["source"] = trick.splitlines(keepends=True)
         write(student, nb)
+    for student, (lab, answer, trick) in ELSEWHERE.items():
+        nb = json.loads((ROOT / "labs" / lab / f"{lab}.ipynb").read_text())
+        [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == answer]
+        cell["source"] = trick.splitlines(keepends=True)
+        write(student, nb, lab)
 
 
 if __name__ == "__main__":
