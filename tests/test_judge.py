@@ -373,3 +373,38 @@ def test_a_program_the_judge_runs_cannot_reach_the_course_even_one_the_learner_w
                "for script in glob.glob(os.path.join(os.environ['TMPDIR'], '*.sh')):\n"
                "    subprocess.run(['sh', script], capture_output=True)")
     assert verdicts(("learner", plant), ("given", run_all), ("test", "assert leaked() is False")) == {"test2": True}
+
+
+def test_a_host_that_fills_its_folder_is_cut_off_and_the_rest_still_run():
+    """The shared folder has a quota, kept by the judge from outside: a call that writes past it fails (and the
+    host is replaced); the calls before and after count."""
+    fill = ("def fill(where):\n"
+            "    with open(where, 'wb') as fh:\n"
+            "        for _ in range(64):\n"
+            "            fh.write(b'x' * 2**20)\n"
+            "            fh.flush()\n"
+            "    import time\n"
+            "    time.sleep(5)\n"
+            "def small():\n    return 1")
+    out = run_judge(cells(("learner", fill), ("test", "assert small() == 1"), ("test", "fill('big')"),
+                          ("test", "assert small() == 1")), 20, quota=16 * 2**20)
+    assert out["test1"] == {"passed": True} and out["test3"] == {"passed": True}
+    assert out["test2"]["error"] == "limit" and "16 MB" in out["test2"]["message"]
+
+
+def test_the_sandbox_s_own_tmp_is_a_file_system_of_bounded_size():
+    from donegate.sandbox import SANDBOX_TMP_BYTES
+    fill = ("def fill():\n"
+            "    written = 0\n"
+            "    try:\n"
+            "        with open('/tmp/big', 'wb') as fh:\n"
+            "            while written < 2**31:\n"
+            "                fh.write(b'x' * 2**20)\n"
+            "                fh.flush()\n"
+            "                written += 2**20\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "    import os\n"
+            "    os.remove('/tmp/big')\n"
+            "    return written")
+    assert verdicts(("learner", fill), ("test", f"assert fill() <= {SANDBOX_TMP_BYTES}"), timeout=30) == {"test1": True}

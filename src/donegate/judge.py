@@ -17,8 +17,8 @@ from .selfcheck import _one_line
 
 # %% auto #0
 __all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'SCALARS',
-           'MAX_MESSAGE', 'MAX_DEPTH', 'PLAIN_NAMES', 'JUDGE_ENV', 'vet_source', 'Gone', 'RemoteError', 'Peer',
-           'Remote', 'shared_temp', 'Host', 'host_main', 'Judge', 'judge_notebook', 'judge_main', 'run_judge',
+           'MAX_MESSAGE', 'MAX_DEPTH', 'PLAIN_NAMES', 'QUOTA_BYTES', 'JUDGE_ENV', 'vet_source', 'Gone', 'RemoteError',
+           'Peer', 'Remote', 'shared_temp', 'Host', 'host_main', 'Judge', 'judge_notebook', 'judge_main', 'run_judge',
            'judge_cells', 'protected_names', 'vet_notebook', 'judged_output']
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c1
@@ -568,14 +568,43 @@ def host_main() -> None:
             host.serve(message[1], message[2])
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge
+QUOTA_BYTES = 512 * 1024 * 1024  # what the host may keep in the shared folder
+
+
+def _size(folder: str) -> int:
+    """The bytes the files under `folder` take on disk (links not followed)."""
+    total = 0
+    for top, folders, files in os.walk(folder):
+        for name in folders + files:
+            try:
+                total += os.lstat(os.path.join(top, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
+
+
 class Judge(Peer):
     """The trusted side. It never starts a process: it asks the grader, over `control`, for a fresh host, and
     gets back the two ends of the host's pipes. Everything it reads is a literal it parses; every wait has a
     deadline, kept here, outside the host."""
 
-    def __init__(self, control):
+    def __init__(self, control, quota: int = QUOTA_BYTES):
         super().__init__("judge")
-        self.control, self.started = control, False
+        self.control, self.started, self.quota = control, False, quota
+
+    def _read_some(self) -> bytes:
+        """Wait for the host as Peer does, and look at the shared folder twice a second while waiting: a host
+        that fills it past the quota is cut off like one that runs over its time."""
+        import select
+        import time
+        while True:
+            left = None if self.deadline is None else self.deadline - time.monotonic()
+            if left is not None and left <= 0:
+                raise Gone("ran over its time")
+            if select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
+                return super()._read_some()
+            if _size(os.getcwd()) > self.quota:
+                raise Gone(f"wrote over {self.quota // 2**20} MB to its folder")
 
     def _grader(self, word: bytes) -> list[int]:
         """Ask the grader to start (`b"start"`) or end (`b"stop"`) the host; the descriptors it sends back."""
@@ -630,7 +659,7 @@ def _verdict(error: BaseException | None, filename: str, source: str) -> dict:
         return {"passed": True}
     lines = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     text = source.splitlines()[lines[-1] - 1].strip() if lines and 0 < lines[-1] <= len(source.splitlines()) else ""
-    name = "timeout" if isinstance(error, Gone) and "time" in str(error) else type(error).__name__
+    name = ("timeout" if "time" in str(error) else "limit") if isinstance(error, Gone) else type(error).__name__
     return {"passed": False, "error": name, "message": str(error)[:300], "line": text}
 
 
@@ -638,7 +667,7 @@ def _over_time(*_):
     raise Gone("ran over its time")
 
 
-def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str, dict]:
+def judge_notebook(cells: list[dict], control, timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
     """Each test cell's verdict. The given and test cells run here, the learner's in a host the grader starts
     when asked over `control`. A cell that runs over `timeout` seconds, or ends the host, is left out of a fresh host, which runs
     the cells before it again; the tests go on."""
@@ -646,7 +675,7 @@ def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str,
     import signal
     import time
     signal.signal(signal.SIGALRM, _over_time)  # a test's own loop, here in the judge, has the same limit
-    judge, space, setup, verdicts = Judge(control), {"__name__": "__main__", "__builtins__": builtins}, [], {}
+    judge, space, setup, verdicts = Judge(control, quota), {"__name__": "__main__", "__builtins__": builtins}, [], {}
     lab = set(dir(builtins))  # names a learner cell cannot rebind in the judge; the given and test cells add theirs
 
     def restart():
@@ -710,7 +739,7 @@ def judge_main() -> None:
     os.dup2(quiet, 1), os.dup2(quiet, 2)
     shared_temp()
     control = socket.socket(fileno=int(job["control"]))
-    verdicts = judge_notebook(job["cells"], control, float(job["timeout"]))
+    verdicts = judge_notebook(job["cells"], control, float(job["timeout"]), int(job["quota"]))
     control.sendall(b"done " + json.dumps(verdicts).encode() + b"\n")
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9
@@ -735,8 +764,8 @@ def _end(process) -> None:
         process.wait()
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b
-def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
-    """Judge `cells`. The grader starts two sandboxes that share one fresh folder: the judge's, and, each time
+def run_judge(cells: list[dict], timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
+    """Judge `cells`, each within `timeout` seconds, the shared folder within `quota` bytes. The grader starts two sandboxes that share one fresh folder: the judge's, and, each time
     the judge asks, a host's, whose pipe ends it hands the judge over a socket. A test with no verdict (the
     judge failed or ran over its time in all) has failed."""
     import socket
@@ -744,7 +773,7 @@ def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
     box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
     (box / "work").mkdir(), (box / "run").mkdir()
     mine, theirs = socket.socketpair()
-    job = json.dumps({"cells": cells, "timeout": timeout, "control": theirs.fileno()}).encode()
+    job = json.dumps({"cells": cells, "timeout": timeout, "quota": quota, "control": theirs.fileno()}).encode()
     judge = subprocess.Popen(_sandboxed(box, [sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"]),
                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=box / "work",
                              pass_fds=[theirs.fileno()], start_new_session=True)

@@ -13,8 +13,8 @@ from .selfcheck import SelfCheckError
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE', 'SANITIZE',
-           'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox']
+__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE',
+           'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -22,6 +22,7 @@ SANDBOX_PROCESSES = 512
 # prlimit: 4 GB of address space, 1 GB per file, 512 processes and threads (counted in the sandbox's own user
 # namespace; Linux does not hold root to that last one, so a root grader caps them with a cgroup: below)
 SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824", f"--nproc={SANDBOX_PROCESSES}")
+SANDBOX_TMP_BYTES = 256 * 1024 * 1024  # the sandbox's own /tmp, a memory file system of at most this size
 
 
 def sandbox_mounts() -> list[str]:
@@ -55,7 +56,8 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
     group = pids_cgroup(box)  # entered by a shell that then becomes bubblewrap, so all the sandbox is in it
     enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] if group else []
     # the private /tmp first: a checkout or an environment that lives under /tmp is mounted on top of it
-    return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL", "--tmpfs", "/tmp", *mounts,
+    return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
+            "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp", *mounts,
             "--proc", "/proc", "--dev", "/dev",
             "--bind", str(work), str(work), "--bind", str(run), str(run), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
