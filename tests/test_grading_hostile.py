@@ -107,3 +107,23 @@ def test_a_kernel_that_will_not_exit_does_not_hold_up_grading():
     plain = seconds_to_run("x = 1")
     stalled = seconds_to_run(STALLS_ITS_EXIT)
     assert stalled - plain < 1.2, f"the stalling kernel took {stalled:.1f} s against {plain:.1f} s"
+
+
+DEEP_OUTPUT = ("ip = get_ipython()\n"
+               "pub = ip.display_pub\n"
+               "raw = b'{\"data\": {\"application/json\": ' + b'[' * 100000 + b']' * 100000 + b'}, \"metadata\": {}}'\n"
+               "pub.session.send(pub.pub_socket, 'display_data', content=raw, parent=pub.parent_header, ident=pub.topic)\n")
+
+
+def test_an_output_nested_too_deep_to_read_is_a_note_not_a_failed_run(tmp_path):
+    """A cell that sends the grader a display 100,000 levels deep (raw bytes, past the kernel's own JSON writer):
+    reading it overflows the grader's JSON reader, which used to end the whole autograde run in a RecursionError.
+    Now the output is a note in its place, and the notebook is graded: the full solution keeps its 22."""
+    import json
+    nb = json.loads((FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb").read_text(encoding="utf-8"))
+    nb["cells"].insert(5, {"cell_type": "code", "execution_count": None, "id": "deep-output", "metadata": {},
+                           "outputs": [], "source": DEEP_OUTPUT.splitlines(keepends=True)})
+    mine = tmp_path / f"{LAB01}.ipynb"
+    mine.write_text(json.dumps(nb), encoding="utf-8")
+    result, _ = run_check(mine, None, tmp_path / "progress.json")
+    assert (result.score, result.exit_code) == (22, 0)

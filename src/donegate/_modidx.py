@@ -737,6 +737,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'donegate.sandbox._repair_class': ('workbook_sandbox.html#_repair_class', 'donegate/sandbox.py'),
                                   'donegate.sandbox._sandbox_classes': ('workbook_sandbox.html#_sandbox_classes', 'donegate/sandbox.py'),
                                   'donegate.sandbox.pids_cgroup': ('workbook_sandbox.html#pids_cgroup', 'donegate/sandbox.py'),
+                                  'donegate.sandbox.readable_unpack': ('workbook_sandbox.html#readable_unpack', 'donegate/sandbox.py'),
                                   'donegate.sandbox.release_sandbox': ('workbook_sandbox.html#release_sandbox', 'donegate/sandbox.py'),
                                   'donegate.sandbox.sandbox_command': ('workbook_sandbox.html#sandbox_command', 'donegate/sandbox.py'),
                                   'donegate.sandbox.sandbox_mounts': ('workbook_sandbox.html#sandbox_mounts', 'donegate/sandbox.py')},

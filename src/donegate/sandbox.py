@@ -13,8 +13,9 @@ from .selfcheck import SelfCheckError
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'PIDS_CGROUP', 'SANDBOXED_AUTOGRADE',
-           'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox']
+__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'PIDS_CGROUP', 'UNREADABLE',
+           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox',
+           'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -134,6 +135,20 @@ class _SandboxLaunch:
         return sandbox_command(self.box, command)
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2a
+UNREADABLE = "(an output the grader could not read, nested too deep or malformed: left out)"
+
+
+def readable_unpack(data: bytes):
+    """The grader's side of the kernel's messages: JSON read as jupyter_client reads it, except that a frame it
+    cannot read (an output nested thousands deep overflows the reader) becomes a short note in its place, so one
+    such output is a line in the notebook, not a grading run that fails."""
+    from jupyter_client.session import json_unpacker
+    try:
+        return json_unpacker(data)
+    except (RecursionError, ValueError, MemoryError):
+        return {"data": {"text/plain": UNREADABLE}, "metadata": {}, "transient": {}}
+
+
 def _kernel_manager_class() -> type:
     """SandboxKernelManager, made on first use: it subclasses jupyter_client's kernel manager."""
     from jupyter_client.manager import AsyncKernelManager
@@ -149,6 +164,7 @@ def _kernel_manager_class() -> type:
             for name in ("work", "run"):
                 (self.box / name).mkdir()
             atexit.register(self._release_box)
+            self.session.unpack = readable_unpack
             self.transport, self.ip = "ipc", str(self.box / "run" / "kernel")
             self.connection_file = str(self.box / "run" / "kernel.json")
 
