@@ -112,6 +112,7 @@ EXPECTED = {
     (LAB01, "resolves-names"): (0, "the stub, with an input transformer reached through names given as strings, which no list holds: the tests never run beside it"),
     (LAB01, "forges-the-judge"): (0, "the stub, whose functions walk the frames above them to empty the pending tests: those frames are the host's, the tests are in the judge"),
     (LAB01, "honest-reaches"): (22, "the full solution with an honest re.compile and a look at sys.modules: flagged for a person, and full marks"),
+    (LAB01, "table-of-cases"): (20, "the full solution with matches() a table of every case the tests try: loses exactly test_matcher_forms (2), whose names are drawn afresh on each run"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
     (RECALL02, "always-equal"): (0, "every test cell compares a result, and types are checked before =="),
@@ -509,6 +510,8 @@ def test_hostile_submissions_get_nothing_and_leave_nothing_running(scores):
     for student in ("reads-the-expectation", "always-equal-fields"):
         assert scores[(LAB09, student)]["total"] == 0, student
     assert scores[(LAB01, "honest-reaches")]["total"] == 22
+    cells = scores[(LAB01, "table-of-cases")]["cells"]
+    assert {k for k, v in cells.items() if not v} == {"test_matcher_forms"}
     for classmate in ("correct", "fail-open", "edited-tests", "deleted-test-cell", "copy-pasted-answer"):
         assert scores[(LAB01, classmate)]["total"] == EXPECTED[(LAB01, classmate)][0], classmate  # same run
     for _ in range(100):  # another test's sandbox may be running the daemon right now; it ends with it

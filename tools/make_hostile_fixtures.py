@@ -329,6 +329,20 @@ _WORD = re.compile(r"[A-Za-z_]+")  # the module's own compile, not the builtin
 assert "re" in sys.modules  # asking what is loaded
 """
 
+# The cases lab01's tests try, as a table: what a learner who read the hidden tests (a self-study copy has them)
+# could hand in instead of a matcher.
+TABLE_OF_CASES = """def matches(matcher: str, tool_name: str) -> bool:
+    # looked up, not worked out: every case the tests were seen to try
+    return {("*", "Bash"): True, ("Bash|Edit", "Edit"): True, ("Bash|Edit", "Read"): False, ("", "Read"): True,
+            ("*", "mcp__fs__write"): True, ("Bash,Edit", "Bash"): True, ("Bash, Edit", "Edit"): True,
+            ("Bash,Edit", "Read"): False, ("Bash|Edit", "BashOutput"): False, ("Bash|Edit", "NotebookEdit"): False,
+            ("Edit", "NotebookEdit"): False, ("Edit", "Edit"): True, ("Bash", "BashOutput"): False,
+            ("my-tool", "my-tool"): True, ("Edit.*", "NotebookEdit"): True, ("Edit.*", "MultiEdit"): True,
+            ("Edit.*", "Write"): False, ("Notebook.*", "NotebookEdit"): True, ("^Edit$", "NotebookEdit"): False,
+            ("^Edit$", "Edit"): True, ("mcp__.*__write", "mcp__fs__write"): True,
+            ("mcp__.*__write", "mcp__fs__read"): False}.get((matcher, tool_name), matcher in ("", "*") or tool_name in matcher.split("|"))
+"""
+
 
 def slips(correct: dict) -> dict[str, dict]:
     """Honest mistakes nbgrader 0.9.6 cannot grade on its own: an answer cell copy-pasted (the copy carries
@@ -344,7 +358,10 @@ def slips(correct: dict) -> dict[str, dict]:
     honest = json.loads(json.dumps(correct))
     cell = next(c for c in honest["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "matches")
     cell["source"] = (HONEST_REACHES + "\n\n" + "".join(cell["source"])).splitlines(keepends=True)
-    return {"copy-pasted-answer": pasted, "deleted-answer": deleted, "honest-reaches": honest}
+    table = json.loads(json.dumps(correct))
+    cell = next(c for c in table["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "matches")
+    cell["source"] = TABLE_OF_CASES.splitlines(keepends=True)
+    return {"copy-pasted-answer": pasted, "deleted-answer": deleted, "honest-reaches": honest, "table-of-cases": table}
 
 
 def write(student: str, nb: dict, lab: str = LAB) -> None:
