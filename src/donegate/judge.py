@@ -194,33 +194,39 @@ class Peer:
         while data:
             data = data[os.write(self.write_fd, data):]
 
-    def _read_some(self) -> bytes:
-        import select
-        import time
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0 or not select.select([self.read_fd], [], [], left)[0]:
-                raise Gone("ran over its time")
-        chunk = os.read(self.read_fd, 1 << 16)
-        if not chunk:
-            raise Gone("ended before it answered")
-        return chunk
 
-    def receive(self):
-        """The next message: a length, a newline, and a literal of plain values (read, never run)."""
-        import ast
-        while b"\n" not in self._buffer:
-            self._buffer += self._read_some()
-            if len(self._buffer) > 20 and b"\n" not in self._buffer[:20]:
-                raise ValueError("a malformed message")
-        head, self._buffer = self._buffer.split(b"\n", 1)
-        size = int(head)
-        if not 0 <= size <= MAX_MESSAGE:
-            raise ValueError("a message over the size limit")
-        while len(self._buffer) < size:
-            self._buffer += self._read_some()
-        data, self._buffer = self._buffer[:size], self._buffer[size:]
-        return ast.literal_eval(data.decode("utf-8"))
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-peer-b
+def _read_some(self: Peer) -> bytes:
+    import select
+    import time
+    if self.deadline is not None:
+        left = self.deadline - time.monotonic()
+        if left <= 0 or not select.select([self.read_fd], [], [], left)[0]:
+            raise Gone("ran over its time")
+    chunk = os.read(self.read_fd, 1 << 16)
+    if not chunk:
+        raise Gone("ended before it answered")
+    return chunk
+
+def _receive(self: Peer):
+    """The next message: a length, a newline, and a literal of plain values (read, never run)."""
+    import ast
+    while b"\n" not in self._buffer:
+        self._buffer += self._read_some()
+        if len(self._buffer) > 20 and b"\n" not in self._buffer[:20]:
+            raise ValueError("a malformed message")
+    head, self._buffer = self._buffer.split(b"\n", 1)
+    size = int(head)
+    if not 0 <= size <= MAX_MESSAGE:
+        raise ValueError("a message over the size limit")
+    while len(self._buffer) < size:
+        self._buffer += self._read_some()
+    data, self._buffer = self._buffer[:size], self._buffer[size:]
+    return ast.literal_eval(data.decode("utf-8"))
+
+
+Peer._read_some, Peer.receive = _read_some, _receive
+
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-encode
 def _encode(self: Peer, value, depth: int = 0):
@@ -260,7 +266,7 @@ def _encode(self: Peer, value, depth: int = 0):
     self.lent[id(value)] = value
     return ("R", self.side, id(value))
 
-
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-encode-b
 def _origin(self: Peer, value) -> tuple:
     """Where a value sent by value was made. Sent back (changed or not), it is the maker's own object again,
     changed in place: so a test can ask for the very object it passed, and see what a call did to it."""
@@ -316,7 +322,7 @@ def _decode(self: Peer, data, depth: int = 0):
         return Remote(self, data[1], data[2])
     raise ValueError(f"unknown tag {tag!r}")
 
-
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-decode-b
 def _shared(self: Peer, name, base: type):
     found = self.shared.get(name) if type(name) is str else None
     if found is None or (base is not object and not (isinstance(found, type) and issubclass(found, base))):
@@ -442,22 +448,32 @@ class Remote:
     def __len__(self):
         return self._ask("len")
 
-    def __bool__(self):
-        return self._ask("bool")
 
-    def __getitem__(self, key):
-        return self._ask("getitem", self._peer.encode(key))
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-remote-b
+def _remote__bool__(self: Remote):
+    return self._ask("bool")
 
-    def __contains__(self, item):
-        return self._ask("contains", self._peer.encode(item))
+def _remote__getitem__(self: Remote, key):
+    return self._ask("getitem", self._peer.encode(key))
 
-    def __repr__(self):
-        text = self._ask("repr")
-        return text if type(text) is str else object.__repr__(self)
+def _remote__contains__(self: Remote, item):
+    return self._ask("contains", self._peer.encode(item))
 
-    def __str__(self):
-        text = self._ask("str")
-        return text if type(text) is str else object.__repr__(self)
+def _remote__repr__(self: Remote):
+    text = self._ask("repr")
+    return text if type(text) is str else object.__repr__(self)
+
+def _remote__str__(self: Remote):
+    text = self._ask("str")
+    return text if type(text) is str else object.__repr__(self)
+
+
+Remote.__bool__ = _remote__bool__
+Remote.__getitem__ = _remote__getitem__
+Remote.__contains__ = _remote__contains__
+Remote.__repr__ = _remote__repr__
+Remote.__str__ = _remote__str__
+
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-host
 def _bound(before: dict, space: dict) -> dict:
@@ -550,7 +566,7 @@ class Host(Peer):
         failed = None if error is None else f"{type(error).__name__}: {error}"[:300]
         self.send(("ok", ("V", failed), tuple(names)))
 
-
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-host2-b
 def host_main() -> None:
     """The host's loop, run in the sandbox: requests on fd 0, answers on a copy of fd 1; what the cells print
     goes nowhere."""
@@ -582,7 +598,7 @@ def _size(folder: str) -> int:
                 pass
     return total
 
-
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge-b
 class Judge(Peer):
     """The trusted side. It never starts a process: it asks the grader, over `control`, for a fresh host, and
     gets back the two ends of the host's pipes. Everything it reads is a literal it parses; every wait has a
@@ -591,20 +607,6 @@ class Judge(Peer):
     def __init__(self, control, quota: int = QUOTA_BYTES):
         super().__init__("judge")
         self.control, self.started, self.quota = control, False, quota
-
-    def _read_some(self) -> bytes:
-        """Wait for the host as Peer does, and look at the shared folder twice a second while waiting: a host
-        that fills it past the quota is cut off like one that runs over its time."""
-        import select
-        import time
-        while True:
-            left = None if self.deadline is None else self.deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise Gone("ran over its time")
-            if select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
-                return super()._read_some()
-            if _size(os.getcwd()) > self.quota:
-                raise Gone(f"wrote over {self.quota // 2**20} MB to its folder")
 
     def _grader(self, word: bytes) -> list[int]:
         """Ask the grader to start (`b"start"`) or end (`b"stop"`) the host; the descriptors it sends back."""
@@ -626,30 +628,51 @@ class Judge(Peer):
             self._grader(b"stop")
             self.started = False
 
-    def setup(self, kind: str, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> None:
-        """A given cell runs on both sides; a learner cell on the host alone, and the names it binds are bound
-        here too, to their values (plain data) or to Remotes, except the names in `lab`: the builtins and what
-        the given and test cells bound stay theirs, so a test's own helpers and checks are never the learner's."""
-        import time
-        self.deadline = time.monotonic() + timeout
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge-c
+def _judge_read_some(self: Judge) -> bytes:
+    """Wait for the host as Peer does, and look at the shared folder twice a second while waiting: a host
+    that fills it past the quota is cut off like one that runs over its time."""
+    import select
+    import time
+    while True:
+        left = None if self.deadline is None else self.deadline - time.monotonic()
+        if left is not None and left <= 0:
+            raise Gone("ran over its time")
+        if select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
+            return Peer._read_some(self)
+        if _size(os.getcwd()) > self.quota:
+            raise Gone(f"wrote over {self.quota // 2**20} MB to its folder")
+
+
+def _setup(self: Judge, kind: str, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> None:
+    """A given cell runs on both sides; a learner cell on the host alone, and the names it binds are bound
+    here too, to their values (plain data) or to Remotes, except the names in `lab`: the builtins and what
+    the given and test cells bound stay theirs, so a test's own helpers and checks are never the learner's."""
+    import time
+    self.deadline = time.monotonic() + timeout
+    try:
+        _, names = self.request("cell", kind, source, name)
+    finally:
+        self.deadline = None
+    if kind == "given":
+        before = dict(space)
+        _run_cell(source, f"<given cell {name}>", space)
+        bound = _bound(before, space)
+        _share(self, bound)
+        lab.update(bound)
+        return
+    for key, encoded in names if type(names) is tuple else ():
+        if type(key) is not str or key in lab:
+            continue
         try:
-            _, names = self.request("cell", kind, source, name)
-        finally:
-            self.deadline = None
-        if kind == "given":
-            before = dict(space)
-            _run_cell(source, f"<given cell {name}>", space)
-            bound = _bound(before, space)
-            _share(self, bound)
-            lab.update(bound)
-            return
-        for key, encoded in names if type(names) is tuple else ():
-            if type(key) is not str or key in lab:
-                continue
-            try:
-                space[key] = self.decode(encoded)
-            except Exception:  # noqa: BLE001
-                space.pop(key, None)
+            space[key] = self.decode(encoded)
+        except Exception:  # noqa: BLE001
+            space.pop(key, None)
+
+
+Judge._read_some, Judge.setup = _judge_read_some, _setup
+
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2
 def _verdict(error: BaseException | None, filename: str, source: str) -> dict:
@@ -659,21 +682,41 @@ def _verdict(error: BaseException | None, filename: str, source: str) -> dict:
         return {"passed": True}
     lines = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     text = source.splitlines()[lines[-1] - 1].strip() if lines and 0 < lines[-1] <= len(source.splitlines()) else ""
-    name = ("timeout" if "time" in str(error) else "limit") if isinstance(error, Gone) else type(error).__name__
+    name = type(error).__name__
+    if isinstance(error, Gone):  # the host was cut off: over its time, over its quota, or it ended
+        name = "timeout" if "time" in str(error) else "limit" if "MB" in str(error) else "ended"
     return {"passed": False, "error": name, "message": str(error)[:300], "line": text}
 
 
 def _over_time(*_):
     raise Gone("ran over its time")
 
-
-def judge_notebook(cells: list[dict], control, timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
-    """Each test cell's verdict. The given and test cells run here, the learner's in a host the grader starts
-    when asked over `control`. A cell that runs over `timeout` seconds, or ends the host, is left out of a fresh host, which runs
-    the cells before it again; the tests go on."""
-    import builtins
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2-b
+def _run_test(judge: Judge, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> dict:
+    """One test cell, here in the judge, within `timeout` seconds: the host's answers by its deadline, the test's
+    own loop by an alarm. The names it binds join `lab`."""
     import signal
     import time
+    judge.deadline = time.monotonic() + timeout
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    filename, before = f"<test cell {name}>", dict(space)
+    try:
+        error = _run_cell(source, filename, space)
+    except Gone as gone:
+        error = gone
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    lab.update(_bound(before, space))
+    judge.deadline = None
+    return _verdict(error, filename, source)
+
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2-c
+def judge_notebook(cells: list[dict], control, timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
+    """Each test cell's verdict. The given and test cells run here, the learner's in a host the grader starts
+    when asked over `control`. A cell that runs over `timeout` seconds, or ends the host, is left out of a
+    fresh host, which runs the cells before it again; the tests go on."""
+    import builtins
+    import signal
     signal.signal(signal.SIGALRM, _over_time)  # a test's own loop, here in the judge, has the same limit
     judge, space, setup, verdicts = Judge(control, quota), {"__name__": "__main__", "__builtins__": builtins}, [], {}
     lab = set(dir(builtins))  # names a learner cell cannot rebind in the judge; the given and test cells add theirs
@@ -685,38 +728,27 @@ def judge_notebook(cells: list[dict], control, timeout: float = 60, quota: int =
                 judge.setup(*cell, space, timeout, lab)
             except (Gone, ValueError):
                 setup.remove(cell)
-                judge.start()
                 return restart()
 
     judge.start()
     try:
         for k, cell in enumerate(cells):
             kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
-            if kind != "test":
-                setup.append((kind, source, name))
-                try:
-                    judge.setup(kind, source, name, space, timeout, lab)
-                except (Gone, ValueError):
-                    setup.pop()
+            if kind == "test":
+                verdicts[name] = _run_test(judge, source, name, space, timeout, lab)
+                if verdicts[name].get("error") in ("timeout", "limit", "ended"):
                     restart()
                 continue
-            judge.deadline = time.monotonic() + timeout
-            signal.setitimer(signal.ITIMER_REAL, timeout)
-            filename = f"<test cell {name}>"
-            before = dict(space)
+            setup.append((kind, source, name))
             try:
-                error = _run_cell(source, filename, space)
-            except Gone as gone:
-                error = gone
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            lab.update(_bound(before, space))
-            judge.deadline = None
-            verdicts[name] = _verdict(error, filename, source)
-            if isinstance(error, Gone):
+                judge.setup(kind, source, name, space, timeout, lab)
+            except (Gone, ValueError):
+                setup.pop()
                 restart()
     finally:
         judge.stop()
     return verdicts
+
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-main
 def _not_dumpable() -> None:
@@ -764,45 +796,56 @@ def _end(process) -> None:
         process.wait()
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b
+def _serve_judge(control, judge, box: Path, deadline: float) -> tuple[dict, str]:
+    """The grader's side of the judge's line: a fresh host (its pipe ends sent over) for each `start`, the host
+    ended for each `stop`, until the verdicts come. Returns them, or why there are none."""
+    import socket
+    import time
+    host, lines = None, control.makefile("rb")
+    try:
+        while True:
+            control.settimeout(max(deadline - time.monotonic(), 0.01))
+            line = lines.readline()
+            if not line:
+                return {}, f"the judge ended with status {judge.wait()}"
+            if line.startswith(b"done "):
+                return json.loads(line[5:]), ""
+            _end(host)
+            host = None
+            if line.strip() == b"start":
+                host = _host(box)
+                socket.send_fds(control, [b"ok"], [host.stdout.fileno(), host.stdin.fileno()])
+                host.stdin.close(), host.stdout.close()
+            else:
+                control.sendall(b"ok")
+    except (OSError, ValueError) as err:  # a timeout is an OSError
+        return {}, "the judge ran over its time in all" if isinstance(err, TimeoutError) else f"the judge failed ({err})"
+    finally:
+        _end(host)
+
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-c9c
 def run_judge(cells: list[dict], timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
-    """Judge `cells`, each within `timeout` seconds, the shared folder within `quota` bytes. The grader starts two sandboxes that share one fresh folder: the judge's, and, each time
-    the judge asks, a host's, whose pipe ends it hands the judge over a socket. A test with no verdict (the
-    judge failed or ran over its time in all) has failed."""
+    """Judge `cells`, each within `timeout` seconds, the shared folder within `quota` bytes. The grader starts
+    two sandboxes that share one fresh folder: the judge's, and, each time the judge asks, a host's, whose pipe
+    ends it hands the judge over a socket. A test with no verdict (the judge failed, or ran over its time in
+    all) has failed."""
     import socket
     import time
     box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
     (box / "work").mkdir(), (box / "run").mkdir()
     mine, theirs = socket.socketpair()
     job = json.dumps({"cells": cells, "timeout": timeout, "quota": quota, "control": theirs.fileno()}).encode()
-    judge = subprocess.Popen(_sandboxed(box, [sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"]),
-                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=box / "work",
-                             pass_fds=[theirs.fileno()], start_new_session=True)
+    command = [sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"]
+    judge = subprocess.Popen(_sandboxed(box, command), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, cwd=box / "work", pass_fds=[theirs.fileno()],
+                             start_new_session=True)
     theirs.close()
     judge.stdin.write(job), judge.stdin.close()
-    deadline, host, verdicts, why = time.monotonic() + 2 * timeout * (1 + len(cells)) + 30, None, {}, "the judge did not finish"
     try:
-        lines = mine.makefile("rb")
-        while True:
-            mine.settimeout(max(deadline - time.monotonic(), 0.01))
-            line = lines.readline()
-            if not line:
-                why = f"the judge ended with status {judge.wait()}"
-                break
-            if line.startswith(b"done "):
-                verdicts = json.loads(line[5:])
-                break
-            _end(host)
-            host = None
-            if line.strip() == b"start":
-                host = _host(box)
-                socket.send_fds(mine, [b"ok"], [host.stdout.fileno(), host.stdin.fileno()])
-                host.stdin.close(), host.stdout.close()
-            else:
-                mine.sendall(b"ok")
-    except (OSError, ValueError) as err:  # a timeout is an OSError
-        why = "the judge ran over its time in all" if isinstance(err, TimeoutError) else f"the judge failed ({err})"
+        verdicts, why = _serve_judge(mine, judge, box, time.monotonic() + 2 * timeout * (1 + len(cells)) + 30)
     finally:
-        _end(host), _end(judge)
+        _end(judge)
         mine.close()
         shutil.rmtree(box, ignore_errors=True)
         release_sandbox(box)
@@ -810,6 +853,7 @@ def run_judge(cells: list[dict], timeout: float = 60, quota: int = QUOTA_BYTES) 
         if cell["kind"] == "test" and cell["name"] not in verdicts:
             verdicts[cell["name"]] = {"passed": False, "error": "not reached", "message": why, "line": ""}
     return verdicts
+
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c4
 JUDGE_ENV = "DONEGATE_JUDGE"  # "off": the kernel's outputs score; "vet-only": flag, no judge; "judge-only": no flags

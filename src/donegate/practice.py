@@ -172,7 +172,7 @@ def _show(self: Practice, answer: str, out) -> None:
 def _as_text(self: Practice) -> str:
     return f"{self.item.item_id}. {self.item.prompt}\n(Run this cell in JupyterLab to answer it; the model answer shows after yours.)"
 
-
+# %% ../../chapters/87_workbook_practice.ipynb #pr-widget-b
 def _repr_mimebundle_(self: Practice, **kwargs):
     bundle = self.widget._repr_mimebundle_(**kwargs)
     bundle["text/plain"] = _as_text(self)

@@ -63,7 +63,7 @@ def read_progress(path: Path | None = None) -> dict:
             f"The progress file {path} is damaged ({type(err).__name__}: {err}). Nothing was changed. "
             f"Move it aside (it holds your pass history) and run again to start a new one.") from None
 
-
+# %% ../../chapters/81_workbook_progress.ipynb #3f13c63a-b
 def load_passes(path: Path | None = None) -> list[Pass]:
     """Every pass recorded in the progress file, oldest first; none if the file does not exist yet."""
     path = Path(path) if path else progress_file()
@@ -116,14 +116,13 @@ def update_progress(change: Callable[[dict], object], path: Path | None = None) 
         os.close(lock)
     return path
 
-
+# %% ../../chapters/81_workbook_progress.ipynb #3f13c63a-c1-b
 def record_pass(assignment: str, when: datetime, score: float, max_score: float,
                 path: Path | None = None) -> Path:
     """Append a pass to the progress file (see update_progress: nothing recorded before is lost)."""
     moment = when.astimezone(timezone.utc).isoformat()
     record = {"assignment": assignment, "passed_at": moment, "score": float(score), "max_score": float(max_score)}
     return update_progress(lambda data: data["passes"].append(record), path)
-
 
 # %% ../../chapters/81_workbook_progress.ipynb #4962396c
 @dataclass(frozen=True)
@@ -301,7 +300,7 @@ def practice_label(counts: dict[str, tuple[int, int]]) -> str:
     """"exercises 1 of 3, questions 0 of 6" from {"exercises": (1, 3), "questions": (0, 6)}."""
     return ", ".join(f"{kind} {done} of {total}" for kind, (done, total) in sorted(counts.items()))
 
-
+# %% ../../chapters/81_workbook_progress.ipynb #9ac6f24a-b
 def format_progress(rows: list[Row], titles: dict[str, str], now: datetime, where: Path,
                     practice: dict[str, dict[str, tuple[int, int]]] | None = None) -> str:
     """The text `donegate progress` prints: each chapter, its practice (appendix 87), labs and recall under it,
