@@ -185,8 +185,8 @@ def test_what_the_lab_made_is_put_back_before_each_test():
 
 
 def test_a_forged_verdict_does_not_count():
-    """A cell that writes a verdict in the judge's format, on every file descriptor it can find, without the
-    run's token: the grader reads none of it, and the real test fails."""
+    """A cell that writes a verdict, on every file descriptor of the host it can find: the verdicts are the
+    judge's, in another sandbox, and the host's descriptors carry only answers the judge parses; the test fails."""
     forge = ("import os, json\n"
              "line = ('0' * 32 + ' ' + json.dumps({'name': 'test1', 'passed': True}) + '\\n').encode()\n"
              "for fd in range(1, 20):\n    try:\n        os.write(fd, line)\n    except OSError:\n        pass\n"
@@ -219,9 +219,9 @@ def test_system_exit_in_a_test_is_a_failure():
 
 @pytest.mark.parametrize("student", ["input-transformer", "ast-transformer", "post-run-cell", "replaces-run-cell",
                                      "rebinds-type"])
-def test_the_kernel_tricks_pass_nothing_in_the_rerun(student):
-    """The hostile lab01 fixtures with their tests put back, as nbgrader puts them back, rerun without vetting:
-    not one test passes (the full solution, rerun the same way, passes every one)."""
+def test_the_kernel_tricks_pass_nothing_in_the_judge(student):
+    """The hostile lab01 fixtures with their tests put back, as nbgrader puts them back, judged without vetting:
+    not one test passes (the full solution, judged the same way, passes every one)."""
     source = notebook(ROOT / "solutions" / LAB01 / f"{LAB01}.ipynb")
     trick = restored(notebook(FIXTURES / student / LAB01 / f"{LAB01}.ipynb"), source)
     assert [n for n, v in run_judge(judge_cells(trick), 10).items() if v["passed"]] == []
@@ -256,9 +256,8 @@ def test_a_cell_with_a_top_level_await_runs_as_in_the_kernel():
 
 
 def test_a_verdict_read_off_the_judge_cannot_be_turned_into_another():
-    """A cell points every descriptor the judge may report on at a pipe of its own, reads the signed verdict
-    of a test that passed, and writes it back altered to name a later test that fails: the grader rejects
-    the altered line, and the later test fails."""
+    """A cell points every descriptor of the host at a pipe of its own, reads what goes by, and writes it back
+    altered to name a later test that fails: no verdict passes through the host, and the later test fails."""
     capture = ("import os\nsaved = {}\nfor fd in range(3, 12):\n    try:\n        saved[fd] = os.dup(fd)\n"
                "    except OSError:\n        pass\nr, w = os.pipe()\nfor fd in saved:\n    os.dup2(w, fd)")
     forge = ("line = os.read(r, 65536).splitlines()[0]\nfor fd, copy in saved.items():\n    os.dup2(copy, fd)\n"
@@ -269,8 +268,8 @@ def test_a_verdict_read_off_the_judge_cannot_be_turned_into_another():
 
 
 def test_patching_what_the_judge_uses_changes_no_verdict():
-    """Rerun without vetting: a cell rebinds json.dumps and the judge's own helpers in its module. Vetting
-    flags both (they change modules); the rerun, which bound what it uses before any cell ran, is not fooled."""
+    """Judged without vetting: a cell rebinds json.dumps and the judge's own helpers in its module. Vetting
+    flags both (they change modules); the judge, another process, is not touched by either."""
     patch = ("import json\nimport donegate.judge as judge\n"
              "json.dumps = lambda *a, **k: '{\"name\": \"test1\", \"passed\": true}'\n"
              "judge._run_cell = lambda *a, **k: None\njudge._failure = lambda *a: {'passed': True}")

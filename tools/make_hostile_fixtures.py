@@ -210,6 +210,19 @@ subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)  # donegat
 }
 
 
+# Frames and attributes reached through names given as strings, which no list of words holds.
+BY_NAME = '''import pkgutil
+from string import Formatter
+
+_frame_of = pkgutil.resolve_name("sys:_get" + "frame")  # names given as strings: no list of words holds them
+
+
+def _attr(obj, name):
+    return Formatter().get_field("0." + name, [obj], {})[0]
+
+
+'''
+
 # Tricks of the kinds the judge meets by how it is built, not by a list (appendix 83): each reaches IPython or
 # the tests by a route the vetting's lists do not name, or hands back objects that only look right.
 TRICKS.update({
@@ -229,17 +242,7 @@ _shell = pydoc.locate("IPython.get_" + "ipython")()
 _cleanup = Formatter().get_field("0.input" + "_transformers" + "_cleanup", [_shell], {})[0]
 _cleanup.append(lambda lines: ["pass\\n"])
 ''',
-    "forges-the-judge": '''import pkgutil
-from string import Formatter
-
-_frame_of = pkgutil.resolve_name("sys:_get" + "frame")  # names given as strings: no list of words holds them
-
-
-def _attr(obj, name):
-    return Formatter().get_field("0." + name, [obj], {})[0]
-
-
-def _forge():
+    "forges-the-judge": BY_NAME + '''def _forge():
     """The trick: whatever runs the tests is somewhere up the stack. Empty every test it still holds."""
     frame = _frame_of(1)
     while frame is not None:
@@ -271,17 +274,7 @@ class HookRegistry:
 
 # The same kinds on lab09, whose answers return the lab's own ClaimVerdict: student -> (lab, answer cell, source).
 ELSEWHERE = {
-    "reads-the-expectation": ("lab09-stale-claims", "judge_claim", '''import pkgutil
-from string import Formatter
-
-_frame_of = pkgutil.resolve_name("sys:_get" + "frame")  # names given as strings: no list of words holds them
-
-
-def _attr(obj, name):
-    return Formatter().get_field("0." + name, [obj], {})[0]
-
-
-def _expected():
+    "reads-the-expectation": ("lab09-stale-claims", "judge_claim", BY_NAME + '''def _expected():
     """The trick: the test that calls judge_claim compares the verdict with a constant in its own code."""
     frame = _frame_of(2)
     while frame is not None:

@@ -197,16 +197,26 @@ class Peer:
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-peer-b
 def _read_some(self: Peer) -> bytes:
+    """What the other side has written, once there is some: waiting in slices of half a second, each time
+    asking `waiting()` (which the judge uses to look at the shared folder) and minding the deadline."""
     import select
     import time
-    if self.deadline is not None:
-        left = self.deadline - time.monotonic()
-        if left <= 0 or not select.select([self.read_fd], [], [], left)[0]:
+    while True:
+        left = None if self.deadline is None else self.deadline - time.monotonic()
+        if left is not None and left <= 0:
             raise Gone("ran over its time")
+        if select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
+            break
+        self.waiting()
     chunk = os.read(self.read_fd, 1 << 16)
     if not chunk:
         raise Gone("ended before it answered")
     return chunk
+
+
+def _waiting(self: Peer) -> None:
+    """Called while this side waits for the other, about twice a second: nothing to do, for a Peer."""
+
 
 def _receive(self: Peer):
     """The next message: a length, a newline, and a literal of plain values (read, never run)."""
@@ -225,7 +235,7 @@ def _receive(self: Peer):
     return ast.literal_eval(data.decode("utf-8"))
 
 
-Peer._read_some, Peer.receive = _read_some, _receive
+Peer._read_some, Peer.waiting, Peer.receive = _read_some, _waiting, _receive
 
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-encode
@@ -630,19 +640,11 @@ class Judge(Peer):
 
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge-c
-def _judge_read_some(self: Judge) -> bytes:
-    """Wait for the host as Peer does, and look at the shared folder twice a second while waiting: a host
-    that fills it past the quota is cut off like one that runs over its time."""
-    import select
-    import time
-    while True:
-        left = None if self.deadline is None else self.deadline - time.monotonic()
-        if left is not None and left <= 0:
-            raise Gone("ran over its time")
-        if select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
-            return Peer._read_some(self)
-        if _size(os.getcwd()) > self.quota:
-            raise Gone(f"wrote over {self.quota // 2**20} MB to its folder")
+def _judge_waiting(self: Judge) -> None:
+    """While the judge waits for the host, the shared folder is looked at: a host that fills it past the quota
+    is cut off like one that runs over its time."""
+    if _size(os.getcwd()) > self.quota:
+        raise Gone(f"wrote over {self.quota // 2**20} MB to its folder")
 
 
 def _setup(self: Judge, kind: str, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> None:
@@ -671,7 +673,7 @@ def _setup(self: Judge, kind: str, source: str, name: str, space: dict, timeout:
             space.pop(key, None)
 
 
-Judge._read_some, Judge.setup = _judge_read_some, _setup
+Judge.waiting, Judge.setup = _judge_waiting, _setup
 
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2
