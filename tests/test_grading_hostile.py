@@ -127,3 +127,32 @@ def test_an_output_nested_too_deep_to_read_is_a_note_not_a_failed_run(tmp_path):
     mine.write_text(json.dumps(nb), encoding="utf-8")
     result, _ = run_check(mine, None, tmp_path / "progress.json")
     assert (result.score, result.exit_code) == (22, 0)
+
+
+FLOOD_AND_FILL = ("from IPython.display import display\n"
+                  "for n in range(5000):\n"
+                  "    display(n)\n"
+                  "with open('filler', 'wb') as out:\n"
+                  "    for _ in range(300):\n"
+                  "        out.write(bytes(2 ** 20))\n")
+
+
+def test_a_flood_of_outputs_and_a_full_disk_end_in_notes_in_the_kernel_s_run(tmp_path):
+    """A cell that displays 5,000 outputs and then writes 300 MB into its working folder: the kernel's run keeps
+    the cell's first MAX_CELL_OUTPUTS outputs and a note saying so, the folder's quota ends the writing with
+    'No space left on device', and the full solution around it keeps its 22."""
+    import json
+
+    from donegate.sandbox import CUT_OUTPUTS, MAX_CELL_OUTPUTS, SANDBOX_WORK_BYTES
+    assert SANDBOX_WORK_BYTES < 300 * 2 ** 20
+    nb = json.loads((FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb").read_text(encoding="utf-8"))
+    nb["cells"].insert(5, {"cell_type": "code", "execution_count": None, "id": "flood-and-fill", "metadata": {},
+                           "outputs": [], "source": FLOOD_AND_FILL.splitlines(keepends=True)})
+    mine = tmp_path / f"{LAB01}.ipynb"
+    mine.write_text(json.dumps(nb), encoding="utf-8")
+    result, _ = run_check(mine, None, tmp_path / "progress.json")
+    assert (result.score, result.exit_code) == (22, 0)
+    page = result.feedback.read_text(encoding="utf-8")
+    assert CUT_OUTPUTS.format(MAX_CELL_OUTPUTS) in page
+    assert "No space left on device" in page
+    assert f">{MAX_CELL_OUTPUTS - 1}<" in page and f">{MAX_CELL_OUTPUTS}<" not in page, "outputs 0 to 999 are kept"

@@ -13,9 +13,9 @@ from .selfcheck import SelfCheckError
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'PIDS_CGROUP', 'UNREADABLE',
-           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'pids_cgroup', 'release_sandbox',
-           'readable_unpack']
+__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'MAX_CELL_OUTPUTS',
+           'PIDS_CGROUP', 'UNREADABLE', 'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts',
+           'sandbox_command', 'pids_cgroup', 'release_sandbox', 'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -24,6 +24,8 @@ SANDBOX_PROCESSES = 512
 # namespace; Linux does not hold root to that last one, so a root grader caps them with a cgroup: below)
 SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824", f"--nproc={SANDBOX_PROCESSES}")
 SANDBOX_TMP_BYTES = 256 * 1024 * 1024  # the sandbox's own /tmp, a memory file system of at most this size
+SANDBOX_WORK_BYTES = 256 * 1024 * 1024  # the kernel's working folder, when it is private: the same
+MAX_CELL_OUTPUTS = 1000  # what the grader keeps of one cell's outputs in the kernel's run
 
 
 def sandbox_mounts() -> list[str]:
@@ -42,10 +44,10 @@ def sandbox_mounts() -> list[str]:
     return list(dict.fromkeys(p for p in places if os.path.exists(p)))
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1-cmd
-def sandbox_command(box: Path, command: list[str]) -> list[str]:
-    """`command` run by bubblewrap: the mounts read-only, box/work (its folder) and box/run (the
-    kernel's sockets) writable, no network, no capabilities (root's neither), its own process tree that ends
-    with it, and limits."""
+def sandbox_command(box: Path, command: list[str], private_work: bool = False) -> list[str]:
+    """`command` run by bubblewrap: the mounts read-only, box/work (its folder; with `private_work`, a memory
+    file system of its own of SANDBOX_WORK_BYTES instead) and box/run (the kernel's sockets) writable, no
+    network, no capabilities (root's neither), its own process tree that ends with it, and limits."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SelfCheckError(
@@ -53,6 +55,7 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
             "install it (Debian/Ubuntu: sudo apt install bubblewrap) and check again. On your own notebook "
             f"only, {SANDBOX_ENV}=off runs it without the sandbox.")
     work, run = Path(box) / "work", Path(box) / "run"
+    folder = ["--size", str(SANDBOX_WORK_BYTES), "--tmpfs", str(work)] if private_work else ["--bind", str(work), str(work)]
     mounts = [arg for place in sandbox_mounts() for arg in ("--ro-bind", place, place)]
     group = pids_cgroup(box)  # entered by a shell that then becomes bubblewrap, so all the sandbox is in it
     enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] if group else []
@@ -60,7 +63,7 @@ def sandbox_command(box: Path, command: list[str]) -> list[str]:
     return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
             "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp", *mounts,
             "--proc", "/proc", "--dev", "/dev",
-            "--bind", str(work), str(work), "--bind", str(run), str(run), "--chdir", str(work),
+            *folder, "--bind", str(run), str(run), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
             "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
@@ -117,7 +120,7 @@ class _SandboxCleanup:
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2l
 class _SandboxLaunch:
     """Part of SandboxKernelManager: the kernel's command runs inside `sandbox_command` (unless DONEGATE_SANDBOX
-    is off), and the kernel's own chatter (ipykernel's notes, a crash's last words) goes to box/kernel.log."""
+    is off) in a working folder of its own with a quota, and the kernel's own chatter (ipykernel's notes, a crash's last words) goes to box/kernel.log."""
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
         log = open(self.box / "kernel.log", "ab")
@@ -132,7 +135,7 @@ class _SandboxLaunch:
         if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
             self.log.warning("%s=off: the notebook runs WITHOUT the sandbox", SANDBOX_ENV)
             return command
-        return sandbox_command(self.box, command)
+        return sandbox_command(self.box, command, private_work=True)  # a quota: nothing outside reads it
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2a
 UNREADABLE = "(an output the grader could not read, nested too deep or malformed: left out)"
@@ -177,6 +180,24 @@ def _kernel_manager_class() -> type:
 
     return SandboxKernelManager
 
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2cap
+CUT_OUTPUTS = "(the grader keeps the first {:,} outputs of a cell; the cell's later outputs are left out)"
+
+
+class _OutputCap:
+    """Part of SandboxedExecute: a cell keeps its first MAX_CELL_OUTPUTS outputs, then one note, then only its
+    error, if it ends in one. Every message is still read (that bounds nothing: the cell's time limit does),
+    but the ones past the cap are dropped before nbformat builds and validates an output from each, which
+    is most of what a flood of outputs costs the grader."""
+
+    def output(self, outs, msg, display_id, cell_index):
+        if len(outs) < MAX_CELL_OUTPUTS or msg["msg_type"] == "error":
+            return super().output(outs, msg, display_id, cell_index)
+        if not any(out.get("text") == CUT_OUTPUTS.format(MAX_CELL_OUTPUTS) for out in outs[-2:]):
+            import nbformat
+            outs.append(nbformat.v4.new_output("stream", name="stderr", text=CUT_OUTPUTS.format(MAX_CELL_OUTPUTS)))
+        return None
+
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2
 def _sandbox_classes() -> dict[str, type]:
     """SandboxKernelManager and SandboxedExecute, made the first time nbgrader's configuration asks for
@@ -185,9 +206,9 @@ def _sandbox_classes() -> dict[str, type]:
     from nbgrader.preprocessors import Execute
     SandboxKernelManager = _kernel_manager_class()
 
-    class SandboxedExecute(Execute):
-        """nbgrader's Execute with the kernel in the sandbox: the same timeouts, interrupts and error
-        handling, so a notebook scores as it would unconfined unless it reaches for something outside."""
+    class SandboxedExecute(_OutputCap, Execute):
+        """nbgrader's Execute with the kernel in the sandbox (and a cap on a cell's outputs): the same timeouts,
+        interrupts and error handling, so a notebook runs as it would unconfined unless it reaches outside."""
 
         def __init__(self, *args, **kwargs):
             kwargs["kernel_manager_class"] = SandboxKernelManager
