@@ -559,13 +559,63 @@ def test_writes_to_protected_files_and_verify_sh_are_denied_with_a_reason(repo, 
     assert f"{tool_input['file_path']} is protected" in spec["permissionDecisionReason"]
 
 
-@pytest.mark.parametrize("command", ["rm verify.sh", "chmod -x verify.sh", "mv verify.sh old.sh",
-                                     "git update-index --skip-worktree f",
-                                     "git update-index --assume-unchanged app.py"])
-def test_commands_that_disarm_the_check_or_hide_edits_are_denied(repo, command):
+@pytest.mark.parametrize("command", ["git update-index --skip-worktree f", "git update-index --assume-unchanged app.py"])
+def test_commands_that_hide_edits_from_git_are_denied(repo, command):
     out = tool_call(repo, "Bash", command=command)
     assert decision_of(out) == "deny"
     assert out["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+REWRITES = {"deleted": "rm verify.sh", "not-executable": "chmod -x verify.sh",
+            "redirect": "printf '#!/bin/sh\\nexit 0\\n' > verify.sh",
+            "interpreter": "python3 -c \"import pathlib; pathlib.Path('verify.sh').write_text('#!/bin/sh\\nexit 0\\n')\"",
+            "moved-over": "printf '#!/bin/sh\\nexit 0\\n' > fake.sh && chmod +x fake.sh && mv fake.sh verify.sh"}
+
+
+def restore_advice(reason: str) -> str:
+    """The commands a disarmed stop tells the agent to run: the text in the parentheses after 'restore it'."""
+    return reason.split("restore it (", 1)[1].split(")", 1)[0]
+
+
+@pytest.mark.parametrize("how", sorted(REWRITES))
+def test_a_check_the_session_changed_never_ends_verified_and_the_advice_to_restore_it_is_allowed(gated, how):
+    """However the agent changes verify.sh (a shell redirect, an interpreter, a move over it, as well as rm and
+    chmod), the stop compares the script with the session's start and refuses as disarmed, without running
+    the agent's version; `status` never says verified and exits 1; the advice in the refusal passes the tool
+    hook as one command, and once it has run, the operator's check decides again."""
+    repo = gated()
+    repo.write("app.py", broken())
+    subprocess.run(REWRITES[how], shell=True, cwd=repo.root, check=True)
+    done = repo.stop(active=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    reason = answer(done)["reason"]
+    assert "verify.sh" in reason and "restore it" in reason, reason
+    assert repo.runs() == 0, "the agent's version of the check must not run"
+    status = repo.run("status")
+    assert status.returncode == 1 and "verified" not in status.stdout.replace("unverified", ""), status.stdout
+    advice = restore_advice(reason)
+    assert decision_of(tool_call(repo, "Bash", command=advice)) == "none", advice
+    subprocess.run(advice, shell=True, cwd=repo.root, check=True)
+    done = repo.stop(active=True)
+    assert done.returncode == 2 and "trailing whitespace" in done.stderr, done.stderr
+    assert repo.runs() == 1, "the operator's check runs again once it is restored"
+    repo.write("app.py", FIXED)
+    assert repo.stop(active=True).returncode == 0
+    assert repo.run("status").returncode == 0
+
+
+def test_a_rewritten_check_spends_the_budget_and_hands_over_unverified_into_the_ledger(gated):
+    repo = gated(DONEGATE_LEDGER="1")
+    repo.write("app.py", broken())
+    (repo.root / "verify.sh").write_text("#!/bin/sh\nexit 0\n")
+    for attempt in (1, 2, 3):
+        assert repo.stop(active=attempt > 1, DONEGATE_LEDGER="1").returncode == 2
+        repo.write("app.py", broken(attempt + 1))
+    done = repo.stop(active=True, DONEGATE_LEDGER="1")
+    assert done.returncode == 0 and "without passing verification" in answer(done)["systemMessage"]
+    (row,) = [json.loads(line) for line in (repo.state / "ledger.jsonl").read_text().splitlines()]
+    assert "verify.sh" in " ".join(row["actual"]) and "changed in this session" in " ".join(row["actual"]), row
+    assert repo.run("status").returncode == 1
 
 
 def test_commit_no_verify_is_rewritten_to_run_the_commit_hooks(repo):
@@ -584,6 +634,7 @@ def test_an_ordinary_command_is_allowed_by_saying_nothing(repo, host):
 
 def test_re_arming_verify_sh_is_allowed(repo):
     assert decision_of(tool_call(repo, "Bash", command="chmod +x verify.sh")) == "none"
+    assert decision_of(tool_call(repo, "Bash", command="git checkout -- verify.sh; chmod +x verify.sh")) == "none"
 
 
 def test_reading_a_protected_file_is_allowed(repo):
@@ -1090,3 +1141,34 @@ def test_a_damaged_state_file_refuses_then_hands_over_and_a_decided_stop_clears_
     state.write_text("{ not json")
     first = repo.stop(active=True)
     assert first.returncode == 2 and "attempt 1 of 3" in first.stderr
+
+
+# -- the hooks' own settings ---------------------------------------------------------------------
+
+STRIPS = {"stash": "git commit -qam fix && git stash -u -q", "clean": "git commit -qam fix && git clean -fdq",
+          "deleted": "rm .claude/settings.json", "emptied": "printf '{}' > .claude/settings.json"}
+
+
+@pytest.mark.parametrize("how", sorted(STRIPS))
+def test_stripping_the_hook_settings_is_a_disarmed_stop_that_status_and_doctor_report(repo, how):
+    """The operator committed verify.sh; install wrote .claude/settings.json, uncommitted. Whatever removes the
+    gate's hooks from it (a stash or clean that takes untracked files, rm, a rewrite), the fix passing does not
+    end the turn verified: the stop is refused as disarmed, `status` says the hooks are gone and exits 1, and
+    `doctor` says they are not installed. `donegate install` puts them back, and the next stop passes."""
+    assert repo.run("init").returncode == 0
+    repo.count_runs()
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    assert repo.start().returncode == 0
+    repo.write("app.py", FIXED)
+    subprocess.run(STRIPS[how], shell=True, cwd=repo.root, check=True)
+    done = repo.stop(active=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "hooks in .claude/settings.json" in answer(done)["reason"] and repo.runs() == 0
+    status = repo.run("status")
+    assert status.returncode == 1 and "hooks in .claude/settings.json are gone" in status.stdout, status.stdout
+    assert "claude-code  not installed" in repo.run("doctor").stdout
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    assert repo.stop(active=True).returncode == 0 and repo.runs() == 1
+    assert repo.run("status").returncode == 0

@@ -283,14 +283,16 @@ def test_removing_the_run_bit_of_verify_sh_blocks(repo):
     assert repo.runs() == 0
 
 
-def test_edited_verify_sh_that_passes_is_allowed_with_a_visible_warning(repo):
+def test_an_edited_verify_sh_blocks_without_running_even_when_the_edit_looks_harmless(repo):
+    """The check is the operator's: any change to it in the session is a disarmed stop, not a pass with a
+    warning (which a host may not show), and the agent's version of it is never run."""
     gate = repo.started()
     fix(repo)
     with repo.path("verify.sh").open("a") as f:
         f.write("# an extra line\n")
     verdict = gate.on_stop(False)
-    assert (verdict.action, verdict.exit) == ("allow", "passed")
-    assert any("WARNING" in w and "verify.sh" in w for w in verdict.warnings)
+    assert (verdict.action, verdict.exit) == ("block", "disarmed")
+    assert "changed in this session" in verdict.message and repo.runs() == 0
 
 
 def test_unedited_verify_sh_passes_without_a_warning(repo):

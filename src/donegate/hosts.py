@@ -94,7 +94,6 @@ def tool_answer(host: str, action: str, reason: str, updated_input: Mapping | No
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-010
 READ_ONLY_TOOLS = frozenset({"Read", "read_file", "Glob", "Grep", "LS", "NotebookRead", "read", "list"})
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
-_REARM = re.compile(rf"\s*chmod\s+[ugoa]*\+x\s+(\./)?{re.escape(SCRIPT_NAME)}\s*")  # what the gate tells an agent to run
 
 
 def _owner(full: str, roots: Sequence[Path]) -> Path | None:
@@ -124,8 +123,8 @@ def tool_targets(payload: Mapping[str, Any]) -> list[str]:
 def tool_policy(payload: Mapping[str, Any], settings: Settings,
                 roots: Sequence[Path] | None = None) -> tuple[str, str, dict | None]:
     """(action, reason, updated input) for a tool call: writes to protected files of the session's
-    repository (`roots`: it and its worktrees; by default the one holding `cwd`) and moves that disarm
-    the gate are denied; `git commit --no-verify` (or `-n`) is rewritten to run the commit hooks."""
+    repository (`roots`: it and its worktrees; by default the one holding `cwd`) and commands that hide edits
+    from git are denied; `git commit --no-verify` (or `-n`) is rewritten to run the commit hooks."""
     tool = str(payload.get("tool_name") or "")
     data = payload.get("tool_input") if isinstance(payload.get("tool_input"), Mapping) else {}
     here = payload.get("cwd") or os.getcwd()
@@ -163,12 +162,8 @@ def _file_refusal(full: str, roots: Sequence[Path], settings: Settings) -> str |
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-010p-b
 def _command_policy(command: str, data: Mapping[str, Any]) -> tuple[str, str, dict | None] | None:
-    """The policy's answer to a shell command that disarms the gate or skips the commit hooks; None for any other."""
+    """The policy's answer to a shell command that hides edits from git or skips the commit hooks; None for any other."""
     words = command.replace(";", " ; ").replace("&&", " && ").split()
-    if SCRIPT_NAME in command and any(w in ("rm", "chmod", "mv", "unlink", "truncate") for w in words) \
-            and not _REARM.fullmatch(command):
-        return ("deny", f"this command would remove, move or change the mode of {SCRIPT_NAME}, the "
-                        "acceptance check; disarming the check does not finish the work", None)
     if "update-index" in words and any(w in ("--skip-worktree", "--assume-unchanged") for w in words):
         return ("deny", "hiding edits from git (skip-worktree / assume-unchanged) is not allowed while "
                         "the stop gate compares tree states", None)

@@ -465,7 +465,7 @@ def quick_session_file(env, session: str, top: str) -> str:
 QUICK_HOSTS = ("claude-code", "codex", "gemini")
 PLAIN_SETTINGS = frozenset({"DONEGATE_STATE_DIR", "DONEGATE_VERIFY_COMMAND", "DONEGATE_SKIP", "DONEGATE_LEDGER",
                             "DONEGATE_LEDGER_DIR"})  # settings the tool policy neither reads nor can fail on
-POLICY_WORDS = ("verify", "update-index", "commit")  # a command holding one of these is the policy's to judge
+POLICY_WORDS = ("update-index", "commit")  # a command holding one of these is the policy's to judge
 PATCH_HEADS = ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "*** Move to: ")
 
 

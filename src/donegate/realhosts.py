@@ -22,8 +22,8 @@ from .stopgate import (TAG, GateError, Settings, StopGate, TreeState, Verdict, a
 # %% auto #0
 __all__ = ['HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'same_repository',
            'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots',
-           'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'session_start', 'turn_failed',
-           'stop_verdict', 'error_verdict']
+           'gate_hooks', 'hooks_gone', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
+           'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -330,6 +330,54 @@ def _carry_on(self: SessionGate, state: dict, now: TreeState) -> None:
 
 SessionGate._carry_on = _carry_on
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01
+def gate_hooks(root: Path) -> dict[str, list[str]]:
+    """The gate's own hook commands in each host's settings file of `root`, as `install` wrote them and the host
+    reads them (a file that is missing or does not parse holds none)."""
+    from donegate.hosts import SETTINGS_FILES  # chapter 08, which imports this module
+    found = {}
+    for rel in SETTINGS_FILES.values():
+        try:
+            hooks = json.loads((root / rel).read_text(encoding="utf-8")).get("hooks") or {}
+            commands = sorted(str(h.get("command")) for entries in hooks.values() for entry in entries
+                              for h in entry.get("hooks", ()) if " hook " in str(h.get("command")))
+        except (OSError, ValueError, AttributeError, TypeError):
+            commands = []
+        if commands:
+            found[rel] = commands
+    return found
+
+
+def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeState | None = None) -> dict:
+    state = StopGate.start(self, source, base)
+    if "hooks" not in state:  # read once, when the session is first met
+        state["hooks"] = gate_hooks(self.root)
+        self._save(state)
+    return state
+
+
+def hooks_gone(self: SessionGate, state: Mapping) -> list[str]:
+    """The settings files that held the gate's hooks when the session started and do not hold them now."""
+    now = gate_hooks(self.root)
+    return [rel for rel, commands in (state.get("hooks") or {}).items() if now.get(rel) != commands]
+
+
+SessionGate.start, SessionGate.hooks_gone = _start_noting_hooks, hooks_gone
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a02
+def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
+    problem = StopGate._integrity(self, state, changes)
+    gone = None if problem else self.hooks_gone(state)
+    if not gone:
+        return problem
+    return ("disarmed", f"The gate's hooks in {_names(gone)} were removed or changed in this session (git stash -u "
+                        "and git clean -fd remove an uncommitted settings file): the next session here would run "
+                        "ungated. Put them back (`donegate install` for that host, or `git stash pop`); "
+                        "removing the gate does not finish the work.")
+
+
+SessionGate._integrity = _hooks_integrity
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-701
 def _record_end(self: SessionGate, how: str, why: str) -> None:
     """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
@@ -350,7 +398,9 @@ def _status(self: SessionGate) -> tuple[int, str]:
     if state is None:
         return 2, f"no gated session here: the gate has not seen this session in {self.root}"
     now = snapshot(self.root, self.cache)
-    why = self._debt(state, now)
+    why, gone = self._debt(state, now), self.hooks_gone(state)
+    if gone:
+        why = f"the gate's hooks in {_names(gone)} are gone (`donegate doctor`)" + (f"; {why}" if why else "")
     if why:
         return 1, f"unverified: {why}"
     if now.digest == state.get("baseline_digest"):
@@ -452,7 +502,7 @@ def turn_failed(gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> Non
 def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], settings: Settings, host: str,
                  env: Mapping[str, str] | None) -> Verdict:
     """Decide a stop on every tree; the worst verdict, counted in stops.log. A decided stop clears the count
-    of the gate's own errors (section 9)."""
+    of the gate's own errors (section 10)."""
     active = payload.get("stop_hook_active")
     claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
              or transcript_claim(payload.get("transcript_path")))
@@ -487,12 +537,12 @@ def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> 
         count = 1
     try:
         write_private(path, json.dumps({"count": count, "cause": message}))
-    except OSError:
-        count = limit + 1  # nowhere to count: refusing forever is the one answer that must not happen
+        counted = f"could not decide {count} stops in a row, so it stops refusing (DONEGATE_MAX_BLOCKS={limit})"
+    except OSError:  # nowhere to count: refusing forever is the one answer that must not happen
+        count, counted = limit + 1, f"could not decide this stop and cannot count its refusals ({path.parent} is not writable)"
     if count > limit:
         return Verdict("allow", "yielded_unverified", "error",
-                       f"{TAG} HANDED OVER UNVERIFIED: the gate could not decide {count} stops in a row, so it "
-                       f"stops refusing (DONEGATE_MAX_BLOCKS={limit}). The work is NOT verified. Cause: {message} "
-                       "Fix the cause (the operator's setting or state file), then stop again.")
+                       f"{TAG} HANDED OVER UNVERIFIED: the gate {counted}. The work is NOT verified. Cause: "
+                       f"{message} Fix the cause (the operator's setting or state file), then stop again.")
     return Verdict("block", "blocked", "error", f"{message} (attempt {count} of {limit}; the agent cannot fix "
                                                 f"this, the operator can)", attempt=count)

@@ -24,9 +24,10 @@ from .treestate import (  # the tree state is read from git in appendix 94; its 
 
 # %% auto #0
 __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'TAG', 'EXITS', 'NOTHING_CHANGED', 'FAILURE_LINE',
-           'FAILED_TEST', 'MODEL_KEY', 'default_state_dir', 'Settings', 'glob_regex', 'is_protected', 'changed_paths',
-           'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files', 'script_armed',
-           'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'run_check', 'StopGate']
+           'FAILED_TEST', 'MODEL_KEY', 'CHECK_OUTPUT_KEEP', 'default_state_dir', 'Settings', 'glob_regex',
+           'is_protected', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
+           'session_files', 'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
+           'check_environment', 'exit_within', 'run_check', 'StopGate']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -321,33 +322,59 @@ def check_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     env = os.environ if env is None else env
     return {**{k: v for k, v in env.items() if not MODEL_KEY.search(k)}, "PYTHONDONTWRITEBYTECODE": "1"}
 
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k0
+def exit_within(proc: subprocess.Popen, timeout: float) -> int | None:
+    """`proc`'s exit status once it exits, or None if `timeout` seconds pass first. Where Linux offers a
+    descriptor for the process, the wait wakes the moment it exits (Popen.wait polls, up to 50 ms late)."""
+    import select
+    try:
+        handle = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    try:
+        ready = select.select([handle], [], [], timeout)[0]
+    finally:
+        os.close(handle)
+    return proc.wait() if ready else None
+
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k1
+CHECK_OUTPUT_KEEP = 4 * 1024 * 1024  # the tail of the check's output the gate reads (the failures are at the end)
+
+
 def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckRun:
-    """Run the acceptance command in `cwd` with a time budget and `check_environment()`; a timeout kills
-    the whole process group and is a failure."""
+    """Run the acceptance command in `cwd` with a time budget and `check_environment()`. Its output goes to a
+    file, which a helper it leaves running cannot hold open as it would a pipe; once it exits (or its time
+    is up), what is left of its process group is ended. A timeout is a failure."""
+    import errno
     import signal
+    import tempfile
     shown = command if isinstance(command, str) else " ".join(command)
     start = time.monotonic()
-    import errno
-    options = dict(cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                   start_new_session=True, env=check_environment())
-    try:
+    with tempfile.TemporaryFile() as sink:
+        options = dict(cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                       start_new_session=True, env=check_environment())
         try:
-            proc = subprocess.Popen(command, shell=isinstance(command, str), **options)
+            try:
+                proc = subprocess.Popen(command, shell=isinstance(command, str), **options)
+            except OSError as exc:
+                if exc.errno != errno.ENOEXEC or isinstance(command, str):
+                    raise
+                proc = subprocess.Popen(["sh", *command], **options)  # no #! line: sh runs it, as a shell would
         except OSError as exc:
-            if exc.errno != errno.ENOEXEC or isinstance(command, str):
-                raise
-            proc = subprocess.Popen(["sh", *command], **options)  # no #! line: sh runs it, as a shell would
-    except OSError as exc:
-        return CheckRun(shown, 126, f"could not start {shown}: {exc}", 0.0)
-    try:
-        out, _ = proc.communicate(timeout=timeout)
-        code = proc.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
+            return CheckRun(shown, 126, f"could not start {shown}: {exc}", 0.0)
+        code = exit_within(proc, timeout)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the check's own session: what it started and left running
+        except OSError:
+            pass
+        proc.wait()
+        sink.seek(max(sink.seek(0, os.SEEK_END) - CHECK_OUTPUT_KEEP, 0))
+        out = sink.read()
+    if code is None:
         out += f"\n{TAG} the acceptance check ran past its {timeout:g} s budget and was stopped; a timeout is a failure\n".encode()
-        code = None
     return CheckRun(shown, code, out.decode("utf-8", "replace"), time.monotonic() - start)
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028
@@ -419,7 +446,8 @@ def _keep_protected_blobs(self: StopGate, tree: TreeState) -> None:
     globs = (*DEFAULT_PROTECT, *self.settings.protect)
     for path, ident in tree.entries.items():
         # a nested repository ("160000") is opaque to the snapshot: there is no blob to keep
-        if ident and ident[0] != "160000" and is_protected(path, globs) and not (self.blob_dir / ident[1]).exists():
+        kept = path == SCRIPT_NAME or is_protected(path, globs)  # the check too: a copy to restore it from
+        if ident and ident[0] != "160000" and kept and not (self.blob_dir / ident[1]).exists():
             full = self.root / path
             data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
             write_private(self.blob_dir / ident[1], data)
@@ -620,13 +648,9 @@ def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, cha
         self._write_stamp([now.digest, after.digest], key)
         state.update(blocks=0, last_failure=None, open=None, end=None)
         self._save(state)
-        warnings = ()
-        if SCRIPT_NAME in changes and changes[SCRIPT_NAME][1] and not self.settings.verify_command:
-            warnings = (f"{TAG} WARNING: {SCRIPT_NAME} was edited in this session and then passed; "
-                        f"review the edit (git diff {SCRIPT_NAME}) before trusting this pass.",)
         return Verdict("allow", "verified", "passed",
                        f"{TAG} verified: {key} passed (exit 0) on this session's changes.",
-                       exit_code=0, output=run.output, changed=changed, warnings=warnings)
+                       exit_code=0, output=run.output, changed=changed)
     code = "a timeout" if run.exit_code is None else f"exit {run.exit_code}"
     detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
     return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key,
@@ -664,6 +688,26 @@ def _unchanged_since_failure(self: StopGate, state: Mapping, now: TreeState) -> 
 
 StopGate.preview, StopGate._unchanged_since_failure = _preview, _unchanged_since_failure
 
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028m0
+def _script_problem(self: StopGate, state: Mapping) -> str:
+    """What happened to the acceptance script since the session started, and how to put it back: the same
+    advice whatever the agent did to it, and advice the gate's tool hook allows."""
+    import shlex
+    script, base = self._script(), TreeState.from_json(state["baseline"])
+    how = ("was deleted" if not os.path.lexists(script) else "is no longer an executable file (chmod -x?)"
+           if not self._script_armed() else "was changed in this session")
+    first = base.entries.get(SCRIPT_NAME)  # None: as committed at the start
+    copy = self.blob_dir / first[1] if first else None
+    back = (f"git checkout {base.head[:12]} -- {SCRIPT_NAME}" if first is None
+            else f"rm -f {SCRIPT_NAME}; cp {shlex.quote(str(copy))} {SCRIPT_NAME}" if copy.is_file()
+            else f"put back the {SCRIPT_NAME} this session started with")
+    return (f"The acceptance script {SCRIPT_NAME} was executable when the session started and now {how}. "
+            f"The check belongs to the operator, and changing it does not finish the work: restore it "
+            f"({back}; chmod +x {SCRIPT_NAME}) and fix the code instead.")
+
+
+StopGate._script_problem = _script_problem
+
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028m
 def _ignored_protected(self: StopGate, tree: TreeState) -> list[str]:
     """Files of `tree` that match the protected globs but that git ignores (and so does not list as
@@ -673,11 +717,8 @@ def _ignored_protected(self: StopGate, tree: TreeState) -> list[str]:
     return sorted(p for p in tree.ignored if is_protected(p, globs))
 
 def _integrity(self: StopGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
-    if state["armed"] and not self.settings.verify_command and not self._script_armed():
-        how = "was deleted" if not os.path.lexists(self._script()) else "is no longer an executable file (chmod -x?)"
-        return ("disarmed", f"The acceptance script {SCRIPT_NAME} was executable when the session started "
-                            f"and now {how}. Disarming the check does not finish the work: restore it "
-                            f"(git checkout -- {SCRIPT_NAME}; chmod +x {SCRIPT_NAME}).")
+    if state["armed"] and not self.settings.verify_command and (SCRIPT_NAME in changes or not self._script_armed()):
+        return ("disarmed", self._script_problem(state))
     if self.settings.protect_mode != "block":
         return None
     touched = []
