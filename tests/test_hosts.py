@@ -1172,3 +1172,74 @@ def test_stripping_the_hook_settings_is_a_disarmed_stop_that_status_and_doctor_r
     assert repo.run("install", "--host", "claude-code").returncode == 0
     assert repo.stop(active=True).returncode == 0 and repo.runs() == 1
     assert repo.run("status").returncode == 0
+
+
+# -- what the check leaves behind ------------------------------------------------------------------
+
+def test_a_check_that_leaves_helpers_holding_its_output_is_answered_and_the_helpers_are_ended(repo, tmp_path):
+    """verify.sh passes but leaves two helpers running with its output open: one in its own process group, one
+    detached with setsid (a dev server, say). Neither holds the stop (the output goes to a file, not a pipe), and
+    neither outlives it: the gate ends the check's group and every process it adopted from the check."""
+    marker = f"donegate-leftover-{tmp_path.name}"
+    assert repo.run("init").returncode == 0
+    script = repo.path("verify.sh")
+    script.write_text(script.read_text().replace(
+        "set -eu\n", f"set -eu\nsh -c 'sleep 40; : {marker}-a' &\nsetsid sh -c 'sleep 41; : {marker}-b' &\n", 1))
+    assert repo.start().returncode == 0
+    repo.write("app.py", FIXED)
+    done = repo.stop(active=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), done.stdout + done.stderr
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout.split()
+    assert left == [], f"processes the check left are still running: {left}"
+
+
+# -- payloads of the wrong types --------------------------------------------------------------------
+
+@pytest.mark.parametrize("field, value", [("cwd", 123), ("cwd", None), ("session_id", 5), ("session_id", ["a"]),
+                                          ("stop_hook_active", "yes"), ("last_assistant_message", {"text": "done"}),
+                                          ("transcript_path", 7)])
+def test_a_field_of_the_wrong_type_reads_as_missing_and_the_stop_is_decided(gated, field, value):
+    """A host (or a wrapper) sends a field of another type: the stop is decided as if the field were missing
+    (`cwd` the hook's own folder, which the host sets to the project), never refused with a TypeError."""
+    repo = gated()
+    repo.write("app.py", broken())
+    payload = {**repo.payload("stop", last_assistant_message=CLAIM), "stop_hook_active": False, field: value}
+    done = repo.run("hook", "stop", "--host", "claude-code", stdin=json.dumps(payload))
+    assert "Error" not in done.stdout + done.stderr, done.stdout + done.stderr
+    if field == "session_id":  # another session: the gate meets it here late, with no write of its own yet
+        assert done.returncode == 0
+    else:
+        assert done.returncode == 2 and "trailing whitespace" in done.stderr, done.stdout + done.stderr
+
+
+def test_an_unwritable_state_folder_hands_over_at_once_saying_so_not_counting_stops_it_never_saw(repo, tmp_path):
+    """The gate cannot decide (a bad setting) and cannot count its refusals either (the errors folder cannot
+    be written): it hands over at the first stop, and the message says why, not "4 stops in a row"."""
+    assert repo.run("init").returncode == 0
+    blocked = tmp_path / "state"
+    blocked.mkdir()
+    (blocked / "errors").write_text("a file where the gate wants a folder\n")
+    done = repo.run("hook", "stop", "--host", "claude-code", stdin=json.dumps(repo.payload("stop")),
+                    DONEGATE_MAX_BLOCKS="three")
+    said = answer(done)["systemMessage"]
+    assert done.returncode == 0 and "HANDED OVER UNVERIFIED" in said
+    assert "stops in a row" not in said and "cannot count its refusals" in said, said
+
+
+def test_a_huge_untracked_file_is_hashed_in_bounded_memory(gated):
+    """A 200 MB untracked file (sparse: no disk is used) in the session's changes: the stop hashes it a piece at a
+    time, so the hook's peak memory stays far below the file's size."""
+    repo = gated()
+    repo.write("app.py", FIXED)
+    with open(repo.path("data.bin"), "wb") as big:
+        big.truncate(200 * 2 ** 20)
+    probe = ("import json, resource, subprocess, sys\n"
+             "done = subprocess.run(sys.argv[1:], input=sys.stdin.read(), text=True, capture_output=True)\n"
+             "print(json.dumps([done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss]))\n")
+    payload = json.dumps({**repo.payload("stop", last_assistant_message=CLAIM), "stop_hook_active": False})
+    done = subprocess.run([sys.executable, "-c", probe, str(DONEGATE), "hook", "stop", "--host", "claude-code"],
+                          input=payload, cwd=repo.root, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "DONEGATE_STATE_DIR": str(repo.state)})
+    code, peak_kib = json.loads(done.stdout)
+    assert code == 0, done.stderr
+    assert peak_kib < 100 * 1024, f"the stop peaked at {peak_kib // 1024} MiB for a 200 MiB file"

@@ -584,3 +584,18 @@ def test_a_tool_call_forgets_the_session_s_recorded_stops_in_that_tree(verified,
     assert quickstop.tool_hook("claude-code", raw, verified.env()) == 0
     capsys.readouterr()
     assert verified.memos() == []
+
+
+@pytest.mark.parametrize("argv, broken", [(["hook", "stop", "--host", "codex"], "stop_hook"),
+                                          (["hook", "pre-tool-use", "--host", "gemini"], "tool_hook")])
+def test_a_fault_of_the_gate_s_own_refuses_rather_than_exits_1(monkeypatch, capsys, argv, broken):
+    """Exit 1 is a hook error that every host reads as "go ahead": whatever goes wrong inside the hook
+    command itself ends in exit 2 with the cause on stderr."""
+    import donegate.quickstop as quickstop
+
+    def fault(*args, **kwargs):
+        raise NameError("name 'typed_payload' is not defined")
+
+    monkeypatch.setattr(quickstop, broken, fault)
+    assert quickstop.main(argv) == 2
+    assert "refuses rather than allow" in capsys.readouterr().err

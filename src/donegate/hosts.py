@@ -180,7 +180,7 @@ def _command_policy(command: str, data: Mapping[str, Any]) -> tuple[str, str, di
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
 from .realhosts import (SessionGate, _gates, count_stop, error_verdict, mark_tool_call, session_roots,
                                 session_start, status_command, stop_verdict, stops_seen, transcript_claim,
-                                turn_failed, written_roots)
+                                turn_failed, typed_payload, written_roots)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012h
 def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequence[SessionGate], settings: Settings,
@@ -231,6 +231,7 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         return _refusal(event, host, payload, env, f"the hook input is not JSON: {exc}")
     if not isinstance(payload, dict):
         return _refusal(event, host, payload, env, "no hook input on stdin: the host sends one JSON object per call")
+    payload = typed_payload(payload)  # a field of another type reads as missing (appendix 95)
     try:
         return _hook_answer(event, host, payload, env, reading)
     except GateError as exc:

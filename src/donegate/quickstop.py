@@ -420,12 +420,17 @@ def main(argv=None) -> int:
     everything else goes to donegate.cli."""
     args = sys.argv[1:] if argv is None else list(argv)
     host, tool_host = hook_host(args), hook_host(args, "pre-tool-use")
-    if tool_host is not None:
-        return tool_hook(tool_host, answered=leave if argv is None else None)
-    if host is None or not hasattr(os, "posix_spawnp"):
+    if host is None and tool_host is None or not hasattr(os, "posix_spawnp") and tool_host is None:
         from donegate.cli import main as cli_main
         return cli_main(args)
-    return stop_hook(host, replayed=leave if argv is None else None)
+    try:
+        if tool_host is not None:
+            return tool_hook(tool_host, answered=leave if argv is None else None)
+        return stop_hook(host, replayed=leave if argv is None else None)
+    except Exception as exc:  # a fault of the gate's own: exit 1 would read as "allow" on every host
+        sys.stderr.write(f"donegate could not answer this hook ({type(exc).__name__}: {exc}), so it refuses "
+                         "rather than allow.\n")
+        return 2
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t02
 try:  # sha256 without hashlib (whose OpenSSL binding costs ~5 ms to import)

@@ -20,10 +20,11 @@ from .stopgate import (TAG, GateError, Settings, StopGate, TreeState, Verdict, a
                                snapshot, write_private, _first_line, _names, _utc_now)
 
 # %% auto #0
-__all__ = ['HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'same_repository',
-           'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots',
-           'gate_hooks', 'hooks_gone', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
-           'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
+__all__ = ['PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'HashCache', 'session_record', 'remember_session', 'session_repository',
+           'remember_worktree', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate',
+           'session_roots', 'written_roots', 'gate_hooks', 'hooks_gone', 'end_adopted', 'count_stop', 'stops_seen',
+           'status_command', 'transcript_claim', 'typed_payload', 'session_start', 'turn_failed', 'stop_verdict',
+           'error_verdict']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -378,6 +379,72 @@ def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tup
 
 SessionGate._integrity = _hooks_integrity
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a11
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans of this process's descendants are re-parented to it
+
+
+def _adopting() -> bool:
+    """Make this process the subreaper of what it starts; False where Linux's prctl is not there."""
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, from /proc (empty where there is no /proc)."""
+    found = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                found[int(name)] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def end_adopted(known: set[int]) -> int:
+    """End every child of this process that is not in `known` (adopted since), with all its descendants, and
+    collect them; returns how many processes were ended."""
+    import signal
+    me, ended = os.getpid(), 0
+    for _ in range(10):  # a killed process's own children are adopted in turn
+        parents = _parents()
+        adopted = [pid for pid, parent in parents.items() if parent == me and pid not in known]
+        if not adopted:
+            break
+        doomed, i = list(adopted), 0
+        while i < len(doomed):
+            doomed += [pid for pid, parent in parents.items() if parent == doomed[i]]
+            i += 1
+        for pid in doomed:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in adopted:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        ended += len(set(doomed))
+    return ended
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a12
+def _contained_run(self: SessionGate, command, changes: Mapping):
+    """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said)."""
+    adopting = _adopting()
+    known = {pid for pid, parent in _parents().items() if parent == os.getpid()} if adopting else set()
+    run = StopGate._run(self, command, changes)
+    ended = end_adopted(known) if adopting else 0
+    if ended:
+        run = replace(run, output=f"{run.output}\n{TAG} the check left {ended} process(es) running; the gate ended them\n")
+    return run
+
+
+SessionGate._run = _contained_run
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-701
 def _record_end(self: SessionGate, how: str, why: str) -> None:
     """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
@@ -479,6 +546,19 @@ def transcript_claim(path: Any, limit: int = 1 << 20) -> str:
                 if text.strip():
                     return text.strip()
     return ""
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8a1
+PAYLOAD_TYPES: dict[str, type | tuple[type, ...]] = {
+    "session_id": str, "cwd": str, "transcript_path": str, "hook_event_name": str, "stop_hook_active": bool,
+    "last_assistant_message": str, "prompt": str, "prompt_response": str, "source": str, "tool_name": str,
+    "tool_input": dict, "tool_response": (dict, str, list), "agent_id": str, "model": str, "turn_id": str}
+
+
+def typed_payload(payload: Mapping[str, Any]) -> dict:
+    """`payload` without the known fields whose value is not of the type the hosts document: each reader then
+    meets the right type or its own default for a missing field. Unknown fields pass as they are."""
+    return {key: value for key, value in payload.items()
+            if key not in PAYLOAD_TYPES or isinstance(value, PAYLOAD_TYPES[key])}
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-802
 def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
