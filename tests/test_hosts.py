@@ -1184,7 +1184,7 @@ def test_a_check_that_leaves_helpers_holding_its_output_is_answered_and_the_help
     assert repo.run("init").returncode == 0
     script = repo.path("verify.sh")
     script.write_text(script.read_text().replace(
-        "set -eu\n", f"set -eu\nsh -c 'sleep 40; : {marker}-a' &\nsetsid sh -c 'sleep 41; : {marker}-b' &\n", 1))
+        "set -eu\n", f"set -eu\nsh -c 'sleep 100; : {marker}-a' &\nsetsid sh -c 'sleep 100; : {marker}-b' &\n", 1))
     assert repo.start().returncode == 0
     repo.write("app.py", FIXED)
     done = repo.stop(active=False)
