@@ -1243,3 +1243,38 @@ def test_a_huge_untracked_file_is_hashed_in_bounded_memory(gated):
     code, peak_kib = json.loads(done.stdout)
     assert code == 0, done.stderr
     assert peak_kib < 100 * 1024, f"the stop peaked at {peak_kib // 1024} MiB for a 200 MiB file"
+
+
+# -- the Stop hook's own time limit ------------------------------------------------------------------
+
+def stop_limit(repo: Repo, host: str) -> float:
+    from donegate.doctor import stop_timeouts
+    return stop_timeouts(repo.root)[host]
+
+
+def test_install_writes_a_stop_hook_time_limit_that_outlasts_the_check_s_budget(repo):
+    for host in ("claude-code", "codex", "gemini"):
+        assert repo.run("install", "--host", host, DONEGATE_VERIFY_TIMEOUT="900").returncode == 0
+        assert stop_limit(repo, host) >= 930, host
+    assert settings_of(repo, ".gemini/settings.json")["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"] >= 930_000
+
+
+@pytest.mark.parametrize("host, rel", [("claude-code", ".claude/settings.json"), ("gemini", ".gemini/settings.json")])
+def test_doctor_warns_of_a_stop_hook_the_host_would_end_first_and_install_raises_its_limit(repo, host, rel):
+    """A Stop hook limit shorter than the check's budget (an operator's edit, or a budget raised after install):
+    the host would end the gate mid-check without a word. doctor says so and exits 1; install raises it."""
+    assert repo.run("init").returncode == 0
+    assert repo.run("install", "--host", host).returncode == 0
+    settings = settings_of(repo, rel)
+    event = HOSTS[host]["stop"]
+    settings["hooks"][event][0]["hooks"][0]["timeout"] = 60_000 if host == "gemini" else 60
+    repo.path(rel).write_text(json.dumps(settings))
+    doctor = repo.run("doctor", DONEGATE_VERIFY_TIMEOUT="120")
+    assert doctor.returncode == 1 and f"hook timeout {host}" in doctor.stdout and "WARNING" in doctor.stdout
+    del settings["hooks"][event][0]["hooks"][0]["timeout"]  # none at all: the host's default, 60 s
+    repo.path(rel).write_text(json.dumps(settings))
+    assert "no time limit" in repo.run("doctor", DONEGATE_VERIFY_TIMEOUT="120").stdout
+    done = repo.run("install", "--host", host, DONEGATE_VERIFY_TIMEOUT="120")
+    assert done.returncode == 0 and "raised" in done.stdout, done.stdout
+    assert stop_limit(repo, host) >= 150
+    assert "hook timeout" not in repo.run("doctor", DONEGATE_VERIFY_TIMEOUT="120").stdout

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from .hosts import SETTINGS_FILES, hook_entries, hook_executable, stops_seen
+from .hosts import HOSTS, SETTINGS_FILES, hook_entries, hook_executable, stops_seen
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, find_repo
 
 # %% auto #0
-__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'PLUGIN_MANIFEST', 'missing_program', 'stale_programs', 'codex_hook_hash',
-           'codex_hook_keys', 'not_active', 'grant_trust', 'after_install', 'write_plugin', 'install_plugin', 'doctor',
+__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'PLUGIN_MANIFEST', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program',
+           'stale_programs', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'after_install',
+           'write_plugin', 'install_plugin', 'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts',
            'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
@@ -293,7 +295,7 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     ledger = settings.ledger_file
     rows = ledger.read_text(encoding="utf-8").splitlines() if ledger.exists() else []
     out(f"ledger       {'on' if settings.ledger else 'off'} · {ledger} ({len(rows)} row(s))")
-    problems += _doctor_hooks(root, out)
+    problems += _doctor_hooks(root, out) + _doctor_timeouts(root, settings, out)
     seen = stops_seen(settings.state_dir, root)
     out(f"stops seen   {len(seen)}" + (f", the last at {seen[-1][0]} ({seen[-1][1]})" if seen else
                                      ": none yet (after an agent session here, none means the hooks did not run)"))
@@ -344,6 +346,59 @@ def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
             problems += 1
             what = f"PROBLEM: the state file {sessions[-1]} cannot be used ({exc}); delete it to take a new baseline"
     out(f"a stop now   {what}")
+    return problems
+
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-6t1
+STOP_MARGIN = 30  # seconds the gate needs around the check: git, the state, the answer
+HOST_DEFAULT_TIMEOUT = 60  # seconds a host gives a hook entry without a timeout (Gemini's source, Claude Code's docs)
+
+
+def stop_hook_seconds(env: Mapping[str, str] | None = None) -> int:
+    """The Stop hook's time limit `install` writes: ten minutes, or the check's budget and the margin if longer."""
+    try:
+        budget = Settings.from_env(env).verify_timeout
+    except GateError:
+        budget = Settings().verify_timeout
+    return max(600, math.ceil(budget + STOP_MARGIN))
+
+
+def stop_timeouts(root: Path) -> dict[str, float | None]:
+    """The time limit, in seconds, of the gate's Stop hook in each host's settings file that holds one
+    (None: no limit written, the host's default applies)."""
+    found = {}
+    for host, rel in SETTINGS_FILES.items():
+        try:
+            entries = json.loads((root / rel).read_text(encoding="utf-8")).get("hooks", {}).get(HOSTS[host]["stop"], [])
+            mine = [h for e in entries for h in e.get("hooks", ()) if "hook stop" in str(h.get("command"))]
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue
+        for hook in mine[:1]:
+            limit = hook.get("timeout")
+            found[host] = None if not isinstance(limit, (int, float)) else limit / (1000 if host == "gemini" else 1)
+    return found
+
+
+def fit_timeouts(name: str, entries: list, limit: int | None) -> list[str]:
+    """Raise a shorter time limit on the gate's own hook `entries` to `limit` (as the host counts it); the changes."""
+    changes = []
+    for hook in (h for e in entries for h in e.get("hooks", ()) if limit is not None):
+        if not isinstance(hook.get("timeout"), (int, float)) or hook["timeout"] < limit:
+            changes.append(f"raised {name}'s time limit from {hook.get('timeout', 'the default')} to {limit}")
+            hook["timeout"] = limit
+    return changes
+
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-6t2
+def _doctor_timeouts(root: Path, settings: Settings, out) -> int:
+    """doctor's warning for each host whose Stop hook would be stopped before the check's budget is spent."""
+    problems, needed = 0, settings.verify_timeout + STOP_MARGIN
+    for host, limit in stop_timeouts(root).items():
+        seconds = HOST_DEFAULT_TIMEOUT if limit is None else limit
+        if seconds < needed:
+            problems += 1
+            written = "no time limit (the host's default, 60 s)" if limit is None else f"a time limit of {seconds:g} s"
+            out(f"hook timeout {host:<12} WARNING: its Stop hook has {written}, less than the check's budget "
+                f"({settings.verify_timeout:g} s) and {STOP_MARGIN} s more: the host would end a slow check and the turn "
+                f"without a word; `donegate install --host {host}` writes one that fits (or lower DONEGATE_VERIFY_TIMEOUT)")
     return problems
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-701

@@ -299,8 +299,9 @@ def hook_entries(host: str, executable: str | None = None) -> dict[str, list[dic
         if event == "stop-failure":  # Claude Code ends `claude -p` with a SIGTERM to this hook as it starts
             command = f"trap '' TERM; {command}"
         hook = {"type": "command", "command": command}
-        if event == "stop":  # outlast the check's own budget (DONEGATE_VERIFY_TIMEOUT, 180 s by default)
-            hook["timeout"] = 600_000 if host == "gemini" else 600  # Gemini counts milliseconds
+        if event == "stop":  # outlast the check's own budget (appendix 96's stop_hook_seconds)
+            from donegate.doctor import stop_hook_seconds
+            hook["timeout"] = stop_hook_seconds() * (1000 if host == "gemini" else 1)  # Gemini counts milliseconds
         entry = {"hooks": [hook]}
         if event == "pre-tool-use":
             entry = {"matcher": TOOL_MATCHERS[host], **entry}
@@ -330,7 +331,9 @@ def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]]) 
         marker = command.split(" hook ", 1)[1].split()[0]
         mine = [e for e in present if _ours(e, marker)]
         stale = [e for e in mine if stale_programs(e) and e not in ours]  # (ours naming itself: nothing to gain)
-        if len(stale) < len(mine):  # a working donegate hook is there, or ours already
+        if len(stale) < len(mine):  # a working donegate hook is there, or ours already: its time limit may be short
+            from donegate.doctor import fit_timeouts
+            changes += fit_timeouts(name, [e for e in mine if e not in stale], ours[0]["hooks"][0].get("timeout"))
             continue
         for entry in stale:
             present.remove(entry)

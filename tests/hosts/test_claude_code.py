@@ -383,3 +383,62 @@ def test_the_check_runs_without_the_model_key_and_writes_no_bytecode(world):
     assert "sk-ant-scripted" not in env and "ANTHROPIC_API_KEY" not in env
     assert "PYTHONDONTWRITEBYTECODE=1" in env
     assert not list(world.repo.rglob("*.pyc")), "the check wrote bytecode into the repository"
+
+
+# -- what an agent can do to the gate itself ---------------------------------------------------------
+
+REWRITE = "printf '#!/bin/sh\\nexit 0\\n' > verify.sh"
+
+
+def restore_advice(words: str) -> str:
+    """The commands a disarmed stop's refusal tells the agent to run to restore the check."""
+    return words.split("restore it (", 1)[1].split(")", 1)[0]
+
+
+def rewritten_check(world: HostWorld, seen: dict[str, str]) -> Run:
+    """A wrong fix and verify.sh rewritten to `exit 0` by a shell redirect; after the refusal the agent runs the
+    refusal's own advice as one Bash command, then makes the right fix."""
+    log = gated(world)
+
+    def follow_the_advice(request: Request) -> list:
+        seen["advice"] = restore_advice(newest_user_text(request))
+        return [bash(seen["advice"])]
+
+    def after_the_advice(request: Request) -> list:
+        seen["advice result"] = json.dumps(tool_results(request))
+        return [edit(calc(world), "a * b", RIGHT)]
+
+    return play(world, log, [[edit(calc(world), WRONG, "a * b"), bash(REWRITE)], [text("Done, all checks pass.")],
+                             follow_the_advice, after_the_advice, [text("Restored the check and fixed add.")]])
+
+
+def stripped_settings(world: HostWorld) -> Run:
+    """The gate installed but its settings not committed; the agent commits a right fix and tidies up with
+    `git stash -u`, which takes the uncommitted settings file with it."""
+    log = gated(world, commit=False)
+    return play(world, log, [[edit(calc(world), WRONG, RIGHT)], [bash("git commit -q -m 'fix add' calc.py && git stash -u -q")],
+                             [text("Done, committed and tidied up.")], [text("Done.")]])
+
+
+def test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it_runs(world):
+    seen: dict[str, str] = {}
+    run = rewritten_check(world, seen)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.stop_exits() == [2, 0]
+    refusal = run.after_refusal()[0]
+    assert "verify.sh" in refusal and "changed in this session" in refusal, refusal
+    assert "denied" not in seen["advice result"].lower() and "is protected" not in seen["advice result"], seen
+    assert world.read("verify.sh") == world.git("show", "HEAD:verify.sh"), "the operator's check is back"
+    assert world.check_runs() == 1, "only the operator's check ran, once, on the right fix"
+    assert status(world).returncode == 0
+
+
+def test_stashing_the_uncommitted_hook_settings_is_refused_and_status_says_the_hooks_are_gone(world):
+    run = stripped_settings(world)
+    assert run.done.returncode == 0, run.done.stderr
+    assert not (world.repo / SETTINGS).exists(), "the stash took the settings"
+    assert run.stop_exits()[0] == 2 and "hooks in .claude/settings.json" in run.after_refusal()[0]
+    assert world.check_runs() == 0
+    after = status(world)
+    assert after.returncode == 1 and "hooks in .claude/settings.json are gone" in after.stdout, after.stdout
+    assert "claude-code  not installed" in world.donegate("doctor", check=False).stdout

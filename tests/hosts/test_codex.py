@@ -291,3 +291,31 @@ def test_hooks_codex_does_not_trust_do_not_run(world, trust):
     warned = "Untrusted project-local configuration is disabled" in run.done.stderr
     assert warned == (trust == "none")
     assert "installed but NOT active" in hooks_line(world)
+
+
+# -- what an agent can do to the gate itself ---------------------------------------------------------
+
+def rewritten_check(world: HostWorld, seen: dict[str, str]) -> Run:
+    """A wrong fix and verify.sh rewritten to `exit 0` by a shell redirect; after the refusal the agent runs the
+    refusal's advice as one command, then makes the right fix."""
+    log = gated(world)
+
+    def follow_the_advice(request: Request) -> list[Item]:
+        seen["advice"] = request.text().split("restore it (", 1)[1].split(")", 1)[0]
+        return [exec_command(seen["advice"])]
+
+    turns: list[Turn] = [[patch_add(WRONG, "    return a * b"), exec_command("printf '#!/bin/sh\\nexit 0\\n' > verify.sh")],
+                         [message("Fixed: all checks pass.")], follow_the_advice,
+                         [patch_add("    return a * b", "    return a + b")], [message("Restored the check and fixed add().")]]
+    return codex_exec(world, turns, log)
+
+
+def test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it_runs(world):
+    seen: dict[str, str] = {}
+    run = rewritten_check(world, seen)
+    assert run.done.returncode == 0, run.done.stderr
+    assert [c["exit"] for c in run.stops()] == [2, 0]
+    assert "verify.sh" in seen["advice"] and "changed in this session" in run.texts()[2]
+    assert world.read("verify.sh") == world.git("show", "HEAD:verify.sh"), "the operator's check is back"
+    assert world.check_runs() == 1, "only the operator's check ran, once, on the right fix"
+    assert world.donegate("status", check=False).returncode == 0

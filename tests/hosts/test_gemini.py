@@ -246,3 +246,32 @@ def test_an_untrusted_folder_runs_no_hook(world):
     assert world.check_runs() == 0
     doctor = world.donegate("doctor", check=False)
     assert re.search(r"gemini.*NOT active", doctor.stdout), doctor.stdout
+
+
+# -- what an agent can do to the gate itself ---------------------------------------------------------
+
+def rewritten_check(world: HostWorld, seen: dict[str, str]) -> list[ScriptItem]:
+    """A wrong fix and verify.sh rewritten to `exit 0` by a shell redirect; after the refusal the agent runs the
+    refusal's advice as one shell command, then makes the right fix."""
+    calc = str(world.repo / "calc.py")
+
+    def follow_the_advice(request: Request) -> list:
+        seen["advice"] = newest_user_text(request).split("restore it (", 1)[1].split(")", 1)[0]
+        return [shell(seen["advice"])]
+
+    return [[text("Multiply, and make the check agree."), replace(calc, WRONG, "    return a * b"),
+             shell("printf '#!/bin/sh\\nexit 0\\n' > verify.sh")],
+            [text("Done: all checks pass.")], follow_the_advice,
+            [write_file(calc, RIGHT)], [text("Restored the check and fixed add().")]]
+
+
+def test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it_runs(world):
+    log = gated(world)
+    seen: dict[str, str] = {}
+    run = gemini(world, rewritten_check(world, seen), log)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.attempts() == ["1 of 3"] and "changed in this session" in run.refusals()[0]
+    assert "verify.sh" in seen["advice"]
+    assert "decision" not in run.answers("AfterAgent")[-1]  # the last stop passed
+    assert world.read("verify.sh") == world.git("show", "HEAD:verify.sh"), "the operator's check is back"
+    assert world.check_runs() == 1, "only the operator's check ran, once, on the right fix"
