@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -1278,3 +1279,55 @@ def test_doctor_warns_of_a_stop_hook_the_host_would_end_first_and_install_raises
     assert done.returncode == 0 and "raised" in done.stdout, done.stdout
     assert stop_limit(repo, host) >= 150
     assert "hook timeout" not in repo.run("doctor", DONEGATE_VERIFY_TIMEOUT="120").stdout
+
+
+# -- submodules and nested repositories ------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["submodule", "nested"])
+def test_an_edit_inside_a_submodule_after_a_pass_is_checked_again(repo, make_repo, kind):
+    """A pass stamps the tree state; an edit inside a submodule (or an untracked repository of its own) after
+    it is a change of that state, so the next stop runs the check instead of calling it already verified."""
+    lib = make_repo("lib")
+    if kind == "submodule":
+        repo.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib.root), "lib")
+        repo.commit("add lib")
+    else:
+        subprocess.run(["git", "clone", "-q", str(lib.root), str(repo.path("lib"))], check=True)
+    assert repo.run("init").returncode == 0
+    repo.count_runs()
+    assert repo.start().returncode == 0
+    repo.write("app.py", FIXED)
+    assert repo.stop(active=False).returncode == 0 and repo.runs() == 1
+    repo.write("lib/app.py", 'STATUS = "changed after the pass"\n')
+    done = repo.stop(active=True)
+    assert repo.runs() == 2, "the edit inside lib/ came after the pass: the check must run again"
+    assert done.returncode == 0
+    repo.write("lib/app.py", 'STATUS = "changed again"\n')
+    repo.stop(active=True)
+    assert repo.runs() == 3
+
+
+def test_a_repository_made_again_at_the_same_path_inherits_nothing_from_the_old_one(gated, tmp_path):
+    """The old repository's session ends unverified; the folder is deleted and a new repository made at the same
+    path. A new session there starts clean: its stops are decided on its own work (no "could not decide",
+    no "bad object"), and `status` speaks of it alone."""
+    repo = gated()
+    repo.write("app.py", broken())
+    assert repo.stop(active=False).returncode == 2
+    assert repo.run("status").returncode == 1
+    shutil.rmtree(repo.root)
+    repo.root.mkdir()
+    repo.git("init", "-q")
+    repo.write("app.py", ORIGINAL)
+    repo.write("notes.txt", "a new project\n")
+    repo.commit("a new start")
+    assert repo.run("status").returncode == 2, "no session has run in the new repository yet"
+    assert repo.run("init").returncode == 0
+    repo.count_runs()
+    repo.payload = lambda event, host="claude-code", **fields: {**Repo.payload(repo, event, host, **fields),
+                                                               "session_id": "session-2"}
+    assert repo.start().returncode == 0
+    repo.write("app.py", FIXED)
+    done = repo.stop(active=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), done.stdout + done.stderr
+    assert repo.run("status").returncode == 0

@@ -393,8 +393,9 @@ def test_added_conftest_turns_a_failing_check_green_when_protection_is_off(pytes
 
 @pytest.mark.parametrize("mode", ["block", "pristine"])
 def test_a_nested_repository_under_a_protected_path_is_not_a_blob_to_keep(repo, mode):
-    """An untracked repository inside tests/ (a fixture, a vendored project) is one opaque entry in the
-    tree state: taking the baseline must not try to read it as a file, and pristine mode leaves it be."""
+    """An untracked repository inside tests/ (a fixture, a vendored project) is one entry in the tree state,
+    identified by its own tree state: taking the baseline must not try to read it as a file, pristine mode
+    leaves it be, and an edit inside it is a change to a protected path, which block mode refuses."""
     nested = repo.path("tests/fixtures/upstream")
     nested.mkdir(parents=True)
     GitRepo(nested, repo.state, repo.marker).git("init", "-q")
@@ -403,7 +404,11 @@ def test_a_nested_repository_under_a_protected_path_is_not_a_blob_to_keep(repo, 
     (nested / "README").write_text("changed upstream\n")
     fix(repo)
     verdict = gate.on_stop(False)
-    assert (verdict.action, verdict.exit) == ("allow", "passed"), verdict.message
+    if mode == "block":
+        assert (verdict.action, verdict.exit) == ("block", "protected"), verdict.message
+        assert "tests/fixtures/upstream/ (edited)" in verdict.message
+    else:
+        assert (verdict.action, verdict.exit) == ("allow", "passed"), verdict.message
 
 
 def test_pristine_mode_removes_an_added_conftest_in_the_copy(pytest_repo):

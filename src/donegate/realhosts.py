@@ -20,11 +20,11 @@ from .stopgate import (TAG, GateError, Settings, StopGate, TreeState, Verdict, a
                                snapshot, write_private, _first_line, _names, _utc_now)
 
 # %% auto #0
-__all__ = ['PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'HashCache', 'session_record', 'remember_session', 'session_repository',
-           'remember_worktree', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate',
-           'session_roots', 'written_roots', 'gate_hooks', 'hooks_gone', 'end_adopted', 'count_stop', 'stops_seen',
-           'status_command', 'transcript_claim', 'typed_payload', 'session_start', 'turn_failed', 'stop_verdict',
-           'error_verdict']
+__all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'HashCache', 'session_record', 'remember_session',
+           'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline', 'tool_marker',
+           'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id',
+           'gate_hooks', 'hooks_gone', 'end_adopted', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
+           'typed_payload', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -280,6 +280,34 @@ def _prompt_unless_ours(self: SessionGate, prompt: str | None = None) -> None:
 
 SessionGate.new_prompt = _prompt_unless_ours
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-6a1
+REPOSITORY_ID = "donegate-id"  # in the repository's git folder (shared by its worktrees)
+
+
+def repository_id(root: Path) -> str:
+    """The id of the repository at `root`, made the first time it is asked for; "" where its git folder cannot
+    be written (then only the path tells repositories apart, as before)."""
+    import uuid
+    path = git_dir(Path(root)) / REPOSITORY_ID
+    for _ in range(2):
+        try:
+            return path.read_text(encoding="ascii").strip()
+        except (OSError, ValueError):
+            pass
+        try:
+            with open(path, "x", encoding="ascii") as fh:  # two hooks at once: one writes, the other reads it
+                fh.write(uuid.uuid4().hex + "\n")
+        except FileExistsError:
+            continue
+        except OSError:
+            return ""
+    return ""
+
+
+def same_repository_id(state: Mapping, root: Path) -> bool:
+    """Was `state` (a session's) taken in the repository now at `root`? States from before ids say yes."""
+    return state.get("repo_id") in (None, "", repository_id(root))
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-601
 def _debt(self: SessionGate, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
     """Why this session's changes, as the tree is now, are not verified; None if they are (or there
@@ -306,7 +334,7 @@ def _unverified_earlier(self: SessionGate, now: TreeState) -> tuple[dict, str] |
     for path in others[:1]:
         try:
             other = json.loads(path.read_text())
-            why = self._debt(other, now)
+            why = self._debt(other, now) if same_repository_id(other, self.root) else None
         except (OSError, ValueError, KeyError, TypeError):
             continue
         if why:
@@ -351,8 +379,8 @@ def gate_hooks(root: Path) -> dict[str, list[str]]:
 
 def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeState | None = None) -> dict:
     state = StopGate.start(self, source, base)
-    if "hooks" not in state:  # read once, when the session is first met
-        state["hooks"] = gate_hooks(self.root)
+    if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
+        state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root))
         self._save(state)
     return state
 
@@ -508,6 +536,7 @@ def status_command(repo: str | os.PathLike = ".") -> int:
         settings = Settings.from_env()
         sessions = sorted((Path(settings.state_dir) / "sessions").glob(f"*--{repo_key(root)}.json"),
                           key=lambda p: p.stat().st_mtime)
+        sessions = [p for p in sessions if same_repository_id(json.loads(p.read_text()), root)]
         if not sessions:
             print(f"no gated session in {root}: the gate has not run here (`donegate doctor` says why)")
             return 2

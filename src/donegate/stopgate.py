@@ -445,7 +445,7 @@ StopGate._script, StopGate._script_armed = _script, _script_armed
 def _keep_protected_blobs(self: StopGate, tree: TreeState) -> None:
     globs = (*DEFAULT_PROTECT, *self.settings.protect)
     for path, ident in tree.entries.items():
-        # a nested repository ("160000") is opaque to the snapshot: there is no blob to keep
+        # a nested repository ("160000") is not a file: there is no blob to keep
         kept = path == SCRIPT_NAME or is_protected(path, globs)  # the check too: a copy to restore it from
         if ident and ident[0] != "160000" and kept and not (self.blob_dir / ident[1]).exists():
             full = self.root / path

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
 __all__ = ['Identity', 'STATUS_ARGS', 'FLAGGED_ARGS', 'GateError', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir',
-           'blob_id', 'file_identity', 'stream_blob_id', 'TreeState', 'snapshot']
+           'blob_id', 'file_identity', 'stream_blob_id', 'TreeState', 'nested_identity', 'snapshot']
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-101
 class GateError(Exception):
@@ -171,6 +171,8 @@ def _status_entry(rec: bytes, root: Path, identity: Callable, algorithm: str) ->
     if kind == b"1":
         f = rec.split(b" ", 8)
         path, xy, m_index, h_index = os.fsdecode(f[8]), f[1].decode(), f[4].decode(), f[7].decode()
+        if f[2].startswith(b"S") and f[2] != b"S...":  # a submodule whose own tree changed: its state counts
+            return path, nested_identity(root, path)
         if xy[1] == ".":
             return path, (None if m_index == "000000" else (m_index, h_index))
         if xy[1] == "D":
@@ -181,8 +183,20 @@ def _status_entry(rec: bytes, root: Path, identity: Callable, algorithm: str) ->
         return path, identity(root, path, algorithm)
     if kind == b"?":
         path = os.fsdecode(rec[2:])
+        if path.endswith("/") and os.path.exists(os.path.join(root, path, ".git")):  # a repository of its own
+            return path, nested_identity(root, path.rstrip("/"))
         return path, identity(root, path.rstrip("/"), algorithm)
     return None
+
+
+def nested_identity(root: Path, path: str) -> Identity:
+    """A submodule's or nested repository's identity: the digest of its own tree state (its HEAD and every
+    change in it, read the same way), so an edit inside it is a change of the outer tree. A folder that
+    is not a readable repository stays opaque."""
+    try:
+        return ("160000", snapshot(Path(root) / path).digest)
+    except (GateError, OSError):
+        return ("160000", "folder")
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-601
 def _add_trusted(entries: dict, listing: bytes, root: Path, identity: Callable, algorithm: str) -> None:
