@@ -991,7 +991,7 @@ def test_a_changed_codex_hook_loses_its_trust_and_doctor_says_so(repo, tmp_path)
 
 
 def test_codex_hook_hash_is_the_one_codex_computes():
-    """The value the real Codex CLI 0.169.0 lists as currentHash for this hook (tests/hosts/test_codex.py checks
+    """The value the real Codex CLI 0.171.0 lists as currentHash for this hook (tests/hosts/test_codex.py checks
     the function against the live CLI for every installed hook)."""
     hook = {"type": "command", "command": "donegate hook stop --host codex", "timeout": 600}
     assert codex_hook_hash("Stop", None, hook) == codex_hook_hash("Stop", "ignored for Stop", hook)

@@ -26,6 +26,10 @@ stamped as passed, then times further stops of that same state:
 - `donegate hook pre-tool-use`: an Edit of a plain file in the session's repository, answered by the
   quick path, timed in turns with a bare interpreter start (`python -c pass`), whose time it includes.
 
+With --peer COMMAND (another gate's Stop hook, from its public source, given for the measurement and never
+committed), that command is fed the same payload and timed in turns with ours: on the stop after a new edit
+(both run the repository's check), and on a stop of a state that already passed.
+
 Everything but the acceptance command is measured; the figures are medians over --runs calls.
 """
 from __future__ import annotations
@@ -88,22 +92,24 @@ def interleaved_medians(first, second, runs: int) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def checking_stops(run_hook, tool_call, changed: Path, repo: Path, runs: int) -> tuple[float, float]:
-    """Medians of a stop after a new edit (the gate runs the check) and of the shell pipeline, in turns.
-    Each edit is made as an agent makes it, after the tool hook's call (not timed)."""
-    hook_times, pipe_times = [], []
+def checking_stops(run_hook, tool_call, changed: Path, repo: Path, runs: int, peer=None) -> tuple[float, float, float]:
+    """Medians of a stop after a new edit (the gate runs the check), of the shell pipeline and of the peer's
+    hook (nan without one), in turns. Each edit is made as an agent makes it, after the tool hook's call (not
+    timed); the peer meets each edited state after ours."""
+    hook_times, pipe_times, peer_times = [], [], []
     base = changed.read_text()
     for n in range(runs):
         tool_call()
         changed.write_text(base + f"EDIT = {n}\n")  # a state the gate has not seen: it runs the check
-        start = time.perf_counter()
-        run_hook()
-        hook_times.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        subprocess.run(["sh", "-c", PIPELINE], cwd=repo, check=True)
-        pipe_times.append(time.perf_counter() - start)
+        for action, record in ((run_hook, hook_times), (peer, peer_times),
+                               (lambda: subprocess.run(["sh", "-c", PIPELINE], cwd=repo, check=True), pipe_times)):
+            if action is not None:
+                start = time.perf_counter()
+                action()
+                record.append(time.perf_counter() - start)
     changed.write_text(base)
-    return statistics.median(hook_times), statistics.median(pipe_times)
+    return (statistics.median(hook_times), statistics.median(pipe_times),
+            statistics.median(peer_times) if peer_times else float("nan"))
 
 
 def tool_hook_times(python: str, repo: Path, env: dict, hook_env: dict, runs: int) -> tuple[float, float]:
@@ -127,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--untracked", type=int, default=2_000)
     parser.add_argument("--file-bytes", type=int, default=4000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--peer", metavar="COMMAND", help="another gate's Stop hook command, timed in turns with ours")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="donegate-bench-"))
     try:
@@ -179,7 +186,14 @@ def main(argv: list[str] | None = None) -> int:
                                 "tool_input": {"file_path": str(changed), "old_string": "x", "new_string": "y"}})
         tool_call = lambda: subprocess.run([hook[0], "hook", "pre-tool-use"], input=edit_call, text=True,
                                            capture_output=True, env=hook_env, check=True)
-        checking, piped = checking_stops(run_hook, tool_call, changed, repo, args.runs)
+        peer = None
+        if args.peer:
+            (repo / "verify.sh").write_text("#!/bin/sh\nexit 0\n")  # the check the peer runs: the same `true`
+            (repo / "verify.sh").chmod(0o755)
+            peer = lambda: subprocess.run(["sh", "-c", args.peer], input=payload, text=True, capture_output=True,
+                                          cwd=repo, env=env)
+            peer_verified = interleaved_medians(run_hook, peer, args.runs)
+        checking, piped, peered = checking_stops(run_hook, tool_call, changed, repo, args.runs, peer)
         tool, bare = tool_hook_times(python, repo, env, hook_env, args.runs)
         print(f"median of {args.runs} stops of a state that already passed (acceptance command not run):")
         print(f"  gate, in process                     {in_process * 1000:7.1f} ms")
@@ -199,6 +213,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{(checking - startup - 2 * status_only) * 1000:.1f} ms")
         print(f"  more than a stop the gate decides without running the check: {(checking - deciding) * 1000:.1f} ms "
               f"({(checking - deciding) / piped:.2f}x the pipeline)")
+        if peer is not None:
+            print(f"against the peer's hook ({args.peer}), in turns, same payload:")
+            for what, ours, theirs in (("a stop that runs the check", checking, peered),
+                                       ("a stop of a state that already passed", *peer_verified)):
+                print(f"  {what:<40} ours {ours * 1000:6.1f} ms, peer {theirs * 1000:6.1f} ms: {ours / theirs:.2f}x "
+                      f"(goal <= 0.5x: {'met' if ours <= theirs / 2 else 'NOT met'})")
         print(f"median of {args.runs} pre-tool-use calls (an Edit of a plain file), in turns with a bare interpreter:")
         print(f"  donegate hook pre-tool-use          {tool * 1000:7.1f} ms")
         print(f"  bare interpreter start-up           {bare * 1000:7.1f} ms")

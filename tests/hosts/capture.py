@@ -1,14 +1,16 @@
 """Shared part of the capture scripts (capture_<host>.py): play a scenario of the real-host suite in a fresh
 world, then write the hook calls the real CLI made to demo/hosts/<host>/<scenario>.jsonl, one call a line
-({"argv": [...], "env": {...}, "payload": {...}}), and the session transcripts the CLI wrote itself (Claude
-Code under ~/.claude/projects/, Codex under ~/.codex/sessions/, Gemini under ~/.gemini/tmp/) to
-demo/transcripts/<host>/<scenario>/, each under the path it had below HOME. The world's paths are made
+({"argv": [...], "env": {...}, "payload": {...}}). capture_transcripts.py keeps the session transcripts the CLI
+wrote itself (Claude Code under ~/.claude/projects/, Codex under ~/.codex/sessions/, Gemini under
+~/.gemini/tmp/) in demo/transcripts/<host>/<scenario>/, each under the path it had below HOME, in place of the
+earlier recording. The world's paths are made
 neutral: the folder holding the repository becomes /work, HOME /home/user, this checkout /src/donegate, any
 other temporary path /tmp/host-test. Session ids and timestamps are kept."""
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -85,10 +87,11 @@ def trimmed(host: str, text: str) -> str:
 
 
 def save_transcripts(host: str, name: str, world: HostWorld) -> list[Path]:
-    """Copy the transcripts the CLI wrote in the world's HOME to demo/transcripts/HOST/NAME/, made neutral and
-    without the CLI's own long texts (`trimmed`)."""
+    """Copy the transcripts the CLI wrote in the world's HOME to demo/transcripts/HOST/NAME/ (in place of what was
+    there), made neutral and without the CLI's own long texts (`trimmed`)."""
     folder, pattern = TRANSCRIPTS[host]
     out = ROOT / "demo" / "transcripts" / host / name
+    shutil.rmtree(out, ignore_errors=True)  # a new recording replaces the old one (its file names change)
     saved = []
     for found in sorted((world.home / folder).rglob(pattern)):
         target = out / neutral_text(str(found.relative_to(world.home)), world)
@@ -104,9 +107,7 @@ def capture(host: str, name: str, play: Callable[[HostWorld], Any]) -> Path:
     with tempfile.TemporaryDirectory(prefix=f"capture-{host}-") as tmp:
         world = HostWorld(Path(tmp))
         play(world)
-        calls = hook_calls(world.tmp / "hook-calls.jsonl")
-        kept = save_transcripts(host, name, world)
-        print(f"{host} {name}: {len(kept)} transcript file(s) kept under demo/transcripts/{host}/{name}/")
+        calls = hook_calls(world.tmp / "hook-calls.jsonl")  # (its transcripts: capture_transcripts.py's corpus)
         if not calls:
             raise SystemExit(f"{host} {name}: the CLI made no hook call (is the gate installed and trusted?)")
         lines = [json.dumps(neutral({"argv": c["argv"], "env": c["env"], "payload": c["payload"]}, world),

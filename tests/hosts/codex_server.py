@@ -1,6 +1,6 @@
 """A scripted OpenAI Responses API for Codex CLI: `POST .../responses` answers one scripted turn as a
 server-sent event stream (response.created, output items, text deltas, response.completed with usage);
-`GET .../models` (not called by `codex exec` 0.169.0 with a custom provider) answers an empty list. Each
+`GET .../models` (not called by `codex exec` 0.171.0 with a custom provider) answers an empty list. Each
 turn is a list of output items, or a callable that gets the request and returns them. When the script
 runs out, the model says "done" and stops calling tools.
 
