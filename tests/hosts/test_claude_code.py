@@ -442,3 +442,14 @@ def test_stashing_the_uncommitted_hook_settings_is_refused_and_status_says_the_h
     after = status(world)
     assert after.returncode == 1 and "hooks in .claude/settings.json are gone" in after.stdout, after.stdout
     assert "claude-code  not installed" in world.donegate("doctor", check=False).stdout
+
+
+def test_a_long_check_budget_gets_a_stop_hook_limit_the_host_accepts_and_keeps(world):
+    """With a 900 s budget, install writes a Stop hook limit past it; Claude Code loads that settings file and
+    runs the gate as before (a refusal, then a pass), and doctor finds no limit too short."""
+    world.env["DONEGATE_VERIFY_TIMEOUT"] = "900"
+    run = fix_after_refusal(world)
+    assert run.stop_exits() == [2, 0], run.done.stderr
+    limit = json.loads((world.repo / SETTINGS).read_text())["hooks"]["Stop"][0]["hooks"][0]["timeout"]
+    assert limit >= 930
+    assert "hook timeout" not in world.donegate("doctor", check=False).stdout

@@ -319,3 +319,28 @@ def test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it
     assert world.read("verify.sh") == world.git("show", "HEAD:verify.sh"), "the operator's check is back"
     assert world.check_runs() == 1, "only the operator's check ran, once, on the right fix"
     assert world.donegate("status", check=False).returncode == 0
+
+
+def test_a_long_check_budget_gets_a_stop_hook_limit_the_host_accepts_and_keeps(world):
+    """With a 900 s budget, install writes a Stop hook limit past it; Codex trusts and runs those hooks as before
+    (a refusal, then a pass), and doctor finds no limit too short."""
+    world.env["DONEGATE_VERIFY_TIMEOUT"] = "900"
+    run = fix_after_refusal(world)
+    assert [c["exit"] for c in run.stops()] == [2, 0], run.done.stderr
+    limit = json.loads((world.repo / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["timeout"]
+    assert limit >= 930
+    assert "hook timeout" not in world.donegate("doctor", check=False).stdout
+
+
+def test_removing_the_hook_settings_is_refused_and_status_says_the_hooks_are_gone(world):
+    """The right fix, then the agent removes .codex/hooks.json with a shell command: the stop Codex still runs
+    (it read its hooks at the start) is refused, and `status` says the hooks are gone."""
+    log = gated(world)
+    run = codex_exec(world, [[patch_add(WRONG, "    return a + b"), exec_command("rm .codex/hooks.json")],
+                             [message("Fixed, and tidied up.")], [message("Done.")]], log)
+    stops = run.stops()
+    assert stops and stops[0]["exit"] == 2, [c["exit"] for c in stops]
+    assert "hooks in .codex/hooks.json" in run.texts()[2]
+    assert world.check_runs() == 0
+    status = world.donegate("status", check=False)
+    assert status.returncode == 1 and "hooks in .codex/hooks.json are gone" in status.stdout, status.stdout

@@ -275,3 +275,28 @@ def test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it
     assert "decision" not in run.answers("AfterAgent")[-1]  # the last stop passed
     assert world.read("verify.sh") == world.git("show", "HEAD:verify.sh"), "the operator's check is back"
     assert world.check_runs() == 1, "only the operator's check ran, once, on the right fix"
+
+
+def test_a_long_check_budget_gets_a_stop_hook_limit_the_host_accepts_and_keeps(world):
+    """With a 900 s budget, install writes an AfterAgent limit past it (in milliseconds, as Gemini counts);
+    Gemini loads it and runs the gate as before (a refusal, then a pass), and doctor finds no limit too short."""
+    world.env["DONEGATE_VERIFY_TIMEOUT"] = "900"
+    log = gated(world)
+    run = gemini(world, fix_after_refusal(world), log)
+    assert run.attempts() == ["1 of 3"] and "decision" not in run.answers("AfterAgent")[-1], run.done.stderr
+    limit = json.loads((world.repo / ".gemini" / "settings.json").read_text())["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"]
+    assert limit >= 930_000
+    assert "hook timeout" not in world.donegate("doctor", check=False).stdout
+
+
+def test_removing_the_hook_settings_is_refused_and_status_says_the_hooks_are_gone(world):
+    """The right fix, then the agent removes .gemini/settings.json with a shell command: the stop Gemini still
+    runs (it read its hooks at the start) is refused, and `status` says the hooks are gone."""
+    log = gated(world)
+    calc = str(world.repo / "calc.py")
+    run = gemini(world, [[write_file(calc, RIGHT), shell("rm .gemini/settings.json")],
+                         [text("Fixed, and tidied up.")], [text("Done.")]], log)
+    assert run.refusals() and "hooks in .gemini/settings.json" in run.refusals()[0], run.answers("AfterAgent")
+    assert world.check_runs() == 0
+    status = world.donegate("status", check=False)
+    assert status.returncode == 1 and "hooks in .gemini/settings.json are gone" in status.stdout, status.stdout
