@@ -115,17 +115,22 @@ DEEP_OUTPUT = ("ip = get_ipython()\n"
                "pub.session.send(pub.pub_socket, 'display_data', content=raw, parent=pub.parent_header, ident=pub.topic)\n")
 
 
+def solution_with(source: str, folder: Path) -> Path:
+    """lab01's full solution with one more ordinary cell (`source`) after its first answer, saved in `folder`."""
+    import json
+    nb = json.loads((FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb").read_text(encoding="utf-8"))
+    nb["cells"].insert(5, {"cell_type": "code", "execution_count": None, "id": "one-more-cell", "metadata": {},
+                           "outputs": [], "source": source.splitlines(keepends=True)})
+    mine = folder / f"{LAB01}.ipynb"
+    mine.write_text(json.dumps(nb), encoding="utf-8")
+    return mine
+
+
 def test_an_output_nested_too_deep_to_read_is_a_note_not_a_failed_run(tmp_path):
     """A cell that sends the grader a display 100,000 levels deep (raw bytes, past the kernel's own JSON writer):
     reading it overflows the grader's JSON reader, which used to end the whole autograde run in a RecursionError.
     Now the output is a note in its place, and the notebook is graded: the full solution keeps its 22."""
-    import json
-    nb = json.loads((FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb").read_text(encoding="utf-8"))
-    nb["cells"].insert(5, {"cell_type": "code", "execution_count": None, "id": "deep-output", "metadata": {},
-                           "outputs": [], "source": DEEP_OUTPUT.splitlines(keepends=True)})
-    mine = tmp_path / f"{LAB01}.ipynb"
-    mine.write_text(json.dumps(nb), encoding="utf-8")
-    result, _ = run_check(mine, None, tmp_path / "progress.json")
+    result, _ = run_check(solution_with(DEEP_OUTPUT, tmp_path), None, tmp_path / "progress.json")
     assert (result.score, result.exit_code) == (22, 0)
 
 
@@ -141,16 +146,9 @@ def test_a_flood_of_outputs_and_a_full_disk_end_in_notes_in_the_kernel_s_run(tmp
     """A cell that displays 5,000 outputs and then writes 300 MB into its working folder: the kernel's run keeps
     the cell's first MAX_CELL_OUTPUTS outputs and a note saying so, the folder's quota ends the writing with
     'No space left on device', and the full solution around it keeps its 22."""
-    import json
-
     from donegate.sandbox import CUT_OUTPUTS, MAX_CELL_OUTPUTS, SANDBOX_WORK_BYTES
     assert SANDBOX_WORK_BYTES < 300 * 2 ** 20
-    nb = json.loads((FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb").read_text(encoding="utf-8"))
-    nb["cells"].insert(5, {"cell_type": "code", "execution_count": None, "id": "flood-and-fill", "metadata": {},
-                           "outputs": [], "source": FLOOD_AND_FILL.splitlines(keepends=True)})
-    mine = tmp_path / f"{LAB01}.ipynb"
-    mine.write_text(json.dumps(nb), encoding="utf-8")
-    result, _ = run_check(mine, None, tmp_path / "progress.json")
+    result, _ = run_check(solution_with(FLOOD_AND_FILL, tmp_path), None, tmp_path / "progress.json")
     assert (result.score, result.exit_code) == (22, 0)
     page = result.feedback.read_text(encoding="utf-8")
     assert CUT_OUTPUTS.format(MAX_CELL_OUTPUTS) in page

@@ -432,6 +432,7 @@ def _parents() -> dict[int, int]:
     return found
 
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a11b
 def end_adopted(known: set[int]) -> int:
     """End every child of this process that is not in `known` (adopted since), with all its descendants, and
     collect them; returns how many processes were ended."""
