@@ -694,14 +694,14 @@ def _script_problem(self: StopGate, state: Mapping) -> str:
     advice whatever the agent did to it, and advice the gate's tool hook allows."""
     import shlex
     script, base = self._script(), TreeState.from_json(state["baseline"])
-    how = ("was deleted" if not os.path.lexists(script) else "is no longer an executable file (chmod -x?)"
-           if not self._script_armed() else "was changed in this session")
+    how = ("it was deleted" if not os.path.lexists(script) else "it is no longer an executable file (chmod -x?)"
+           if not self._script_armed() else "it was changed in this session")
     first = base.entries.get(SCRIPT_NAME)  # None: as committed at the start
     copy = self.blob_dir / first[1] if first else None
     back = (f"git checkout {base.head[:12]} -- {SCRIPT_NAME}" if first is None
             else f"rm -f {SCRIPT_NAME}; cp {shlex.quote(str(copy))} {SCRIPT_NAME}" if copy.is_file()
             else f"put back the {SCRIPT_NAME} this session started with")
-    return (f"The acceptance script {SCRIPT_NAME} was executable when the session started and now {how}. "
+    return (f"The acceptance script {SCRIPT_NAME} was executable when the session started; since then {how}. "
             f"The check belongs to the operator, and changing it does not finish the work: restore it "
             f"({back}; chmod +x {SCRIPT_NAME}) and fix the code instead.")
 
