@@ -1169,8 +1169,11 @@ def test_stripping_the_hook_settings_is_a_disarmed_stop_that_status_and_doctor_r
     assert "hooks in .claude/settings.json" in answer(done)["reason"] and repo.runs() == 0
     status = repo.run("status")
     assert status.returncode == 1 and "hooks in .claude/settings.json are gone" in status.stdout, status.stdout
-    assert "claude-code  not installed" in repo.run("doctor").stdout
+    doctor = repo.run("doctor")
+    assert "claude-code  not installed" in doctor.stdout and "hooks gone   .claude/settings.json" in doctor.stdout
+    assert doctor.returncode == 1
     assert repo.run("install", "--host", "claude-code").returncode == 0
+    assert "hooks gone" not in repo.run("doctor").stdout
     assert repo.stop(active=True).returncode == 0 and repo.runs() == 1
     assert repo.run("status").returncode == 0
 

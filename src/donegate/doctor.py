@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .hosts import HOSTS, SETTINGS_FILES, hook_entries, hook_executable, stops_seen
+from .realhosts import SessionGate
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, find_repo
 
 # %% auto #0
@@ -341,7 +342,13 @@ def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
     what = "no session has started here yet: the first SessionStart takes the baseline"
     if sessions:  # the newest session's gate says what its next stop would do, by the stop's own rules
         try:
-            what = StopGate(root, json.loads(sessions[-1].read_text())["session"], settings).preview()
+            state = json.loads(sessions[-1].read_text())
+            what = StopGate(root, state["session"], settings).preview()
+            gone = SessionGate(root, state["session"], settings).hooks_gone(state)
+            if gone:
+                problems += 1
+                out(f"hooks gone   {', '.join(gone)}: the last session here started with the gate's hooks there and "
+                    "they are gone now, so the next session runs ungated (`donegate install --host ...`)")
         except (ValueError, KeyError, GateError) as exc:
             problems += 1
             what = f"PROBLEM: the state file {sessions[-1]} cannot be used ({exc}); delete it to take a new baseline"
