@@ -1334,3 +1334,15 @@ def test_a_repository_made_again_at_the_same_path_inherits_nothing_from_the_old_
     done = repo.stop(active=False)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), done.stdout + done.stderr
     assert repo.run("status").returncode == 0
+
+
+def test_status_reads_past_a_damaged_session_file_of_the_repository(gated):
+    """A state file that cannot be read belongs to no repository: `status` answers from the readable ones."""
+    repo = gated()
+    repo.write("app.py", FIXED)
+    assert repo.stop(active=False).returncode == 0
+    (newest,) = (repo.state / "sessions").glob("*.json")
+    (newest.parent / ("damaged--" + newest.name.split("--", 1)[1])).write_text("{not json")
+    newest.touch()
+    done = repo.run("status")
+    assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr

@@ -653,6 +653,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts._parents': ('gate_in_real_hosts.html#_parents', 'donegate/realhosts.py'),
                                     'donegate.realhosts._prompt_unless_ours': ( 'gate_in_real_hosts.html#_prompt_unless_ours',
                                                                                 'donegate/realhosts.py'),
+                                    'donegate.realhosts._readable_state': ( 'gate_in_real_hosts.html#_readable_state',
+                                                                            'donegate/realhosts.py'),
                                     'donegate.realhosts._record_end': ('gate_in_real_hosts.html#_record_end', 'donegate/realhosts.py'),
                                     'donegate.realhosts._start_late': ('gate_in_real_hosts.html#_start_late', 'donegate/realhosts.py'),
                                     'donegate.realhosts._start_noting_hooks': ( 'gate_in_real_hosts.html#_start_noting_hooks',

@@ -388,7 +388,9 @@ def stop_timeouts(root: Path) -> dict[str, float | None]:
 def fit_timeouts(name: str, entries: list, limit: int | None) -> list[str]:
     """Raise a shorter time limit on the gate's own hook `entries` to `limit` (as the host counts it); the changes."""
     changes = []
-    for hook in (h for e in entries for h in e.get("hooks", ()) if limit is not None):
+    if limit is None:
+        return changes
+    for hook in (h for e in entries for h in e.get("hooks", ())):
         if not isinstance(hook.get("timeout"), (int, float)) or hook["timeout"] < limit:
             changes.append(f"raised {name}'s time limit from {hook.get('timeout', 'the default')} to {limit}")
             hook["timeout"] = limit

@@ -304,6 +304,15 @@ def repository_id(root: Path) -> str:
     return ""
 
 
+def _readable_state(path: Path) -> dict:
+    """A session's state file as a dict; one that cannot be read is the state of no repository."""
+    try:
+        state = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"repo_id": "unreadable"}
+    return state if isinstance(state, dict) else {"repo_id": "unreadable"}
+
+
 def same_repository_id(state: Mapping, root: Path) -> bool:
     """Was `state` (a session's) taken in the repository now at `root`? States from before ids say yes."""
     return state.get("repo_id") in (None, "", repository_id(root))
@@ -537,7 +546,7 @@ def status_command(repo: str | os.PathLike = ".") -> int:
         settings = Settings.from_env()
         sessions = sorted((Path(settings.state_dir) / "sessions").glob(f"*--{repo_key(root)}.json"),
                           key=lambda p: p.stat().st_mtime)
-        sessions = [p for p in sessions if same_repository_id(json.loads(p.read_text()), root)]
+        sessions = [p for p in sessions if same_repository_id(_readable_state(p), root)]
         if not sessions:
             print(f"no gated session in {root}: the gate has not run here (`donegate doctor` says why)")
             return 2

@@ -98,19 +98,13 @@ def file_identity(root: Path, rel: str, algorithm: str = "sha1", st: os.stat_res
 
 def stream_blob_id(f, algorithm: str = "sha1", chunk: int = 1 << 20) -> str:
     """blob_id of an open file's content, read a megabyte at a time (a 200 MB file costs no 200 MB of memory).
-    Git's header carries the length, taken from the open file; one that grows or shrinks while it is read is
-    read again from the start."""
-    for _ in range(3):
-        f.seek(0)
-        size, h, seen = os.fstat(f.fileno()).st_size, hashlib.new(algorithm), 0
-        h.update(b"blob %d\0" % size)
-        while seen <= size and (block := f.read(chunk)):
-            h.update(block)
-            seen += len(block)
-        if seen == size:
-            return h.hexdigest()
-    f.seek(0)
-    return blob_id(f.read(), algorithm)  # still changing: hash one whole reading of it
+    Git's header carries the length, taken from the open file. A file written while it is read gets an id
+    that matches no content, which is what it is: the next stop reads it again."""
+    size, h = os.fstat(f.fileno()).st_size, hashlib.new(algorithm)
+    h.update(b"blob %d\0" % size)
+    while block := f.read(chunk):
+        h.update(block)
+    return h.hexdigest()
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-401
 @dataclass(frozen=True)

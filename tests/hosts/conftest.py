@@ -174,3 +174,8 @@ def capture_hooks(world: HostWorld) -> Path:
 
 def hook_calls(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+def restore_advice(words: str) -> str:
+    """The commands a disarmed stop's refusal tells the agent to run to restore the check."""
+    return words.split("restore it (", 1)[1].split(")", 1)[0]

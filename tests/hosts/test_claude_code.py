@@ -15,7 +15,7 @@ import pytest
 
 from claude_server import ApiError, ClaudeServer, Request, ScriptItem, bash, edit, newest_user_text, text, \
     tool_results, tool_use
-from conftest import HostWorld, capture_hooks, cli_path, hook_calls, run_cli
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, restore_advice, run_cli
 
 pytestmark = pytest.mark.hosts
 
@@ -388,11 +388,6 @@ def test_the_check_runs_without_the_model_key_and_writes_no_bytecode(world):
 # -- what an agent can do to the gate itself ---------------------------------------------------------
 
 REWRITE = "printf '#!/bin/sh\\nexit 0\\n' > verify.sh"
-
-
-def restore_advice(words: str) -> str:
-    """The commands a disarmed stop's refusal tells the agent to run to restore the check."""
-    return words.split("restore it (", 1)[1].split(")", 1)[0]
 
 
 def rewritten_check(world: HostWorld, seen: dict[str, str]) -> Run:

@@ -16,7 +16,7 @@ import pytest
 
 from codex_server import CodexServer, Item, Request, Turn, apply_patch, codex_home, exec_command, message, \
     update_file
-from conftest import HostWorld, capture_hooks, cli_path, hook_calls, run_cli
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, restore_advice, run_cli
 
 from donegate.doctor import codex_hook_keys
 
@@ -301,7 +301,7 @@ def rewritten_check(world: HostWorld, seen: dict[str, str]) -> Run:
     log = gated(world)
 
     def follow_the_advice(request: Request) -> list[Item]:
-        seen["advice"] = request.text().split("restore it (", 1)[1].split(")", 1)[0]
+        seen["advice"] = restore_advice(request.text())
         return [exec_command(seen["advice"])]
 
     turns: list[Turn] = [[patch_add(WRONG, "    return a * b"), exec_command("printf '#!/bin/sh\\nexit 0\\n' > verify.sh")],

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import HostWorld, capture_hooks, cli_path, hook_calls, run_cli
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, restore_advice, run_cli
 from gemini_server import (
     GeminiServer,
     Request,
@@ -256,7 +256,7 @@ def rewritten_check(world: HostWorld, seen: dict[str, str]) -> list[ScriptItem]:
     calc = str(world.repo / "calc.py")
 
     def follow_the_advice(request: Request) -> list:
-        seen["advice"] = newest_user_text(request).split("restore it (", 1)[1].split(")", 1)[0]
+        seen["advice"] = restore_advice(newest_user_text(request))
         return [shell(seen["advice"])]
 
     return [[text("Multiply, and make the check agree."), replace(calc, WRONG, "    return a * b"),
