@@ -165,8 +165,9 @@ def test_the_address_jupyterlab_prints_opens_your_copy_of_chapter_00(page, lab):
         tab.first.hover()  # the tab's tooltip names the file's path
         other.wait_for_function("t => (t.title || '').includes('work/chapters/00_start_here.ipynb')",
                                 arg=tab.first.element_handle(), timeout=10_000)
-        other.locator(".jp-NotebookPanel:visible .jp-Cell").first.wait_for(timeout=60_000)
-        assert "Start here" in other.locator(".jp-NotebookPanel:visible").first.inner_text()
+        panel = other.locator(f"[id='{tab.first.get_attribute('data-id')}']")
+        panel.locator(".jp-Cell").first.wait_for(timeout=60_000)
+        expect(panel).to_contain_text("Start here", timeout=60_000)
         other.screenshot(path=str(work / "printed-address.png"))
     finally:
         context.close()
@@ -264,10 +265,11 @@ def test_the_file_browser_reaches_a_lab_with_no_validate_button_of_nbgrader(page
         item.first.dblclick(timeout=30_000)
     tab = page.locator(".lm-TabBar-tab", has_text="lab01-fail-open-hooks.ipynb")
     tab.first.wait_for(timeout=60_000)
-    panel = page.locator(".jp-NotebookPanel:visible")
+    # The tab names its own panel (data-id): while the tabs switch, the chapter's panel may still be visible too.
+    panel = page.locator(f"[id='{tab.first.get_attribute('data-id')}']")
     panel.locator(".jp-Cell").first.wait_for(timeout=60_000)
-    assert "Lab 01" in panel.first.inner_text()
-    toolbar = panel.first.locator(".jp-Toolbar").first.inner_text()
+    expect(panel).to_contain_text("Lab 01", timeout=60_000)
+    toolbar = panel.locator(".jp-Toolbar").first.inner_text()
     assert "Validate" not in toolbar, toolbar
     (lab[1] / "lab01.png").write_bytes(page.screenshot())
 
