@@ -496,6 +496,48 @@ def test_codex_blocks_a_stop_like_claude_code(gated):
     assert answer(done) == {"decision": "block", "reason": done.stderr.strip()}
 
 
+def test_a_hand_over_on_codex_is_relayed_in_the_agents_last_message(gated):
+    """Headless Codex shows the person no hook output, only the agent's last message: the hand-over is refused
+    once more with its line to end on, and the next stop of the turn checks the last message for it; a message
+    without it gets the request once more, then the hand-over ends the turn anyway (noting it). A new turn
+    drops a pending request (a new turn id, or a new prompt). Claude Code hands over at once where a person
+    attends the session, and relays where it says nobody does."""
+    repo = gated("codex")
+    repo.write("app.py", broken())
+
+    def stop(said: str, turn: str = "turn-1", host: str = "codex", **env: str) -> subprocess.CompletedProcess:
+        return repo.hook("stop", host, env, stop_hook_active=True, last_assistant_message=said, turn_id=turn)
+
+    assert stop("Fixed.").returncode == 2  # the check fails: a refusal
+    relay = stop("Fixed.")  # nothing changed since: the hand-over, relayed
+    assert relay.returncode == 2 and repo.runs() == 1
+    request = answer(relay)["reason"]
+    line = request.splitlines()[-1]
+    assert "HANDED OVER UNVERIFIED" in line and "nothing changed since the last failed check" in line
+    assert "request 1 of 2" in request
+    status = repo.run("status")
+    assert status.returncode == 1 and "unverified" in status.stdout, "the verdict is recorded before the request"
+    again = stop("All done, everything passes.")  # the agent did not relay it: asked once more
+    assert again.returncode == 2 and "request 2 of 2" in answer(again)["reason"] and repo.runs() == 1
+    done = stop(f"I could not finish.\n{line}\nPlease look.")
+    assert done.returncode == 0 and "HANDED OVER UNVERIFIED" in answer(done)["systemMessage"]
+    assert "did not end with" not in answer(done)["systemMessage"]
+    # two requests not honoured: the hand-over ends the turn and says so
+    assert "request 1 of 2" in answer(stop("Fixed.", "turn-2"))["reason"]
+    assert "request 2 of 2" in answer(stop("Still fine.", "turn-2"))["reason"]
+    ended = stop("Really fine.", "turn-2")
+    assert ended.returncode == 0 and "did not end with the hand-over's line" in answer(ended)["systemMessage"]
+    # a request left pending by a turn that ended another way is dropped: the next turn's starts at 1 again
+    assert "request 1 of 2" in answer(stop("Fixed.", "turn-3"))["reason"]
+    assert "request 1 of 2" in answer(stop("Fixed.", "turn-4"))["reason"]
+    assert repo.runs() == 1
+    # Claude Code with a person there shows the systemMessage: no relay; `claude -p` (unattended) is relayed
+    assert "HANDED OVER" in answer(stop("Fixed.", host="claude-code"))["systemMessage"]
+    assert "request 1 of 2" in answer(stop("Fixed.", host="claude-code", CLAUDE_CODE_SESSION_ATTENDED="0"))["reason"]
+    assert repo.hook("user-prompt", "claude-code", None, prompt="Now tidy the README.").returncode == 0
+    assert "request 1 of 2" in answer(stop("Fixed.", host="claude-code", CLAUDE_CODE_SESSION_ATTENDED="0"))["reason"]
+
+
 def test_codex_denies_a_protected_write_like_claude_code(repo):
     done = repo.hook("pre-tool-use", "codex", tool_name="Write",
                      tool_input={"file_path": str(repo.root / "tests/test_x.py"), "content": "def test(): pass\n"})

@@ -361,7 +361,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     files, before = [], None
     if call is not None:
         try:
-            from donegate.realhosts import session_record, session_repository, tool_marker
+            from donegate.realhosts import relay_file, session_record, session_repository, tool_marker
             from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
             record = session_repository(state_dir, call.session)
@@ -369,7 +369,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
                 raise ValueError("the session's repository is another, or it gates more trees: no memo")
             files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
                                               session_record(state_dir, call.session),
-                                              tool_marker(state_dir, call.session))]
+                                              tool_marker(state_dir, call.session), relay_file(state_dir, call.session))]
             reading = reading or Reading(call.root, env)
             before = record_state(call, reading)
         except Exception:

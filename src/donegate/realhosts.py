@@ -11,7 +11,7 @@ import os
 import stat
 import subprocess
 import time
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -20,11 +20,12 @@ from .stopgate import (TAG, GateError, Settings, StopGate, TreeState, Verdict, a
                                snapshot, write_private, _first_line, _names, _utc_now)
 
 # %% auto #0
-__all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'HashCache', 'session_record', 'remember_session',
-           'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline', 'tool_marker',
-           'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id',
-           'gate_hooks', 'hooks_gone', 'end_adopted', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
-           'typed_payload', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
+__all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'RELAY_TRIES', 'HashCache', 'session_record',
+           'remember_session', 'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline',
+           'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id',
+           'same_repository_id', 'gate_hooks', 'hooks_gone', 'end_adopted', 'count_stop', 'stops_seen',
+           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
+           'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -599,6 +600,69 @@ def typed_payload(payload: Mapping[str, Any]) -> dict:
     return {key: value for key, value in payload.items()
             if key not in PAYLOAD_TYPES or isinstance(value, PAYLOAD_TYPES[key])}
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r1
+RELAY_TRIES = 2
+
+
+def relayed_host(host: str, env: Mapping[str, str] | None = None) -> bool:
+    """Does this run of `host` show the person none of a hook's words? Codex cannot tell a headless run from
+    its screen (so always); Claude Code says so: CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`."""
+    env = os.environ if env is None else env
+    return host == "codex" or (host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0")
+
+
+def relay_file(state_dir: Path, session: str) -> Path:
+    return Path(state_dir) / "relay" / f"{safe_key(session)}.json"
+
+
+def _relay_request(line: str, tries: int) -> str:
+    return (f"{TAG} Message from the acceptance check, not from the user. The gate hands this work over to a "
+            "person, UNVERIFIED, and this host will not show them the gate's words. Make no further change. End "
+            f"your turn now with a final message that contains this line exactly (request {tries} of "
+            f"{RELAY_TRIES}):\n{line}")
+
+
+def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict) -> Verdict:
+    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line; any
+    other verdict, or one that cannot be kept for the next stop, is returned as it is. `turn`: what tells this
+    turn from the next ([the host's turn id, the stretch of work], section 9)."""
+    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked"):
+        return verdict
+    line = " ".join(verdict.message.splitlines()[0].split())
+    kept = {"line": line, "turn": turn, "tries": 1, "verdict": asdict(verdict)}
+    try:
+        write_private(relay_file(state_dir, session), json.dumps(kept))
+    except OSError:
+        return verdict
+    return Verdict("block", verdict.status, "relay", _relay_request(line, 1), changed=verdict.changed)
+
+
+def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdict | None:
+    """The stop after a relay request in the same turn: the kept hand-over once the agent's last message holds
+    its line (or after RELAY_TRIES requests, noting that it does not), else the request again. None when no
+    request is pending for this turn."""
+    path = relay_file(state_dir, session)
+    try:
+        kept = json.loads(path.read_text())
+        pending = kept["turn"] == turn and isinstance(kept["verdict"], dict)
+    except (OSError, ValueError, TypeError, KeyError):
+        pending = False
+    if not pending:
+        path.unlink(missing_ok=True)  # none pending, one from a turn that ended another way, or unreadable
+        return None
+    fields = dict(kept["verdict"], changed=tuple(kept["verdict"]["changed"]),
+                  warnings=tuple(kept["verdict"]["warnings"]))
+    relayed = kept["line"] in " ".join(claim.split())
+    if relayed or kept["tries"] >= RELAY_TRIES:
+        path.unlink(missing_ok=True)
+        note = () if relayed else (f"{TAG} The agent did not end with the hand-over's line after {RELAY_TRIES} "
+                                   "requests; `donegate status` says what the gate decided.",)
+        return Verdict(**dict(fields, warnings=(*fields["warnings"], *note)))
+    kept["tries"] += 1
+    write_private(path, json.dumps(kept))
+    return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"]),
+                   changed=fields["changed"])
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-802
 def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
     """Take the session's baseline at its start; the note for the person when it carries an earlier
@@ -620,16 +684,22 @@ def turn_failed(gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> Non
 
 def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], settings: Settings, host: str,
                  env: Mapping[str, str] | None) -> Verdict:
-    """Decide a stop on every tree; the worst verdict, counted in stops.log. A decided stop clears the count
-    of the gate's own errors (section 10)."""
+    """Decide a stop on every tree; the worst verdict (relayed where the host shows the person nothing, 9.1),
+    counted in stops.log. A decided stop clears the count of the gate's own errors (section 10)."""
     active = payload.get("stop_hook_active")
     claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
              or transcript_claim(payload.get("transcript_path")))
-    verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
+    turn = [payload.get("turn_id"), (gates[0]._load() or {}).get("stretch")]  # a new prompt: a new stretch
+    relayed = relayed_stop(settings.state_dir, gates[0].session_id, turn, str(claim)) \
+        if relayed_host(host, env) else None  # 9.1: a hand-over this run will not show, still being relayed
+    if relayed is None:
+        verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
+        relayed = _worst(verdicts)
+        if relayed_host(host, env):
+            relayed = relay_hand_over(settings.state_dir, gates[0].session_id, turn, relayed)
     _error_file(gates[0].session_id, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
-    worst = _worst(verdicts)
-    count_stop(settings.state_dir, host, gates[0].root, worst.exit)
-    return worst
+    count_stop(settings.state_dir, host, gates[0].root, relayed.exit)
+    return relayed
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-901
 def _error_file(session: str, env: Mapping[str, str] | None) -> Path:

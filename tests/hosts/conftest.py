@@ -176,6 +176,12 @@ def hook_calls(log: Path) -> list[dict]:
     return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
 
 
+def relay_line(words: str) -> str:
+    """The line a relay request (a hand-over on a run that shows the person no hook output) asks the agent to
+    end its turn with."""
+    return words.split(" of 2):", 1)[1].strip().splitlines()[0]
+
+
 def restore_advice(words: str) -> str:
     """The commands a disarmed stop's refusal tells the agent to run to restore the check."""
     return words.split("restore it (", 1)[1].split(")", 1)[0]

@@ -15,7 +15,7 @@ import pytest
 
 from claude_server import ApiError, ClaudeServer, Request, ScriptItem, bash, edit, newest_user_text, text, \
     tool_results, tool_use
-from conftest import HostWorld, capture_hooks, cli_path, hook_calls, restore_advice, run_cli
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, relay_line, restore_advice, run_cli
 
 pytestmark = pytest.mark.hosts
 
@@ -112,6 +112,12 @@ def calc(world: HostWorld) -> str:
 
 
 # -- the scenarios ---------------------------------------------------------------------------------
+def relay(request: Request) -> list:
+    """The model doing what the gate's relay request asks (`claude -p` shows the person only its last words):
+    its last message carries the hand-over's line."""
+    return [text(f"I could not make the check pass.\n{relay_line(newest_user_text(request))}")]
+
+
 def fix_after_refusal(world: HostWorld) -> Run:
     log = gated(world)
     return play(world, log, [[text("Fixing add."), edit(calc(world), WRONG, "a * b")], [text("Done, add is fixed.")],
@@ -124,12 +130,12 @@ def budget(world: HostWorld) -> Run:
     script: list[ScriptItem] = []
     for old, new in zip(wrong, wrong[1:]):
         script += [[edit(calc(world), old, new)], [text("Done.")]]
-    return play(world, log, script)
+    return play(world, log, [*script, relay])
 
 
 def no_change(world: HostWorld) -> Run:
     log = gated(world)
-    return play(world, log, [[edit(calc(world), WRONG, "a * b")], [text("Done.")], [text("Done, as I said.")]])
+    return play(world, log, [[edit(calc(world), WRONG, "a * b")], [text("Done.")], [text("Done, as I said.")], relay])
 
 
 def protected_test(world: HostWorld, seen: dict[str, str]) -> Run:
@@ -181,13 +187,13 @@ def worktree_tool(world: HostWorld) -> Run:
     log = gated(world)
     return play(world, log, [[tool_use("ToolSearch", query="select:EnterWorktree")],
                              [tool_use("EnterWorktree", name=WORKTREE)],
-                             [bash("sed -i 's/a - b/a * b/' calc.py")], [text("Done.")], [text("Done.")]])
+                             [bash("sed -i 's/a - b/a * b/' calc.py")], [text("Done.")], [text("Done.")], relay])
 
 
 def worktree_session(world: HostWorld, commit: bool) -> Run:
     """`claude -w NAME`: the session runs in a new worktree made from HEAD."""
     log = gated(world, commit=commit)
-    return play(world, log, [[bash("sed -i 's/a - b/a * b/' calc.py")], [text("Done.")], [text("Done.")]],
+    return play(world, log, [[bash("sed -i 's/a - b/a * b/' calc.py")], [text("Done.")], [text("Done.")], relay],
                 "-w", WORKTREE)
 
 
@@ -196,7 +202,7 @@ def resumed(world: HostWorld) -> tuple[Run, Run]:
     log = gated(world)
     with ClaudeServer([[edit(calc(world), WRONG, "a * b")]]) as server:
         first = claude(world, server, log, "--max-turns", "1")
-        server.then([text("All done.")], [text("All done, really.")])
+        server.then([text("All done.")], [text("All done, really.")], relay)
         second = claude(world, server, log, "--resume", first.session_id, prompt="Are you done?")
     return first, second
 
@@ -204,7 +210,7 @@ def resumed(world: HostWorld) -> tuple[Run, Run]:
 def forked(world: HostWorld) -> tuple[Run, Run]:
     """A refused and handed-over wrong fix, then `--resume ID --fork-session` where the model only talks."""
     log = gated(world)
-    with ClaudeServer([[edit(calc(world), WRONG, "a * b")], [text("Done.")], [text("Done.")]]) as server:
+    with ClaudeServer([[edit(calc(world), WRONG, "a * b")], [text("Done.")], [text("Done.")], relay]) as server:
         first = claude(world, server, log)
         server.then([text("All done.")], [text("All done, really.")])
         second = claude(world, server, log, "--resume", first.session_id, "--fork-session", prompt="Are you done?")
@@ -239,18 +245,21 @@ def test_a_wrong_fix_is_refused_and_the_model_gets_the_failing_lines(world):
 def test_three_refusals_then_the_work_is_handed_over_unverified(world):
     run = budget(world)
     assert run.done.returncode == 0, run.done.stderr
-    assert run.stop_exits() == [2, 2, 2, 0]
-    assert [("attempt %d of 3" % n) in t for n, t in enumerate(run.after_refusal(), 1)] == [True] * 3
+    assert run.stop_exits() == [2, 2, 2, 2, 0]
+    assert [("attempt %d of 3" % n) in t for n, t in enumerate(run.after_refusal()[:3], 1)] == [True] * 3
     assert world.check_runs() == 4
     shown = [e for e in run.events if e.get("type") == "system" and e.get("subtype") == "informational"]
     assert shown and "HANDED OVER UNVERIFIED" in shown[-1]["content"] and "retry budget" in shown[-1]["content"]
+    # `claude -p` (unattended): the relay puts the hand-over in the last words, all the text output shows
+    result = run.events[-1]
+    assert result["type"] == "result" and "HANDED OVER UNVERIFIED" in result["result"], result
     after = status(world)
     assert after.returncode == 1 and "unverified" in after.stdout, after.stdout + after.stderr
 
 
 def test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once(world):
     run = no_change(world)
-    assert run.stop_exits() == [2, 0]
+    assert run.stop_exits() == [2, 2, 0]
     assert world.check_runs() == 1, "nothing changed after the failed check, so it must not run again"
     assert "nothing changed since the last failed check" in run.notices()
 
@@ -305,7 +314,7 @@ def test_a_worktree_session_with_committed_settings_is_gated(world):
     run = worktree_session(world, commit=True)
     tree = world.repo / ".claude" / "worktrees" / WORKTREE
     assert run.hooks("session-start")[0]["payload"]["cwd"] == str(tree)
-    assert run.stop_exits() == [2, 0]
+    assert run.stop_exits() == [2, 2, 0]
     assert "test_add" in run.after_refusal()[0]
 
 
@@ -326,14 +335,14 @@ def test_a_resumed_session_keeps_its_baseline(world):
     starts = second.hooks("session-start")
     assert [c["payload"]["source"] for c in starts] == ["resume"]
     assert starts[0]["payload"]["session_id"] == first.session_id
-    assert second.stop_exits() == [2, 0], "the wrong fix from the first run is refused in the resumed run"
+    assert second.stop_exits() == [2, 2, 0], "the wrong fix from the first run is refused in the resumed run"
     assert "test_add" in second.after_refusal()[0]
     assert world.check_runs() == 1
 
 
 def test_a_forked_session_does_not_end_the_parents_refused_change_silently(world):
     first, second = forked(world)
-    assert first.stop_exits() == [2, 0]
+    assert first.stop_exits() == [2, 2, 0]
     fork_start = second.hooks("session-start")[0]["payload"]
     assert fork_start["source"] == "fork" and fork_start["session_id"] != first.session_id
     fork_stops = [c for c in second.hooks("stop") if c["payload"]["session_id"] == fork_start["session_id"]]

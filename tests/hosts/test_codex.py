@@ -16,7 +16,7 @@ import pytest
 
 from codex_server import CodexServer, Item, Request, Turn, apply_patch, codex_home, exec_command, message, \
     update_file
-from conftest import HostWorld, capture_hooks, cli_path, hook_calls, restore_advice, run_cli
+from conftest import HostWorld, capture_hooks, cli_path, hook_calls, relay_line, restore_advice, run_cli
 
 from donegate.doctor import codex_hook_keys
 
@@ -125,13 +125,19 @@ def fix_after_refusal(world: HostWorld) -> Run:
 WRONG_FIXES = ("    return a * b", "    return a - b + 1", "    return b - a", "    return a ** b")
 
 
+def relay(request: Request) -> list[Item]:
+    """The model doing what the gate's relay request asks: its last message ends with the hand-over's line."""
+    return [message(f"I could not make the check pass.\n{relay_line(request.text())}")]
+
+
 def budget(world: HostWorld) -> Run:
-    """Four wrong fixes, each followed by a stop: three refusals, then the gate hands the work over."""
+    """Four wrong fixes, each followed by a stop: three refusals, then the gate hands the work over, relayed
+    through the model's last message (the one thing `codex exec` shows the person)."""
     log = gated(world)
     turns: list[Turn] = []
     for old, new in zip((WRONG, *WRONG_FIXES), WRONG_FIXES):
         turns += [[patch_add(old, new)], [message("Fixed.")]]
-    return codex_exec(world, turns, log)
+    return codex_exec(world, [*turns, relay], log)
 
 
 def protected_test_edit(world: HostWorld, seen: list[str] | None = None) -> Run:
@@ -181,20 +187,21 @@ def test_three_refusals_then_the_work_is_handed_over_unverified(world):
     run = budget(world)
 
     stops = run.stops()
-    assert [c["exit"] for c in stops] == [2, 2, 2, 0]
-    assert [c["payload"]["stop_hook_active"] for c in stops] == [False, True, True, True]
+    assert [c["exit"] for c in stops] == [2, 2, 2, 2, 0]
+    assert [c["payload"]["stop_hook_active"] for c in stops] == [False, True, True, True, True]
     for attempt, text in zip((1, 2, 3), run.texts()[2::2]):
         assert f"attempt {attempt} of 3" in text and "test_add" in text
+    assert "UNVERIFIED" in run.texts()[8] and "request 1 of 2" in run.texts()[8]
     handover = json.loads(stops[-1]["stdout"])["systemMessage"]
     assert "HANDED OVER UNVERIFIED" in handover and "retry budget is spent" in handover
-    assert world.check_runs() == 4
-    assert len(run.requests) == 8  # the hand-over ends the run: no further model request
-    # what the person sees: exit 0, the last agent message, and no word of the hand-over
+    assert world.check_runs() == 4, "the relay runs no check"
+    assert len(run.requests) == 9  # the relayed hand-over ends the run: no further model request
+    # what the person sees: exit 0 and the last agent message, which now carries the hand-over
     assert run.done.returncode == 0
-    assert agent_messages(run) == ["Fixed."] * 4
+    said = agent_messages(run)
+    assert said[:4] == ["Fixed."] * 4 and "HANDED OVER UNVERIFIED" in said[-1] and "retry budget is spent" in said[-1]
     assert run.events[-1]["type"] == "turn.completed"
-    assert "HANDED OVER" not in run.done.stdout + run.done.stderr
-    # so a script asks the gate
+    # and a script asks the gate
     status = world.donegate("status", check=False)
     assert status.returncode == 1, status.stdout + status.stderr
     assert "unverified" in status.stdout
@@ -203,14 +210,15 @@ def test_three_refusals_then_the_work_is_handed_over_unverified(world):
 def test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once(world):
     log = gated(world)
     run = codex_exec(world, [[patch_add(WRONG, "    return a * b")], [message("Fixed.")],
-                             [message("I am sure it is fixed.")]], log)
+                             [message("I am sure it is fixed.")], relay], log)
 
     stops = run.stops()
-    assert [c["exit"] for c in stops] == [2, 0]
+    assert [c["exit"] for c in stops] == [2, 2, 0]
     handover = json.loads(stops[-1]["stdout"])["systemMessage"]
     assert "HANDED OVER UNVERIFIED" in handover and "nothing changed since the last failed check" in handover
+    assert "nothing changed since the last failed check" in agent_messages(run)[-1]
     assert world.check_runs() == 1
-    assert len(run.requests) == 3
+    assert len(run.requests) == 4
     assert run.done.returncode == 0
     status = world.donegate("status", check=False)
     assert status.returncode == 1 and "unverified" in status.stdout, status.stdout + status.stderr
