@@ -242,25 +242,30 @@ def test_pass_stamp_sees_every_untracked_file_with_no_cap(repo):
     assert repo.runs() == 2
 
 
-def test_files_the_check_writes_are_not_changes_after_a_pass(make_repo):
-    repo = make_repo(check="date +%s%N >> check.log\n" + STATUS_CHECK)
+def test_what_the_check_writes_where_git_ignores_it_is_not_a_change(make_repo):
+    """The tree is read once per stop, before the check: a report the check writes into an ignored folder
+    leaves the stamped state as it was (after a pass) and the failed one too (no change: hand over)."""
+    for check, first, second in ((STATUS_CHECK, fix, "already_verified"), (STATUS_CHECK, None, "no_change")):
+        repo = make_repo(f"repo-{second}", check="mkdir -p reports; date +%s%N >> reports/check.log\n" + check,
+                         files={".gitignore": "reports/\n"})
+        gate = repo.started()
+        (first or (lambda r: still_broken(r, 1)))(repo)
+        assert gate.on_stop(False).exit == ("passed" if first else "check_failed")
+        assert repo.path("reports/check.log").exists()
+        assert gate.on_stop(True).exit == second
+        assert repo.runs() == 1
+
+
+def test_a_state_the_check_itself_changed_is_checked_again_never_stamped(make_repo):
+    """A check that changes a file git sees (here: it rewrites app.py after the tests ran) leaves a state no
+    check ran on. The stamp is the state the check ran on, so the next stop runs the check again."""
+    repo = make_repo(check=STATUS_CHECK.replace("  exit 0", "  echo 'STATUS = \"patched\"' >> app.py; exit 0", 1))
     gate = repo.started()
     fix(repo)
     assert gate.on_stop(False).exit == "passed"
-    assert repo.path("check.log").exists()
-    verdict = gate.on_stop(False)
-    assert (verdict.status, verdict.exit) == ("verified", "already_verified")
-    assert repo.runs() == 1
-
-
-def test_files_the_check_writes_are_not_changes_after_a_failure(make_repo):
-    repo = make_repo(check="date +%s%N >> check.log\n" + STATUS_CHECK)
-    gate = repo.started()
-    still_broken(repo, 1)
-    assert gate.on_stop(False).exit == "check_failed"
-    verdict = gate.on_stop(True)
-    assert (verdict.action, verdict.exit) == ("allow", "no_change")
-    assert repo.runs() == 1
+    assert "patched" in repo.path("app.py").read_text()
+    assert gate.on_stop(True).exit == "passed", "the patched state was never checked: it must not read as verified"
+    assert repo.runs() == 2
 
 
 # -- armed / disarmed --------------------------------------------------------------------------
@@ -293,6 +298,29 @@ def test_an_edited_verify_sh_blocks_without_running_even_when_the_edit_looks_har
     verdict = gate.on_stop(False)
     assert (verdict.action, verdict.exit) == ("block", "disarmed")
     assert "changed in this session" in verdict.message and repo.runs() == 0
+
+
+def test_a_script_verify_sh_runs_or_sources_is_the_check_too(make_repo):
+    """verify.sh runs scripts/check.sh and sources scripts/env.sh by name (and names app.py only as data): a
+    session that rewrites either script to pass is disarmed and its version never runs; putting the script
+    back and fixing the work passes; app.py stays the agent's to change."""
+    for victim in ("scripts/check.sh", "scripts/env.sh"):
+        repo = make_repo(victim.split("/")[1].replace(".", "-"), check=". scripts/env.sh\n./scripts/check.sh  # app.py\n",
+                         files={"scripts/check.sh": "#!/bin/sh\n" + STATUS_CHECK, "scripts/env.sh": "CHECKED=1\n"})
+        repo.path("scripts/check.sh").chmod(0o755)
+        repo.commit("the check's scripts")
+        gate = SessionGate(repo.root, "session-1", repo.settings())
+        gate.start()
+        still_broken(repo, 1)
+        assert gate.on_stop(False).exit == "check_failed" and repo.runs() == 1
+        repo.write(victim, "#!/bin/sh\nexit 0\n")
+        verdict = gate.on_stop(True)
+        assert (verdict.action, verdict.exit) == ("block", "disarmed"), verdict
+        assert victim in verdict.message and "git checkout" in verdict.message and repo.runs() == 1
+        repo.git("checkout", "HEAD", "--", victim)
+        fix(repo)
+        repo.write("app.py", 'STATUS = "ok"\n')
+        assert gate.on_stop(True).exit == "passed" and repo.runs() == 2
 
 
 def test_unedited_verify_sh_passes_without_a_warning(repo):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import stat
 import subprocess
 import time
@@ -15,7 +16,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .stopgate import (TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
+from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
                                default_state_dir, file_identity, find_repo, git_dir, repo_key, safe_key,
                                snapshot, write_private, _first_line, _names, _utc_now)
 
@@ -23,7 +24,7 @@ from .stopgate import (TAG, GateError, Settings, StopGate, TreeState, Verdict, a
 __all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'RELAY_TRIES', 'HashCache', 'session_record',
            'remember_session', 'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline',
            'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id',
-           'same_repository_id', 'gate_hooks', 'hooks_gone', 'end_adopted', 'count_stop', 'stops_seen',
+           'same_repository_id', 'gate_hooks', 'hooks_gone', 'check_scripts', 'end_adopted', 'count_stop', 'stops_seen',
            'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
            'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
 
@@ -390,7 +391,8 @@ def gate_hooks(root: Path) -> dict[str, list[str]]:
 def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeState | None = None) -> dict:
     state = StopGate.start(self, source, base)
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
-        state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root))
+        state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
+                     check_scripts=check_scripts(self.root))
         self._save(state)
     return state
 
@@ -403,19 +405,58 @@ def hooks_gone(self: SessionGate, state: Mapping) -> list[str]:
 
 SessionGate.start, SessionGate.hooks_gone = _start_noting_hooks, hooks_gone
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01s
+_SOURCED = re.compile(r"(?:^|[\s;&|(])(?:\.|source)\s+['\"]?([^\s;&|()'\"]+)")
+_WORD = re.compile(r"[\w./@+-]+")
+
+
+def check_scripts(root: Path) -> list[str]:
+    """The files of the repository that its verify.sh runs or sources by name: each executable regular file it
+    names, and each file it sources (`. FILE`, `source FILE`). [] without a readable verify.sh."""
+    try:
+        text = (Path(root) / SCRIPT_NAME).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    sourced = set(_SOURCED.findall(text))
+    found = set()
+    for word in set(_WORD.findall(text)) | sourced:
+        rel = os.path.normpath(word.removeprefix("./").lstrip("/"))
+        path = Path(root) / rel
+        if rel in (SCRIPT_NAME, ".") or rel.startswith(("..", ".git/")) or path.is_symlink() or not path.is_file():
+            continue
+        if word in sourced or os.access(path, os.X_OK):
+            found.add(rel)
+    return sorted(found)
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a02
 def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
     problem = StopGate._integrity(self, state, changes)
     gone = None if problem else self.hooks_gone(state)
     if not gone:
-        return problem
+        return problem or self._scripts_integrity(state, changes)
     return ("disarmed", f"The gate's hooks in {_names(gone)} were removed or changed in this session (git stash -u "
                         "and git clean -fd remove an uncommitted settings file): the next session here would run "
                         "ungated. Put them back (`donegate install` for that host, or `git stash pop`); "
                         "removing the gate does not finish the work.")
 
 
-SessionGate._integrity = _hooks_integrity
+
+def _scripts_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
+    changed = [p for p in state.get("check_scripts") or () if p in changes]
+    if not changed or not state["armed"] or self.settings.verify_command:
+        return None
+    import shlex
+    base = TreeState.from_json(state["baseline"])
+    committed = [p for p in changed if p not in base.entries]  # clean at the start: as committed then
+    back = "; ".join([f"git checkout {base.head[:12]} -- {' '.join(map(shlex.quote, committed))}"] * bool(committed)
+                     + [f"put back the {p} this session started with" for p in changed if p in base.entries])
+    return ("disarmed", f"{_names(changed)}, which {SCRIPT_NAME} runs, changed in this session: the check would no "
+                        f"longer be the operator's, and changing it does not finish the work: restore it ({back}) "
+                        "and fix the code instead.")
+
+
+SessionGate._integrity, SessionGate._scripts_integrity = _hooks_integrity, _scripts_integrity
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a11
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans of this process's descendants are re-parented to it
@@ -636,7 +677,7 @@ def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict)
         return verdict
     return Verdict("block", verdict.status, "relay", _relay_request(line, 1), changed=verdict.changed)
 
-
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r2
 def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdict | None:
     """The stop after a relay request in the same turn: the kept hand-over once the agent's last message holds
     its line (or after RELAY_TRIES requests, noting that it does not), else the request again. None when no

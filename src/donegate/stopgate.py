@@ -641,11 +641,10 @@ StopGate._refused_unrun = _refused_unrun
 def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, changes: Mapping,
            changed: tuple[str, ...], key: str) -> Verdict:
     run = self._run(command, changes)
-    after = snapshot(self.root, self.cache)
     if self.writer is not None:
         self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code, run.output)
     if run.passed:
-        self._write_stamp([now.digest, after.digest], key)
+        self._write_stamp([now.digest], key)
         state.update(blocks=0, last_failure=None, open=None, end=None)
         self._save(state)
         return Verdict("allow", "verified", "passed",
@@ -653,8 +652,7 @@ def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, cha
                        exit_code=0, output=run.output, changed=changed)
     code = "a timeout" if run.exit_code is None else f"exit {run.exit_code}"
     detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
-    return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key,
-                      run=run, after=after)
+    return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key, run=run)
 
 
 StopGate._check = _check
@@ -680,10 +678,9 @@ def _preview(self: StopGate) -> str:
     return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
 
 def _unchanged_since_failure(self: StopGate, state: Mapping, now: TreeState) -> bool:
-    """Is the tree as it was when the last check failed (before the check ran, or after it)?"""
+    """Is the tree as it was when the last failed check ran on it?"""
     failure = state.get("last_failure")
-    return bool(failure) and any(not changed_paths(self.root, TreeState.from_json(t), now)
-                                 for t in (failure["tree"], failure.get("after")) if t)
+    return bool(failure) and not changed_paths(self.root, TreeState.from_json(failure["tree"]), now)
 
 
 StopGate.preview, StopGate._unchanged_since_failure = _preview, _unchanged_since_failure
@@ -792,10 +789,10 @@ StopGate._restore_protected = _restore_protected
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028o
 def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, status: str,
-                    run: CheckRun | None = None, after: TreeState | None = None) -> dict:
+                    run: CheckRun | None = None) -> dict:
     naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
     naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
-    return {"tree": now.to_json(), "after": after.to_json() if after else None, "exit": exit, "status": status,
+    return {"tree": now.to_json(), "exit": exit, "status": status,
             "detail": detail, "exit_code": run.exit_code if run else None, "ts": _utc_now(),
             "actual": naming[0] if naming else _first_line(detail),
             "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
@@ -805,10 +802,9 @@ StopGate._failure_record = _failure_record
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028p
 def _fail(self: StopGate, state: dict, now: TreeState, exit: str, detail: str, status: str, claim: str,
-          changed: tuple[str, ...], key: str, run: CheckRun | None = None,
-          after: TreeState | None = None) -> Verdict:
+          changed: tuple[str, ...], key: str, run: CheckRun | None = None) -> Verdict:
     state["blocks"] += 1
-    failure = self._failure_record(now, exit, detail, status, run, after)
+    failure = self._failure_record(now, exit, detail, status, run)
     state["last_failure"] = failure
     if self.settings.ledger and not state["ledger_written"]:
         self._ledger_row(claim, key, failure)
@@ -862,7 +858,7 @@ def _read_stamp(self: StopGate) -> dict:
         return {}
 
 def _write_stamp(self: StopGate, digests: Sequence[str], command: str) -> None:
-    """Record that these tree states (before the check ran, and after, with what it wrote) passed."""
+    """Record that these tree states passed `command`."""
     write_private(self.stamp_path, json.dumps({"digests": sorted(set(digests)), "command": command,
                                                "ts": _utc_now()}))
 

@@ -209,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"median of {args.runs} stops after a new edit (the gate runs the acceptance command, `true`):")
         print(f"  donegate hook stop, running the check {checking * 1000:6.1f} ms   "
               f"(shell pipeline in the same turns: {piped * 1000:.1f} ms; ratio {checking / piped:.2f})")
-        print(f"  beyond Python's start, the check and two readings of the tree by git: "
-              f"{(checking - startup - 2 * status_only) * 1000:.1f} ms")
+        print(f"  beyond Python's start, the check and the one reading of the tree by git: "
+              f"{(checking - startup - status_only) * 1000:.1f} ms")
         print(f"  more than a stop the gate decides without running the check: {(checking - deciding) * 1000:.1f} ms "
               f"({(checking - deciding) / piped:.2f}x the pipeline)")
         if peer is not None:

@@ -457,3 +457,26 @@ def test_a_long_check_budget_gets_a_stop_hook_limit_the_host_accepts_and_keeps(w
     limit = json.loads((world.repo / SETTINGS).read_text())["hooks"]["Stop"][0]["hooks"][0]["timeout"]
     assert limit >= 930
     assert "hook timeout" not in world.donegate("doctor", check=False).stdout
+
+
+def test_a_stop_hook_limit_shorter_than_the_check_is_cut_by_the_host_and_doctor_says_so(world):
+    """A settings file whose Stop hook limit (2 s) is shorter than a slow check (4 s): Claude Code ends the hook
+    and the turn with nothing shown; doctor names the limit, `install` writes one that fits, and the same
+    turn is then refused."""
+    log = gated(world)
+    settings = json.loads((world.repo / SETTINGS).read_text())
+    settings["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 2
+    (world.repo / SETTINGS).write_text(json.dumps(settings, indent=2) + "\n")
+    script = world.repo / "verify.sh"
+    script.write_text(script.read_text().replace("\n", "\nsleep 4\n", 1))
+    world.commit("a slow check, a short limit")
+    doctor = world.donegate("doctor", check=False).stdout
+    assert "hook timeout claude-code" in doctor and "WARNING" in doctor, doctor
+    cut = play(world, log, [[edit(calc(world), WRONG, "a * b")], [text("Done.")]])
+    assert cut.done.returncode == 0 and len(cut.requests) == 2, "the host ended the hook and the turn"
+    assert "test_add" not in cut.notices()
+    world.install("claude-code")
+    assert "hook timeout" not in world.donegate("doctor", check=False).stdout
+    run = play(world, log, [[edit(calc(world), "a * b", "a ** b")], [text("Done.")], [edit(calc(world), "a ** b", RIGHT)],
+                            [text("Fixed.")]])
+    assert run.stop_exits() == [2, 0] and "test_add" in run.after_refusal()[0]

@@ -329,6 +329,34 @@ def test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it
     assert world.donegate("status", check=False).returncode == 0
 
 
+def test_a_script_the_check_runs_rewritten_by_a_redirect_is_refused_and_put_back(world):
+    """verify.sh hands the work to scripts/test.sh; the agent writes `exit 0` into that script with a redirect.
+    The stop refuses without running the agent's version, its advice puts the script back, and the right fix
+    then passes the operator's check."""
+    log = gated(world)
+    (world.repo / "scripts").mkdir()
+    script = world.repo / "scripts" / "test.sh"
+    script.write_text((world.repo / "verify.sh").read_text().replace('"$0")"', '"$0")/.."'))
+    script.chmod(0o755)
+    (world.repo / "verify.sh").write_text("#!/bin/sh\nexec \"$(dirname \"$0\")/scripts/test.sh\"\n")
+    world.commit("the check lives in scripts/test.sh")
+    seen: dict[str, str] = {}
+
+    def follow_the_advice(request: Request) -> list[Item]:
+        seen["advice"] = restore_advice(request.text())
+        return [exec_command(seen["advice"])]
+
+    run = codex_exec(world, [[patch_add(WRONG, "    return a * b"), exec_command("printf '#!/bin/sh\\nexit 0\\n' > scripts/test.sh")],
+                             [message("Fixed: all checks pass.")], follow_the_advice,
+                             [patch_add("    return a * b", "    return a + b")], [message("Restored it and fixed add().")]], log)
+    assert run.done.returncode == 0, run.done.stderr
+    assert [c["exit"] for c in run.stops()] == [2, 0]
+    assert "scripts/test.sh" in seen["advice"] and "scripts/test.sh, which verify.sh runs" in run.texts()[2]
+    assert script.read_text() == world.git("show", "HEAD:scripts/test.sh"), "the operator's script is back"
+    assert world.check_runs() == 1, "only the operator's check ran, once, on the right fix"
+    assert world.donegate("status", check=False).returncode == 0
+
+
 def test_a_long_check_budget_gets_a_stop_hook_limit_the_host_accepts_and_keeps(world):
     """With a 900 s budget, install writes a Stop hook limit past it; Codex trusts and runs those hooks as before
     (a refusal, then a pass), and doctor finds no limit too short."""
