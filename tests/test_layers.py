@@ -20,7 +20,7 @@ PACKAGE = "donegate"
 LAYERS: dict[str, set[str]] = {
     # hooks leave evidence -> a trajectory strings it together (kept on disk by trajectory_io) -> verifiers judge
     # it (on cases read by cases) -> metrics count -> review; audit and the transcript readers read a real session
-    "evidence": {"hooks", "trajectory", "trajectory_io", "verifiers", "cases", "metrics", "review", "audit",
+    "evidence": {"hooks", "trajectory", "trajectory_io", "verifiers", "cases", "metrics", "review", "audit", "claims",
                  "transcripts"},
     # the stop gate and what makes it work in the real hosts
     "gate": {"stopgate", "treestate", "realhosts", "hosts", "doctor", "quickstop"},

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import trajectory as tj
+from .claims import find_claims
 from .transcripts import CLAUDE_EDITS, GEMINI_EDITS, Imported, TranscriptError
 from .transcripts import read_transcript, write_trajectory
 
@@ -59,6 +60,11 @@ class Rules:
     def is_check(self, command: str) -> bool:
         return any(re.search(p, command) for p in self.checks)
 
+    def claims(self, text: str) -> list[tuple[str, str]]:
+        """The claims of a reply, as `donegate audit` reads them: appendix 92's reader (`claims_in`'s idea in the
+        languages agents answer in, clause by clause, with a partial count read as a report)."""
+        return find_claims(text)
+
     def writes(self, command: str) -> bool:
         return any(re.search(p, command) for p in self.writing)
 
@@ -95,7 +101,7 @@ def to_trajectory(imported: Imported, path: str | os.PathLike, rules: Rules = Ru
     """Write the session as a donegate trajectory at `path` (appendix 97's `write_trajectory`) with this
     chapter's rules: a shell call the check rule matches is marked check, and each reply carries its claims."""
     return write_trajectory(imported, path, is_check=rules.is_check,
-                            claims_of=lambda text: [sentence for _, sentence in claims_in(text)])
+                            claims_of=lambda text: [sentence for _, sentence in rules.claims(text)])
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
@@ -190,7 +196,7 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
     verdicts = []
     for event in events:
         if event.type == "model_reply":
-            for kind, sentence in claims_in(str(event.payload.get("text") or "")):
+            for kind, sentence in rules.claims(str(event.payload.get("text") or "")):
                 verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions)))
     return verdicts, actions
 
