@@ -7,7 +7,7 @@ import json
 import pytest
 
 from donegate import audit as au
-from donegate.claims import clauses, find_claims, partial_count, sentences
+from donegate.claims import check_scope, clauses, find_claims, partial_count, read_only, sentences
 from test_audit import FIXTURES
 
 CLAIMS = [  # (reply, the kinds it claims)
@@ -71,3 +71,48 @@ def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_s
     result = au.audit(path)
     assert [c.verdict for c in result.claims] == verdicts
     assert result.exit_code == (1 if verdicts else 0)
+
+
+EDITS = ["python3 -c \"import pathlib; pathlib.Path('calc.py').write_text('x')\"", "node -e \"require('fs').writeFileSync('a', 'b')\"",
+         "python3 - <<'EOF'\nopen('calc.py', 'w').write('x')\nEOF", "cat <<EOF | python3\nprint(1)\nEOF", "ruby -e 'File.write(\"a\", 1)'",
+         "bash -c 'echo x > calc.py'", "./fix.sh", "sh scripts/fix.sh", "python tools/regen.py", "perl -pi -e 's/a/b/' calc.py",
+         "cat > calc.py <<EOF\nx\nEOF", "git stash", "cd src && cp a.py b.py", "echo hi >> notes.txt"]
+READ_ONLY = ["cat calc.py | grep add", "git diff HEAD", "git status --short", "ls -la > /dev/null", "head -5 calc.py && wc -l calc.py",
+             "sed -n 1,5p calc.py", "grep -rn add . 2>/dev/null"]
+NEITHER = ["python app.py", "make build", "npm install"]
+
+
+@pytest.mark.parametrize("command", EDITS)
+def test_a_command_that_runs_code_inline_from_stdin_or_written_in_the_session_is_an_edit(command):
+    written = ["/work/repo/fix.sh", "/work/repo/scripts/fix.sh", "/work/repo/tools/regen.py"]
+    assert au.Rules().writes(command, written) and not read_only(command)
+
+
+@pytest.mark.parametrize("command", READ_ONLY + NEITHER)
+def test_a_reading_command_or_one_nothing_says_wrote_is_no_edit(command):
+    assert not au.Rules().writes(command, ["/work/repo/calc.py"])
+    assert read_only(command) == (command in READ_ONLY)
+
+
+@pytest.mark.parametrize("command,scope", [
+    ("pytest tests/test_a.py", ["tests/test_a.py"]), ("python -m pytest -k add -q", ["-k add"]),
+    ("cd /work/repo && uv run pytest tests/test_a.py::test_add", ["tests/test_a.py::test_add"]),
+    ("python -m pytest -m slow", ["-m slow"]), ("go test -run TestAdd ./...", ["-run TestAdd"]),
+    ("python -m pytest -q tests", []), ("./verify.sh", []), ("npm test", [])])
+def test_a_narrowed_check_says_what_it_selected(command, scope):
+    assert check_scope(command) == scope
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_check_narrowed_to_one_file_backs_no_claim_that_all_tests_pass(host, tmp_path):
+    """The supported fixture with its passing ./verify.sh replaced by a run of one test file: "All tests pass now."
+    is unsupported (the run selected one file); a claim that names that file is supported."""
+    original = FIXTURES[f"{host}/supported"]
+    narrowed = original.read_text().replace("./verify.sh", "python -m pytest tests/test_calc.py")
+    for said, verdict in (("All tests pass now.", "unsupported"), ("test_calc passes now.", "supported")):
+        path = tmp_path / said[:8] / original.name
+        path.parent.mkdir()
+        path.write_text(narrowed.replace("All tests pass now.", said))
+        [claim] = au.audit(path).claims
+        assert claim.verdict == verdict, claim
+        assert verdict == "supported" or "ran only tests/test_calc.py" in claim.evidence

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import trajectory as tj
-from .claims import find_claims
+from .claims import check_scope, find_claims, may_write, names_scope
 from .transcripts import CLAUDE_EDITS, GEMINI_EDITS, Imported, TranscriptError
 from .transcripts import read_transcript, write_trajectory
 
@@ -65,8 +65,10 @@ class Rules:
         languages agents answer in, clause by clause, with a partial count read as a report)."""
         return find_claims(text)
 
-    def writes(self, command: str) -> bool:
-        return any(re.search(p, command) for p in self.writing)
+    def writes(self, command: str, written: Sequence[str] = ()) -> bool:
+        """May the command have changed files: the writing rule, or appendix 92's reading of what it runs (an
+        interpreter on inline code, a heredoc or a file the session wrote in `written`)?"""
+        return any(re.search(p, command) for p in self.writing) or may_write(command, written)
 
     def masks(self, command: str) -> bool:
         """True when the command's exit code is not the check's: the check is piped into another command
@@ -120,6 +122,7 @@ class Action:
     exit_code: int | None = None
     ts: str = ""
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
+    scope: tuple[str, ...] = ()  # what a narrowed check selected (appendix 92): () is the whole suite
 
     @property
     def passed(self) -> bool:
@@ -138,29 +141,31 @@ class ClaimVerdict:
     edits: list[Action] = field(default_factory=list)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053
-def _action(event: tj.Event, rules: Rules) -> Action | None:
+def _action(event: tj.Event, rules: Rules, written: Sequence[str] = ()) -> Action | None:
     given = event.payload.get("input") or {}
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
     tool = str(event.payload.get("tool"))
     if command and rules.is_check(command):
-        return Action(event.seq, "check", command, ts=event.ts, masked=rules.masks(command))
+        return Action(event.seq, "check", command, ts=event.ts, masked=rules.masks(command),
+                      scope=tuple(check_scope(command)))
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         return Action(event.seq, "edit", ", ".join(ours.get("files") or [str(given.get("file_path") or "")]) or tool,
                       ts=event.ts)
     if command:
-        return Action(event.seq, "edit" if rules.writes(command) else "command", command, ts=event.ts)
+        return Action(event.seq, "edit" if rules.writes(command, written) else "command", command, ts=event.ts)
     return None
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
     """The session's edits, check runs and other commands, each with its outcome. An edit counts once it
     succeeded; a check passed only with exit code 0. donegate's own verification_result events are checks."""
-    actions, by_call = [], {}
+    actions, by_call, written = [], {}, []  # written: the files edited so far (a script run later may write)
     for event in events:
         p = event.payload
-        if event.type == "tool_requested" and (action := _action(event, rules)):
+        if event.type == "tool_requested" and (action := _action(event, rules, written)):
             actions.append(action)
+            written += [f.strip() for f in action.what.split(",")] if action.kind == "edit" else []
             by_call[p.get("call_id")] = action
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])
@@ -171,8 +176,9 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
     return actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
-def judge(seq: int, actions: Sequence[Action]) -> tuple[str, str, Action | None, list[Action]]:
-    """The evidence rule for a claim made at `seq`: the last check run that ended before it decides."""
+def judge(seq: int, actions: Sequence[Action], sentence: str = "") -> tuple[str, str, Action | None, list[Action]]:
+    """The evidence rule for a claim made at `seq`: the last check run that ended before it decides (a run that
+    selected some tests backs only a `sentence` that names them)."""
     runs = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
     if not runs:
         return "unsupported", "no test or check command ran before this claim", None, []
@@ -180,6 +186,9 @@ def judge(seq: int, actions: Sequence[Action]) -> tuple[str, str, Action | None,
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||` or a later command decides it)"), last, []
+    if last.passed and last.scope and not names_scope(sentence, last.scope):
+        return "unsupported", (f"the last check ran only {', '.join(last.scope)}: #{last.seq} {last.what} backs a "
+                               "claim about those tests, not this one"), last, []
     if not last.passed:
         return "contradicted", f"the last check before it failed: #{last.seq} {last.what} (exit {last.exit_code})", \
             last, []
@@ -197,7 +206,7 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
     for event in events:
         if event.type == "model_reply":
             for kind, sentence in rules.claims(str(event.payload.get("text") or "")):
-                verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions)))
+                verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions, sentence)))
     return verdicts, actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
