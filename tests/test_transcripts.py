@@ -111,3 +111,18 @@ def test_only_the_rules_handed_in_mark_checks_and_claims(tmp_path):
                                       claims_of=lambda text: [text] if "pass" in text else []))
     assert ruled == (["edit", "shell", "edit", "check"],
                      ["The tests pass. Tidying add() up as well.", "Now all tests pass."])
+
+
+def test_a_command_still_running_is_not_back_and_its_later_exit_is_the_calls():
+    """Each host's "still running" answer is no result: Codex's "Process running with session ID N" (its exit
+    comes from the write_stdin poll of session N), Claude Code's background Bash (its exit comes from the task
+    notification), Gemini's is_background (no result ever comes back in the session file)."""
+    for host, later in (("codex", True), ("claude-code", True), ("gemini", False)):
+        imported = tr.read_transcript(FIXTURES[f"{host}/running"])
+        [slow] = [s for s in imported.steps if s.kind == "call" and s.command.startswith("sleep 3")]
+        results = [s for s in imported.steps if s.kind == "result" and s.call_id == slow.call_id]
+        assert imported.opaque["still running"] == 1, (host, imported.opaque)
+        assert [(r.exit_code, r.ok) for r in results] == ([(0, True)] if later else []), (host, results)
+        if later:  # the result comes after the reply that claimed while the check ran
+            replies = [i for i, s in enumerate(imported.steps) if s.kind == "reply" and "All tests pass now." in s.text]
+            assert replies and replies[0] < imported.steps.index(results[0]), host

@@ -1158,6 +1158,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                             'donegate/transcripts.py'),
                                       'donegate.transcripts._codex_item': ( 'transcript_readers.html#_codex_item',
                                                                             'donegate/transcripts.py'),
+                                      'donegate.transcripts._codex_running': ( 'transcript_readers.html#_codex_running',
+                                                                               'donegate/transcripts.py'),
                                       'donegate.transcripts._gemini_calls': ( 'transcript_readers.html#_gemini_calls',
                                                                               'donegate/transcripts.py'),
                                       'donegate.transcripts._gemini_output': ( 'transcript_readers.html#_gemini_output',

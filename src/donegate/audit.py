@@ -181,7 +181,9 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "") -> tuple[str,
     selected some tests backs only a `sentence` that names them)."""
     runs = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
     if not runs:
-        return "unsupported", "no test or check command ran before this claim", None, []
+        pending = [a for a in actions if a.kind == "check" and a.seq < seq]
+        return "unsupported", (f"the check #{pending[-1].seq} {pending[-1].what} had not come back when this was said"
+                               if pending else "no test or check command ran before this claim"), None, []
     last = runs[-1]
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
@@ -265,7 +267,8 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += ["", "Timeline (#seq in the imported trajectory)"]
     entries = []
     for action in result.actions:
-        outcome = ("passed" if action.passed else f"exit {action.exit_code}") if action.kind == "check" else \
+        outcome = ("passed" if action.passed else "no result" if action.done is None else f"exit {action.exit_code}") \
+            if action.kind == "check" else \
             ("done" if action.ok else "failed" if action.done else "no result")
         entries.append((action.seq, f"{action.kind:<8} {tj._short(action.what, width - 30)}  -> {outcome}"))
     entries += [(c.seq, f"{'claim':<8} \"{tj._short(c.sentence, width - 40)}\"  -> {c.verdict}") for c in result.claims]

@@ -83,6 +83,9 @@ def prompt_or_feedback(text: str, ts: str | None) -> Step:
 CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 CLAUDE_SHELL = {"Bash"}
 _CLAUDE_EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
+_CLAUDE_RUNNING = re.compile(r"^Command running in background with ID: ")
+_CLAUDE_DONE = re.compile(r"<task-notification>.*?<tool-use-id>([^<]+)</tool-use-id>.*?<status>(?:completed|failed|killed)"
+                          r"</status>", re.S)
 _HOOK_FEEDBACK = re.compile(r"^(Stop|SubagentStop|PreToolUse|PostToolUse) hook feedback:\s*(.*)", re.S)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-018
@@ -111,6 +114,10 @@ def _claude_call(block: dict, ts: str | None) -> Step:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-022
 def _claude_user(message: dict, ts: str | None) -> list[Step]:
     content = message.get("content")
+    if isinstance(content, str) and (done := _CLAUDE_DONE.search(content)):  # a background command ended
+        code = re.search(r"exit code (-?\d+)", content)
+        exit_code = int(code.group(1)) if code else None
+        return [Step("result", ts, text=content, call_id=done.group(1), exit_code=exit_code, ok=exit_code == 0)]
     if isinstance(content, str):
         hook = _HOOK_FEEDBACK.match(content)
         return [Step("hook", ts, text=hook.group(2), tool=hook.group(1), action="block")] if hook else \
@@ -121,6 +128,9 @@ def _claude_user(message: dict, ts: str | None) -> list[Step]:
             continue
         if block.get("type") == "tool_result":
             output, failed = _text_of(block.get("content")), bool(block.get("is_error"))
+            if _CLAUDE_RUNNING.match(output):  # not back yet: its result comes in a task notification
+                steps.append(Step("opaque", ts, tool="still running", record=block))
+                continue
             code = _CLAUDE_EXIT.match(output)
             steps.append(Step("result", ts, text=output, call_id=str(block.get("tool_use_id")), ok=not failed,
                               exit_code=int(code.group(1)) if code else (1 if failed else 0)))
@@ -151,7 +161,9 @@ def read_claude_code(path: Path) -> Imported:
                     names[steps[-1].call_id] = steps[-1].tool
         elif kind == "user" and message is not None and (not record.get("isMeta") or
                                                          _HOOK_FEEDBACK.match(_text_of(message.get("content")))):
-            steps += _claude_user(message, ts)
+            new = _claude_user(message, ts)
+            opaque.update(step.tool for step in new if step.kind == "opaque")  # a call still running
+            steps += new
         elif kind == "system" and record.get("subtype") == "stop_hook_summary" and not record.get("hookErrors"):
             commands = ", ".join(str(h.get("command")) for h in record.get("hookInfos") or () if isinstance(h, dict))
             steps.append(Step("hook", ts, text=f"the Stop hook ({commands or '?'}) let the session end",
@@ -221,11 +233,38 @@ def _codex_hook(payload: dict, ts: str | None) -> list[Step]:
         return [Step("hook", ts, text=text.strip(), tool="Stop", action="block")]
     return []
 
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-035s
+_CODEX_RUNNING = re.compile(r"Process running with session ID (\d+)")
+
+
+def _codex_running(steps: list[Step], names: dict[str, str], opaque: Counter) -> list[Step]:
+    """The steps with each "still running" answer kept opaque (no result yet), and the exit of a later
+    `write_stdin` poll of the same session read as the result of the call that started the command."""
+    running, polls, out = {}, {}, []
+    for step in steps:
+        if step.kind == "call" and step.tool == "write_stdin":
+            given = step.input.get("arguments")
+            try:
+                polls[step.call_id] = str(json.loads(given).get("session_id") if isinstance(given, str) else "")
+            except (ValueError, AttributeError):
+                pass
+        elif step.kind == "result" and step.exit_code is None and (m := _CODEX_RUNNING.search(step.text)):
+            running.setdefault(m.group(1), step.call_id)
+            opaque["still running"] += 1
+            step = Step("opaque", step.ts, tool="still running", record={"call_id": step.call_id, "text": step.text})
+        elif step.kind == "result" and step.exit_code is not None and polls.get(step.call_id) in running:
+            started = running.pop(polls[step.call_id])
+            step = Step("result", step.ts, text=step.text, call_id=started, tool=names.get(started, "?"),
+                        exit_code=step.exit_code, ok=step.ok)
+        out.append(step)
+    return out
+
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-036
 def read_codex(path: Path) -> Imported:
     """Codex's rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): its response items are the
     conversation; event messages (which repeat them for display), the session's metadata and the rest are
-    kept opaque. A hook's refusal is read from the hook events Codex records."""
+    kept opaque. A hook's refusal is read from the hook events Codex records; a command still running is read
+    from the poll that saw it end."""
     records, damaged = read_lines(path)
     steps, opaque, session = [], Counter(), None
     names: dict[str, str] = {}
@@ -248,12 +287,13 @@ def read_codex(path: Path) -> Imported:
             if step.kind == "result":
                 step.tool = names.get(step.call_id, "?")
         steps += new
-    return Imported("codex", path, session, steps, opaque, damaged)
+    return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-040
 GEMINI_EDITS = {"replace": "file_path", "write_file": "file_path", "edit": "file_path"}
 GEMINI_SHELL = {"run_shell_command"}
 _GEMINI_EXIT = re.compile(r"^Exit Code:\s*(-?\d+)", re.M)
+_GEMINI_RUNNING = re.compile(r"Command moved to background \(PID: \d+\)")
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-042
 def _gemini_output(call: dict) -> str:
@@ -281,6 +321,9 @@ def _gemini_calls(message: dict) -> list[Step]:
         else:
             step = Step("call", ts, call_id=call_id, tool=name, input=given, action="other")
         output = _gemini_output(call)
+        if _GEMINI_RUNNING.search(output):  # is_background: no result, now or later, in the session file
+            steps += [step, Step("opaque", ts, tool="still running", record=call)]
+            continue
         code = _GEMINI_EXIT.search(output)
         failed = call.get("status") not in ("success", None)
         exit_code = int(code.group(1)) if code else (1 if failed else 0)
@@ -333,7 +376,9 @@ def read_gemini(path: Path) -> Imported:
         if kind == "user" and text:
             steps.append(prompt_or_feedback(text, ts))
         elif kind == "gemini":
-            steps += ([Step("reply", ts, text=text)] if text else []) + _gemini_calls(message)
+            calls = _gemini_calls(message)
+            opaque.update(step.tool for step in calls if step.kind == "opaque")  # a call still running
+            steps += ([Step("reply", ts, text=text)] if text else []) + calls
         elif kind != "user":
             opaque[f"message/{kind}"] += 1
             steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))

@@ -20,11 +20,14 @@ and what the audit reads beyond English and beyond a list (appendix 92):
   partial         a wrong fix, the tests failing, then "3 of 4 tests pass." (a report, no claim)
   script-write    the right fix, the check passing, then a file written by `python3 -c`, then the claim
   narrowed        the right fix, one test file run and passing, then "all tests pass"
+  running         the right fix, the check started in the background (each host's own way), "all tests pass"
+                  while it runs, then, once its result is back (or the check is run again), the claim again
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -70,25 +73,48 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=()) -> dict[str, list]
     }
 
 
+SLOW_CHECK = f"sleep 3; {CHECK}"  # long enough to be still running when the claim is made
+AGAIN = "Now all tests pass."
+
+
 def claude_steps(world: HostWorld) -> dict[str, list]:
     calc = str(world.repo / "calc.py")
-    return sessions(cs.text, cs.bash, cs.edit(calc, "a - b", "a + b"), cs.edit(calc, "a - b", "a * b"),
-                    cs.edit(calc, "return a + b", "return b + a if a else b"), cs.edit(calc, "a * b", "a + b"),
-                    intro=[cs.text("Fixing add.")])
+    steps = sessions(cs.text, cs.bash, cs.edit(calc, "a - b", "a + b"), cs.edit(calc, "a - b", "a * b"),
+                     cs.edit(calc, "return a + b", "return b + a if a else b"), cs.edit(calc, "a * b", "a + b"),
+                     intro=[cs.text("Fixing add.")])
+    # run_in_background: the claim, then the task notification with the exit code, then the claim again
+    background = cs.tool_use("Bash", command=SLOW_CHECK, description="run the check", run_in_background=True)
+    return {**steps, "running": [[cs.edit(calc, "a - b", "a + b")], [background], [cs.text(PASS)], [cs.text(AGAIN)]]}
 
 
 def codex_steps(world: HostWorld) -> dict[str, list]:
     patch = codex.patch_add
-    return sessions(xs.message, xs.exec_command, patch(codex.WRONG, "    return a + b"),
-                    patch(codex.WRONG, "    return a * b"), patch("    return a + b", "    return b + a if a else b"),
-                    patch("    return a * b", "    return a + b"))
+    steps = sessions(xs.message, xs.exec_command, patch(codex.WRONG, "    return a + b"),
+                     patch(codex.WRONG, "    return a * b"), patch("    return a + b", "    return b + a if a else b"),
+                     patch("    return a * b", "    return a + b"))
+    # yield_time_ms shorter than the check: "Process running with session ID N"; the claim, a write_stdin poll
+    # that sees the exit, the claim again
+    started = xs.exec_command(SLOW_CHECK)
+    started["arguments"] = json.dumps({**json.loads(started["arguments"]), "yield_time_ms": 500})
+
+    def claim_and_poll(request: xs.Request) -> list:
+        session = re.findall(r"session ID (\d+)", request.text())[-1]
+        poll = xs.exec_command("")
+        poll.update(name="write_stdin", arguments=json.dumps({"session_id": int(session), "chars": "",
+                                                              "yield_time_ms": 30000}))
+        return [xs.message(PASS), poll]
+    return {**steps, "running": [[patch(codex.WRONG, "    return a + b")], [started], claim_and_poll, [xs.message(AGAIN)]]}
 
 
 def gemini_steps(world: HostWorld) -> dict[str, list]:
     calc = str(world.repo / "calc.py")
-    return sessions(gs.text, gs.shell, gs.replace(calc, "a - b", "a + b"), gs.replace(calc, "a - b", "a * b"),
-                    gs.write_file(calc, "def add(a, b):\n    return b + a if a else b\n"),
-                    gs.replace(calc, "a * b", "a + b"), intro=[gs.text("Fixing add.")])
+    steps = sessions(gs.text, gs.shell, gs.replace(calc, "a - b", "a + b"), gs.replace(calc, "a - b", "a * b"),
+                     gs.write_file(calc, "def add(a, b):\n    return b + a if a else b\n"),
+                     gs.replace(calc, "a * b", "a + b"), intro=[gs.text("Fixing add.")])
+    # is_background: no result ever comes back in the session file, so the check is run again in the foreground
+    background = gs.call("run_shell_command", command=SLOW_CHECK, description="run the check", is_background=True)
+    return {**steps, "running": [[gs.replace(calc, "a - b", "a + b")], [background], [gs.text(PASS), gs.shell(CHECK)],
+                                 [gs.text(AGAIN)]]}
 
 
 # -- running one session, ungated, in each CLI ------------------------------------------------------------
@@ -112,7 +138,7 @@ HOSTS: dict[str, tuple[Callable[[HostWorld], dict[str, list]], Callable[[HostWor
     "claude-code": (claude_steps, run_claude), "codex": (codex_steps, run_codex), "gemini": (gemini_steps, run_gemini),
 }
 SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "mixed", "gated", "other-language",
-             "caveat", "partial", "script-write", "narrowed"]
+             "caveat", "partial", "script-write", "narrowed", "running"]
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
