@@ -342,7 +342,7 @@ def read_events(data: bytes, problems: list[Problem]) -> list[Event]:
     """Every line that decodes to an object with a usable envelope, as an Event; schema violations are problems."""
     events: list[Event] = []
     for number, obj in read_lines(data, problems):
-        problem = schema_problem(obj)
+        problem = schema_problem(obj, fast=True) and schema_problem(obj)  # jsonschema words what the fast check found
         if problem:
             problems.append(Problem(number, "schema", f"does not match the event schema: {problem}"))
         if _envelope_ok(obj):

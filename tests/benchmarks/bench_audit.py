@@ -1,0 +1,104 @@
+"""What `donegate audit` costs against a plain parse of the same file's JSON lines, in the same run.
+
+Run on demand (it is not collected by pytest and asserts nothing about speed):
+
+    uv run python tests/benchmarks/bench_audit.py [--calls 240] [--output-bytes 1200] [--runs 9]
+
+Two sessions are measured:
+
+- a generated Claude Code session of CALLS tool calls (edits, shell commands, check runs, each result about
+  OUTPUT_BYTES long, a reply with a claim after every tenth call);
+- the largest committed fixture under demo/transcripts/.
+
+For each, the same interpreter times, in turns (so that a machine that speeds up or slows down during the run
+favours neither): `json.loads` of every line of the file, and `donegate.audit.audit(path)` (reading the
+transcript, writing and loading its trajectory, judging every claim). Python's start and the imports are not
+in either figure. It prints both medians and their ratio against the goal of at most 3x.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from donegate import audit as au
+
+ROOT = Path(__file__).resolve().parents[2]
+TRANSCRIPTS = ROOT / "demo" / "transcripts"
+
+
+def generated_session(path: Path, calls: int, output_bytes: int) -> Path:
+    """A Claude Code session (the records it writes for a prompt, tool calls, their results and replies) with
+    `calls` tool calls in the proportions of a working session: 2 edits, 1 check, 2 other commands in 5."""
+    session, lines = "bench-session", []
+
+    def record(kind: str, message: dict, n: int) -> None:
+        lines.append({"type": kind, "sessionId": session, "uuid": f"u{len(lines)}",
+                      "timestamp": f"2026-12-01T10:{n // 60 % 60:02d}:{n % 60:02d}.000Z", "message": message})
+
+    record("user", {"role": "user", "content": "Fix the failing tests in calc.py."}, 0)
+    filler = ("x" * 79 + "\n") * max(1, output_bytes // 80)
+    for i in range(calls):
+        call_id = f"toolu_{i:05d}"
+        if i % 5 in (0, 1):
+            use = {"name": "Edit", "input": {"file_path": f"/work/repo/src/m{i % 17}.py", "old_string": "a - b",
+                                             "new_string": "a + b"}}
+            result = "The file has been updated successfully."
+        elif i % 5 == 2:
+            use = {"name": "Bash", "input": {"command": "./verify.sh", "description": "run the check"}}
+            result = ("Exit code 1\n" if i % 3 else "") + filler
+        else:
+            use = {"name": "Bash", "input": {"command": f"cat src/m{i % 17}.py | head -40", "description": "read"}}
+            result = filler
+        record("assistant", {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, **use}]}, i)
+        record("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
+                                                     "content": result, "is_error": result.startswith("Exit")}]}, i)
+        if i % 10 == 9:
+            record("assistant", {"role": "assistant", "content": [{"type": "text", "text": "All tests pass now."}]}, i)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def parse(path: Path) -> int:
+    with open(path, encoding="utf-8") as f:
+        return len([json.loads(line) for line in f if line.strip()])
+
+
+def in_turns(first, second, runs: int) -> tuple[float, float]:
+    """Medians of `first` and `second`, run one after the other `runs` times (after one warm-up each)."""
+    first(), second()
+    a, b = [], []
+    for _ in range(runs):
+        for action, times in ((first, a), (second, b)):
+            start = time.perf_counter()
+            action()
+            times.append(time.perf_counter() - start)
+    return statistics.median(a), statistics.median(b)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=240)
+    parser.add_argument("--output-bytes", type=int, default=1200)
+    parser.add_argument("--runs", type=int, default=9)
+    args = parser.parse_args(argv)
+    largest = max((p for p in TRANSCRIPTS.rglob("*.json*") if p.name != "expected.json"), key=lambda p: p.stat().st_size)
+    with tempfile.TemporaryDirectory(prefix="donegate-bench-audit-") as tmp:
+        generated = generated_session(Path(tmp) / "session.jsonl", args.calls, args.output_bytes)
+        for name, path in ((f"generated session, {args.calls} tool calls", generated),
+                           (f"largest fixture, {largest.relative_to(ROOT)}", largest)):
+            claims = len(au.audit(path).claims)
+            audit_s, parse_s = in_turns(lambda: au.audit(path), lambda: parse(path), args.runs)
+            print(f"{name}: {path.stat().st_size / 1024:.0f} KiB, {parse(path)} lines, {claims} claim(s)")
+            print(f"  json.loads of every line {parse_s * 1000:8.1f} ms")
+            print(f"  donegate audit           {audit_s * 1000:8.1f} ms   ratio {audit_s / parse_s:.1f}x "
+                  f"(goal <= 3x: {'met' if audit_s <= 3 * parse_s else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
