@@ -22,6 +22,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("Todos os testes passam.", ["tests"]),
     ("Все тесты проходят.", ["tests"]),
     ("Готово.", ["done"]),
+    ("Tous les tests sont verts.", ["tests"]), ("单测都过了。", ["tests"]), ("Все тесты прошли.", ["tests"]),
+    ("Todos os testes estão passando.", ["tests"]), ("全テスト合格です。", ["tests"]),
     ("All tests pass now, though I haven't updated the README yet.", ["tests"]),
     ("Fixed the failing test, and the suite passes.", ["tests"]),
     ("Fixed the failing test.", ["done"]),
@@ -33,7 +35,7 @@ NO_CLAIM = [
     "All but one test pass.", "Alle Tests bis auf einen sind grün.", "4 个测试中 3 个通过。", "4件中3件のテストが通りました。",
     "Not all tests pass yet.", "Die Tests schlagen fehl.", "Les tests ne passent pas.", "Las pruebas no pasan.",
     "测试没有通过。", "テストは通りませんでした。", "테스트가 통과하지 않았습니다.", "Тесты не проходят.",
-    "Shall I run the tests?", "测试通过了吗？", "I ran pytest.",
+    "Shall I run the tests?", "测试通过了吗？", "I ran pytest.", "Les tests ne sont pas verts.", "Die Tests sind nicht grün.",
 ]
 
 

@@ -49,7 +49,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün|laufen durch"
              r"|läuft durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|scheiter\w*", r"bis auf|außer|ausser"),
-    Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|(?:sont|est) ok"
+    Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
              r"ne|n['’]|pas|jamais|aucun\w*|échou\w*", r"sauf|hormis|à part|excepté"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
@@ -61,9 +61,9 @@ LANGUAGES: tuple[Language, ...] = (
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
              r"кроме|за исключением"),
-    Language("Chinese", r"测试|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
+    Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
              r"没|未|不|失败|无法", r"除了", spaced=False),
-    Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|通りました|通った|通る|グリーン",
+    Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
              r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
              r"않|못|실패|(?<!\S)안(?!\S)", r"제외|빼고", spaced=False),
