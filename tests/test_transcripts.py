@@ -126,3 +126,20 @@ def test_a_command_still_running_is_not_back_and_its_later_exit_is_the_calls():
         if later:  # the result comes after the reply that claimed while the check ran
             replies = [i for i, s in enumerate(imported.steps) if s.kind == "reply" and "All tests pass now." in s.text]
             assert replies and replies[0] < imported.steps.index(results[0]), host
+
+
+def test_the_trajectory_in_memory_is_the_one_written(tmp_path):
+    """`write_trajectory(imported, None, ...)` (what `donegate audit` judges) builds the very events the written
+    and loaded trajectory holds, on every committed fixture, with chapter 09's rules; the written one is valid."""
+    from donegate import audit as au
+    rules = au.Rules()
+    claims_of = lambda text: [s for _, s in rules.claims(text)]  # noqa: E731
+    for name, path in FIXTURES.items():
+        imported = tr.read_transcript(path)
+        kept = tr.write_trajectory(imported, None, rules.is_check, claims_of)
+        written = tr.write_trajectory(imported, tmp_path / f"{name.replace('/', '-')}.jsonl", rules.is_check, claims_of)
+        assert written.ok, (name, written.problems)
+        shape = lambda events: [(e.seq, e.type, e.turn, e.ts, json.dumps(e.payload, sort_keys=True))  # noqa: E731
+                                for e in events]
+        assert shape(kept.events) == shape(written.events), name
+        assert kept.problems == [] and not list(tmp_path.glob("donegate-memory-*"))

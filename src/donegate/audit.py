@@ -6,11 +6,8 @@
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-004
 from __future__ import annotations
 
-import atexit
 import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -99,9 +96,10 @@ def claims_in(text: str) -> list[tuple[str, str]]:
     return found
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-047
-def to_trajectory(imported: Imported, path: str | os.PathLike, rules: Rules = Rules()) -> tj.LoadResult:
-    """Write the session as a donegate trajectory at `path` (appendix 97's `write_trajectory`) with this
-    chapter's rules: a shell call the check rule matches is marked check, and each reply carries its claims."""
+def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: Rules = Rules()) -> tj.LoadResult:
+    """Write the session as a donegate trajectory at `path` (appendix 97's `write_trajectory`; None: in memory)
+    with this chapter's rules: a shell call the check rule matches is marked check, and each reply carries its
+    claims."""
     return write_trajectory(imported, path, is_check=rules.is_check,
                             claims_of=lambda text: [sentence for _, sentence in rules.claims(text)])
 
@@ -227,13 +225,9 @@ class Audit:
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
           trajectory_path: str | os.PathLike | None = None) -> Audit:
-    """Read the transcript, write it as a trajectory (to `trajectory_path`, or a temporary folder that goes
-    when this process ends), and judge each claim in it by the evidence rule."""
+    """Read the transcript, turn it into a trajectory (written to `trajectory_path` when one is given, else
+    built in memory, appendix 97), and judge each claim in it by the evidence rule."""
     imported = read_transcript(path, host)
-    if trajectory_path is None:
-        folder = tempfile.mkdtemp(prefix="donegate-audit-")
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # a `donegate audit` leaves nothing behind
-        trajectory_path = Path(folder) / "trajectory.jsonl"
     loaded = to_trajectory(imported, trajectory_path, rules)
     claims, actions = audit_events(loaded.events, rules)
     return Audit(imported, loaded, claims, actions)

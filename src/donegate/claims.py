@@ -182,7 +182,15 @@ def _redirects(words: list[str]) -> bool:
                for op, target in zip(words, [*words[1:], ""]))
 
 
-def _one_writes(words: list[str], fed: bool, written: set[str]) -> bool:
+def _wrote(path: str, written: Sequence[str]) -> bool:
+    """Is `path`, as a command names it, a file the session wrote (named in full, or from a folder above)?"""
+    if "/" not in path and "." not in path:
+        return False  # a program found on PATH (cat, make), not a file of the session
+    path = os.path.normpath(path)
+    return any(w == path or w.endswith("/" + path) for w in map(os.path.normpath, written))
+
+
+def _one_writes(words: list[str], fed: bool, written: Sequence[str]) -> bool:
     name, args = _program(words)
     if _redirects(words) or EDITING.fullmatch(name):
         return True
@@ -190,31 +198,29 @@ def _one_writes(words: list[str], fed: bool, written: set[str]) -> bool:
         return next((a for a in args if not a.startswith("-")), "") in GIT_WRITING
     if name in ("sed", "perl") and any(a == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i\S*", a) for a in args):
         return True
-    if words and os.path.normpath(words[0]) in written:  # a program the session wrote
+    if words and _wrote(words[0], written):  # a program the session wrote
         return True
     if INTERPRETER.fullmatch(name):
         if any(a in INLINE or re.fullmatch(r"-[a-zA-Z]*[ce]", a) for a in args):
             return True
         script = next((a for a in args if not a.startswith("-")), None)
-        return fed if script is None or "-m" in args else os.path.normpath(script) in written
+        return fed if script is None or "-m" in args else _wrote(script, written)
     return False
 
 
 def may_write(command: str, written=()) -> bool:
     """May `command` have changed files? `written`: the files the session wrote before it, as the tools named them
     (absolute or not): a script is one of them if its path is the end of one (`./fix.sh`, `/work/repo/fix.sh`)."""
-    written = {"/".join(parts[i:]) for w in written if w for parts in [os.path.normpath(w).split("/")]
-               for i in range(len(parts))}
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-063r
 def read_only(command: str) -> bool:
     """Is `command` read-only for sure: every simple command a reading program, no redirection into a file?"""
     def reads(words: list[str]) -> bool:
         name, args = _program(words)
         if name == "git":
             return next((a for a in args if not a.startswith("-")), "") in GIT_READING
-        return name in READING and not _one_writes(words, False, set())
+        return name in READING and not _one_writes(words, False, ())
     parts = simple_commands(command)
     return bool(parts) and all(reads(words) and not _redirects(words) for words, _ in parts)
 

@@ -11,10 +11,11 @@ import os
 import re
 import shlex
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from . import trajectory as tj
 
@@ -23,7 +24,7 @@ HOSTS = ("claude-code", "codex", "gemini")
 # %% auto #0
 __all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS', 'Step',
            'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
-           'TranscriptError', 'detect_host', 'read_transcript', 'write_trajectory']
+           'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory']
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-008
 @dataclass
@@ -473,20 +474,55 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
         elif step.kind == "opaque":
             writer.host_record(imported.host, step.tool, json.dumps(step.record, ensure_ascii=False))
 
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-065w
+class _Unkept(tj.ArtifactStore):
+    """Outputs named by their hash and not kept: the store of a trajectory that never leaves memory."""
+
+    def put(self, data: bytes) -> str:
+        return tj.sha256_ref(bytes(data))
+
+
+class MemoryWriter(tj.TrajectoryWriter):
+    """A TrajectoryWriter whose events stay in `events`: the same methods and payloads, nothing written."""
+
+    def __init__(self, folder: str | os.PathLike, task_id: str, clock: Callable[[], datetime]) -> None:
+        super().__init__(Path(folder) / "memory.jsonl", task_id=task_id, artifacts=_Unkept(folder), clock=clock)
+        self.events: list[tj.Event] = []
+
+    def emit(self, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> tj.Event:
+        self._check_writable()
+        self.seq += 1
+        event = tj.Event.from_dict({"v": tj.FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id,
+                                    "seq": self.seq, "ts": tj.utc_timestamp(self.clock()), "type": type,
+                                    "turn": turn, "payload": dict(payload or {})}, line=self.seq)
+        self.events.append(event)
+        if type == "run_finished":
+            self.status = event.payload["status"]
+            self._close()
+        return event
+
+    def _close(self) -> None:  # nothing was written to the file, so nothing to make durable
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-066
-def write_trajectory(imported: Imported, path: str | os.PathLike, is_check: Callable[[str], bool] | None = None,
+def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_check: Callable[[str], bool] | None = None,
                      claims_of: Callable[[str], list[str]] | None = None) -> tj.LoadResult:
     """Write the session as a donegate trajectory at `path` (artifacts beside it) and load it back: turns,
     replies with the claims `claims_of` finds in them, tool calls with their real inputs (a shell call that
     `is_check` accepts is marked check) and results (exit codes, outputs kept by hash), hook decisions, the
-    opaque records; one run_finished at the end."""
+    opaque records; one run_finished at the end. `path` None: the same events, built in memory (`MemoryWriter`)."""
+    import tempfile
     clock = [datetime(1970, 1, 1, tzinfo=timezone.utc)]
-    writer = tj.TrajectoryWriter(path, task_id=f"{imported.host}:{imported.session_id or imported.path.stem}",
-                                 clock=lambda: clock[0])
-    with writer:
-        writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
-                                                         "transcript": str(imported.path)})
-        _write_steps(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
-        writer.run_finished("completed", f"imported from a {imported.host} transcript; "
-                                         f"{sum(imported.opaque.values())} record(s) kept opaque")
-    return tj.load(path)
+    task = f"{imported.host}:{imported.session_id or imported.path.stem}"
+    with tempfile.TemporaryDirectory(prefix="donegate-memory-") if path is None else nullcontext() as folder:
+        writer = MemoryWriter(folder, task, lambda: clock[0]) if path is None else \
+            tj.TrajectoryWriter(path, task_id=task, clock=lambda: clock[0])
+        with writer:
+            writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
+                                                             "transcript": str(imported.path)})
+            _write_steps(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
+            writer.run_finished("completed", f"imported from a {imported.host} transcript; "
+                                             f"{sum(imported.opaque.values())} record(s) kept opaque")
+    return tj.load(path) if path is not None else tj.LoadResult(Path("(in memory)"), writer.events, [])
