@@ -1172,6 +1172,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                             'donegate/transcripts.py'),
                                       'donegate.transcripts._codex_running': ( 'transcript_readers.html#_codex_running',
                                                                                'donegate/transcripts.py'),
+                                      'donegate.transcripts._first_records': ( 'transcript_readers.html#_first_records',
+                                                                               'donegate/transcripts.py'),
                                       'donegate.transcripts._gemini_calls': ( 'transcript_readers.html#_gemini_calls',
                                                                               'donegate/transcripts.py'),
                                       'donegate.transcripts._gemini_output': ( 'transcript_readers.html#_gemini_output',

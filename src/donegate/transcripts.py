@@ -394,11 +394,29 @@ class TranscriptError(Exception):
     """A transcript that cannot be read at all (missing, empty, no host's format)."""
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-055
+def _first_records(path: Path, count: int) -> list[Any]:
+    """The first `count` records of a session file, read no further than that; a file whose first line is not a
+    JSON value (one JSON document over many lines, as older Gemini versions wrote it) is read whole."""
+    records = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except ValueError:
+                if not records:
+                    return [record for _, record in _gemini_records(path)[0][:count]]
+                continue
+            if len(records) == count:
+                break
+    return records
+
+
 def detect_host(path: Path) -> str:
     """Which host wrote a transcript: from the first records' shape (Claude Code's sessionId with a record
     type, Codex's typed records with a payload, Gemini's header with a projectHash)."""
-    records, _ = _gemini_records(path)
-    for _, record in records[:20]:
+    for record in _first_records(path, 20):
         if not isinstance(record, dict):
             continue
         if "payload" in record and record.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
