@@ -118,3 +118,30 @@ def test_a_check_narrowed_to_one_file_backs_no_claim_that_all_tests_pass(host, t
         [claim] = au.audit(path).claims
         assert claim.verdict == verdict, claim
         assert verdict == "supported" or "ran only tests/test_calc.py" in claim.evidence
+
+
+def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_claim_stale():
+    """`cat > fix.sh <<EOF` writes a file (a redirection: an edit), and running it later is an edit too: the
+    session wrote it. Without the write, `sh fix.sh` is a plain command and the pass still stands."""
+    from collections import Counter
+    from pathlib import Path
+
+    from donegate import transcripts as tr
+
+    def session(*commands: str):
+        steps = [tr.Step("prompt", text="Fix add."), tr.Step("call", call_id="c0", tool="Bash", action="shell",
+                                                             command="./verify.sh"),
+                 tr.Step("result", call_id="c0", tool="Bash", exit_code=0)]
+        for i, command in enumerate(commands, 1):
+            steps += [tr.Step("call", call_id=f"c{i}", tool="Bash", action="shell", command=command),
+                      tr.Step("result", call_id=f"c{i}", tool="Bash", exit_code=0)]
+        imported = tr.Imported("claude-code", Path("session.jsonl"), "s", [*steps, tr.Step("reply", text="All tests pass now.")],
+                               Counter(), [])
+        rules = au.Rules()
+        loaded = tr.write_trajectory(imported, None, rules.is_check, lambda text: [s for _, s in rules.claims(text)])
+        [claim] = au.audit_events(loaded.events, rules)[0]
+        return claim
+
+    stale = session("cat > fix.sh <<'EOF'\nsed -i 's/-/+/' calc.py\nEOF", "sh fix.sh")
+    assert stale.verdict == "stale" and [e.what for e in stale.edits][-1] == "sh fix.sh", stale
+    assert session("sh fix.sh").verdict == "supported"

@@ -139,6 +139,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims.check_scope': ('reading_claims.html#check_scope', 'donegate/claims.py'),
                                  'donegate.claims.claim_of': ('reading_claims.html#claim_of', 'donegate/claims.py'),
                                  'donegate.claims.clauses': ('reading_claims.html#clauses', 'donegate/claims.py'),
+                                 'donegate.claims.files_written': ('reading_claims.html#files_written', 'donegate/claims.py'),
                                  'donegate.claims.find_claims': ('reading_claims.html#find_claims', 'donegate/claims.py'),
                                  'donegate.claims.may_write': ('reading_claims.html#may_write', 'donegate/claims.py'),
                                  'donegate.claims.names_scope': ('reading_claims.html#names_scope', 'donegate/claims.py'),

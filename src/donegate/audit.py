@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import trajectory as tj
-from .claims import check_scope, find_claims, may_write, names_scope
+from .claims import check_scope, files_written, find_claims, may_write, names_scope
 from .transcripts import CLAUDE_EDITS, GEMINI_EDITS, Imported, TranscriptError
 from .transcripts import read_transcript, write_trajectory
 
@@ -163,7 +163,7 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
         p = event.payload
         if event.type == "tool_requested" and (action := _action(event, rules, written)):
             actions.append(action)
-            written += [f.strip() for f in action.what.split(",")] if action.kind == "edit" else []
+            written += [*action.what.split(", "), *files_written(action.what)] if action.kind == "edit" else []
             by_call[p.get("call_id")] = action
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])

@@ -14,7 +14,7 @@ from typing import Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'sentences',
            'Language', 'clauses', 'partial_count', 'claim_of', 'find_claims', 'simple_commands', 'may_write',
-           'read_only', 'check_scope', 'names_scope']
+           'read_only', 'files_written', 'check_scope', 'names_scope']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -223,6 +223,19 @@ def read_only(command: str) -> bool:
         return name in READING and not _one_writes(words, False, ())
     parts = simple_commands(command)
     return bool(parts) and all(reads(words) and not _redirects(words) for words, _ in parts)
+
+
+def files_written(command: str) -> list[str]:
+    """The files a shell command names as what it writes: redirection targets, and the last argument of `tee`,
+    `cp`, `mv`, `install` and `ln` (so that a script written with `cat > fix.sh <<EOF` and run later counts)."""
+    found = []
+    for words, _fed in simple_commands(command):
+        found += [t for op, t in zip(words, words[1:]) if op in (">", ">>", ">|", "&>", "&>>") and t != "/dev/null"]
+        name, args = _program(words)
+        paths = [a for a in args if not a.startswith("-")]
+        if name in ("tee", "cp", "mv", "install", "ln") and paths:
+            found += paths if name == "tee" else paths[-1:]
+    return found
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071
 _SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter"})
