@@ -694,15 +694,18 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
     fields = dict(kept["verdict"], changed=tuple(kept["verdict"]["changed"]),
                   warnings=tuple(kept["verdict"]["warnings"]))
     relayed = kept["line"] in " ".join(claim.split())
-    if relayed or kept["tries"] >= RELAY_TRIES:
-        path.unlink(missing_ok=True)
-        note = () if relayed else (f"{TAG} The agent did not end with the hand-over's line after {RELAY_TRIES} "
-                                   "requests; `donegate status` says what the gate decided.",)
-        return Verdict(**dict(fields, warnings=(*fields["warnings"], *note)))
     kept["tries"] += 1
-    write_private(path, json.dumps(kept))
-    return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"]),
-                   changed=fields["changed"])
+    try:
+        if not relayed and kept["tries"] <= RELAY_TRIES:
+            write_private(path, json.dumps(kept))
+            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"]),
+                           changed=fields["changed"])
+        path.unlink(missing_ok=True)
+    except OSError:  # nowhere to count the requests: end the turn with the hand-over rather than ask forever
+        pass
+    note = () if relayed else (f"{TAG} The agent did not end with the hand-over's line after {kept['tries'] - 1} "
+                               "request(s); `donegate status` says what the gate decided.",)
+    return Verdict(**dict(fields, warnings=(*fields["warnings"], *note)))
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-802
 def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
