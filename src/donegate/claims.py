@@ -177,9 +177,10 @@ def _program(words: list[str]) -> tuple[str, list[str]]:
     return (os.path.basename(words[0]) if words else ""), args
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063
-def _redirects(words: list[str]) -> bool:
-    return any(op in (">", ">>", ">|", "&>", "&>>") and target != "/dev/null" or op == ">&" and not target.isdigit()
-               for op, target in zip(words, [*words[1:], ""]))
+def _targets(words: list[str]) -> list[str]:
+    """The files a simple command redirects its output into (not /dev/null, not another descriptor)."""
+    return [target for op, target in zip(words, words[1:]) if target != "/dev/null" and
+            (op in (">", ">>", ">|", "&>", "&>>") or op == ">&" and not target.isdigit())]
 
 
 def _wrote(path: str, written: Sequence[str]) -> bool:
@@ -192,7 +193,7 @@ def _wrote(path: str, written: Sequence[str]) -> bool:
 
 def _one_writes(words: list[str], fed: bool, written: Sequence[str]) -> bool:
     name, args = _program(words)
-    if _redirects(words) or EDITING.fullmatch(name):
+    if _targets(words) or EDITING.fullmatch(name):
         return True
     if name == "git":
         return next((a for a in args if not a.startswith("-")), "") in GIT_WRITING
@@ -222,7 +223,7 @@ def read_only(command: str) -> bool:
             return next((a for a in args if not a.startswith("-")), "") in GIT_READING
         return name in READING and not _one_writes(words, False, ())
     parts = simple_commands(command)
-    return bool(parts) and all(reads(words) and not _redirects(words) for words, _ in parts)
+    return bool(parts) and all(reads(words) and not _targets(words) for words, _ in parts)
 
 
 def files_written(command: str) -> list[str]:
@@ -230,7 +231,7 @@ def files_written(command: str) -> list[str]:
     `cp`, `mv`, `install` and `ln` (so that a script written with `cat > fix.sh <<EOF` and run later counts)."""
     found = []
     for words, _fed in simple_commands(command):
-        found += [t for op, t in zip(words, words[1:]) if op in (">", ">>", ">|", "&>", "&>>") and t != "/dev/null"]
+        found += _targets(words)
         name, args = _program(words)
         paths = [a for a in args if not a.startswith("-")]
         if name in ("tee", "cp", "mv", "install", "ln") and paths:
@@ -243,8 +244,6 @@ _SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePatte
 
 def check_scope(command: str) -> list[str]:
     """What a check run selected ([] for the whole suite): its selection expressions, node ids and files."""
-    if re.search(r"(^|[\s;&|(/])verify\.sh\b", command):
-        return []
     scope = []
     for words, _fed in simple_commands(command):
         name, args = _program(words)
