@@ -121,6 +121,7 @@ class Action:
     ts: str = ""
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
     scope: tuple[str, ...] = ()  # what a narrowed check selected (appendix 92): () is the whole suite
+    files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
 
     @property
     def passed(self) -> bool:
@@ -148,10 +149,12 @@ def _action(event: tj.Event, rules: Rules, written: Sequence[str] = ()) -> Actio
         return Action(event.seq, "check", command, ts=event.ts, masked=rules.masks(command),
                       scope=tuple(check_scope(command)))
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
-        return Action(event.seq, "edit", ", ".join(ours.get("files") or [str(given.get("file_path") or "")]) or tool,
-                      ts=event.ts)
+        files = tuple(ours.get("files") or [str(given.get("file_path") or "")])
+        return Action(event.seq, "edit", ", ".join(files) or tool, ts=event.ts, files=files)
     if command:
-        return Action(event.seq, "edit" if rules.writes(command, written) else "command", command, ts=event.ts)
+        edit = rules.writes(command, written)
+        return Action(event.seq, "edit" if edit else "command", command, ts=event.ts,
+                      files=tuple(files_written(command)) if edit else ())
     return None
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
@@ -163,7 +166,7 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
         p = event.payload
         if event.type == "tool_requested" and (action := _action(event, rules, written)):
             actions.append(action)
-            written += [*action.what.split(", "), *files_written(action.what)] if action.kind == "edit" else []
+            written += action.files
             by_call[p.get("call_id")] = action
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])
