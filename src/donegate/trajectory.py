@@ -332,13 +332,18 @@ def _check_writable(self: TrajectoryWriter) -> None:
         raise TrajectoryError(f"{self.path}: the writer is closed")
 
 
+def _draft(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None, turn: int | None) -> dict:
+    """The next event as a dict: the envelope (format, ids, next seq, time) around `payload`."""
+    return {"v": FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id, "seq": self.seq + 1,
+            "ts": utc_timestamp(self.clock()), "type": type, "turn": turn,
+            "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
+
+
 def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None, turn: int | None) -> tuple[str, dict]:
     """The next event as one line of JSON, and that line decoded again; ValueError if it breaks the schema."""
     from donegate.trajectory_io import schema_problem  # the event schema and its fast check: appendix 98
 
-    draft = {"v": FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id, "seq": self.seq + 1,
-             "ts": utc_timestamp(self.clock()), "type": type, "turn": turn,
-             "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
+    draft = self._draft(type, payload, turn)
     try:
         text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -350,7 +355,7 @@ def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None
     return text, event
 
 
-TrajectoryWriter._check_writable, TrajectoryWriter._encode = _check_writable, _encode
+TrajectoryWriter._check_writable, TrajectoryWriter._draft, TrajectoryWriter._encode = _check_writable, _draft, _encode
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1-a
 def _write_line(self: TrajectoryWriter, text: str, type: str) -> None:

@@ -11,7 +11,6 @@ import os
 import re
 import shlex
 from collections import Counter
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -501,18 +500,21 @@ class _Unkept(tj.ArtifactStore):
 
 
 class MemoryWriter(tj.TrajectoryWriter):
-    """A TrajectoryWriter whose events stay in `events`: the same methods and payloads, nothing written."""
+    """A TrajectoryWriter whose events stay in `events`: the same methods and payloads (each event drafted as the
+    writer drafts it), nothing written. The writer's file, which it opens on creation, stays empty in a scratch
+    folder that goes when the run finishes."""
 
-    def __init__(self, folder: str | os.PathLike, task_id: str, clock: Callable[[], datetime]) -> None:
-        super().__init__(Path(folder) / "memory.jsonl", task_id=task_id, artifacts=_Unkept(folder), clock=clock)
+    def __init__(self, task_id: str, clock: Callable[[], datetime]) -> None:
+        import tempfile
+        self._scratch = tempfile.TemporaryDirectory(prefix="donegate-memory-")
+        super().__init__(Path(self._scratch.name) / "memory.jsonl", task_id=task_id,
+                         artifacts=_Unkept(self._scratch.name), clock=clock)
         self.events: list[tj.Event] = []
 
     def emit(self, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> tj.Event:
         self._check_writable()
+        event = tj.Event.from_dict(self._draft(type, payload, turn), line=self.seq + 1)
         self.seq += 1
-        event = tj.Event.from_dict({"v": tj.FORMAT_VERSION, "run_id": self.run_id, "task_id": self.task_id,
-                                    "seq": self.seq, "ts": tj.utc_timestamp(self.clock()), "type": type,
-                                    "turn": turn, "payload": dict(payload or {})}, line=self.seq)
         self.events.append(event)
         if type == "run_finished":
             self.status = event.payload["status"]
@@ -523,6 +525,7 @@ class MemoryWriter(tj.TrajectoryWriter):
         if self._file is not None:
             self._file.close()
             self._file = None
+            self._scratch.cleanup()
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-066
 def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_check: Callable[[str], bool] | None = None,
@@ -531,16 +534,14 @@ def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_chec
     replies with the claims `claims_of` finds in them, tool calls with their real inputs (a shell call that
     `is_check` accepts is marked check) and results (exit codes, outputs kept by hash), hook decisions, the
     opaque records; one run_finished at the end. `path` None: the same events, built in memory (`MemoryWriter`)."""
-    import tempfile
     clock = [datetime(1970, 1, 1, tzinfo=timezone.utc)]
     task = f"{imported.host}:{imported.session_id or imported.path.stem}"
-    with tempfile.TemporaryDirectory(prefix="donegate-memory-") if path is None else nullcontext() as folder:
-        writer = MemoryWriter(folder, task, lambda: clock[0]) if path is None else \
-            tj.TrajectoryWriter(path, task_id=task, clock=lambda: clock[0])
-        with writer:
-            writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
-                                                             "transcript": str(imported.path)})
-            _write_steps(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
-            writer.run_finished("completed", f"imported from a {imported.host} transcript; "
-                                             f"{sum(imported.opaque.values())} record(s) kept opaque")
+    writer = MemoryWriter(task, lambda: clock[0]) if path is None else \
+        tj.TrajectoryWriter(path, task_id=task, clock=lambda: clock[0])
+    with writer:
+        writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
+                                                         "transcript": str(imported.path)})
+        _write_steps(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
+        writer.run_finished("completed", f"imported from a {imported.host} transcript; "
+                                         f"{sum(imported.opaque.values())} record(s) kept opaque")
     return tj.load(path) if path is not None else tj.LoadResult(Path("(in memory)"), writer.events, [])
