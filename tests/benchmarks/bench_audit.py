@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from bench_stop_hook import interleaved_medians
 from donegate import audit as au
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,18 +67,6 @@ def parse(path: Path) -> int:
         return len([json.loads(line) for line in f if line.strip()])
 
 
-def in_turns(first, second, runs: int) -> tuple[float, float]:
-    """Medians of `first` and `second`, run one after the other `runs` times (after one warm-up each)."""
-    first(), second()
-    a, b = [], []
-    for _ in range(runs):
-        for action, times in ((first, a), (second, b)):
-            start = time.perf_counter()
-            action()
-            times.append(time.perf_counter() - start)
-    return statistics.median(a), statistics.median(b)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=240)
@@ -91,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         generated = generated_session(Path(tmp) / "session.jsonl", args.calls, args.output_bytes)
         for name, path in ((f"generated session, {args.calls} tool calls", generated),
                            (f"largest fixture, {largest.relative_to(ROOT)}", largest)):
-            claims = len(au.audit(path).claims)
-            audit_s, parse_s = in_turns(lambda: au.audit(path), lambda: parse(path), args.runs)
+            claims = len(au.audit(path).claims)  # and a warm-up: the first call pays for what it loads
+            audit_s, parse_s = interleaved_medians(lambda: au.audit(path), lambda: parse(path), args.runs)
             print(f"{name}: {path.stat().st_size / 1024:.0f} KiB, {parse(path)} lines, {claims} claim(s)")
             print(f"  json.loads of every line {parse_s * 1000:8.1f} ms")
             print(f"  donegate audit           {audit_s * 1000:8.1f} ms   ratio {audit_s / parse_s:.1f}x "
