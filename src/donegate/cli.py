@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 # %% auto #0
-__all__ = ['COMMANDS', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD', 'NBGRADER_SERVER', 'Argument', 'arg',
-           'Command', 'build_parser', 'load', 'main', 'assignment_named', 'Handout', 'start_lab', 'open_step',
-           'start_command', 'recall_command', 'cells_fingerprint', 'ChapterCopies', 'copy_chapters', 'lab_config',
-           'lab_arguments', 'lab_notes', 'lab_command']
+__all__ = ['COMMANDS', 'WORKBOOK_MODULES', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD', 'NBGRADER_SERVER',
+           'Argument', 'arg', 'Command', 'build_parser', 'workbook_missing', 'workbook_needed', 'load', 'main',
+           'assignment_named', 'Handout', 'start_lab', 'open_step', 'start_command', 'recall_command',
+           'cells_fingerprint', 'ChapterCopies', 'copy_chapters', 'lab_config', 'lab_arguments', 'lab_notes',
+           'lab_command']
 
 # %% ../../chapters/85_workbook_cli.ipynb #4fcae88a
 @dataclass(frozen=True)
@@ -31,11 +32,13 @@ def arg(*flags: str, **options) -> Argument:
 @dataclass(frozen=True)
 class Command:
     """A subcommand. `target` is "module:function", imported only when the subcommand runs; the
-    function gets the parsed arguments as keywords and returns the exit status."""
+    function gets the parsed arguments as keywords and returns the exit status. `workbook` says it needs
+    the workbook's dependencies; the gate's own commands say False and run on the standard library."""
     target: str
     help: str
     arguments: tuple[Argument, ...] = ()
     description: str = ""
+    workbook: bool = True
 
 # %% ../../chapters/85_workbook_cli.ipynb #b78d91d8
 COMMANDS: dict[str, Command] = {
@@ -155,6 +158,7 @@ COMMANDS.update({
         "before the claim), contradicted (the last check before it failed), stale (it passed, then the code "
         "was edited), unsupported (no check ran). Exit status: 0 no claim is contradicted, stale or "
         "unsupported (or there is no claim), 1 one is, 2 the transcript cannot be read.",
+        workbook=False,
     ),
 })
 
@@ -173,6 +177,7 @@ COMMANDS.update({
         "exits 2 with the reason on stderr and {\"decision\": \"block\"} on stdout (Gemini: a deny "
         "decision); a hand-over exits 0 with a systemMessage. Unreadable input or an internal error "
         "blocks a stop and denies a tool call: it never reads as allow.",
+        workbook=False,
     ),
     "install": Command(
         "donegate.hosts:install",
@@ -186,6 +191,7 @@ COMMANDS.update({
         description="Merge the hook entries into .claude/settings.json, .codex/hooks.json or "
         ".gemini/settings.json: existing hooks are kept, running it twice changes nothing, every change is "
         "printed, and a settings file that is not valid JSON is left untouched (exit 2).",
+        workbook=False,
     ),
     "init": Command(
         "donegate.hosts:init",
@@ -194,6 +200,7 @@ COMMANDS.update({
         description="Write verify.sh with one check that passes today (git diff --check) and the usual "
         "checks of the detected stack commented out, run it, then run a failing copy to show what the "
         "agent would be told. Exit 0 when the new script passes.",
+        workbook=False,
     ),
 })
 
@@ -205,12 +212,14 @@ COMMANDS.update({
         (arg("--repo", default=".", help="the repository (default: the current folder)"),),
         description="Report the repository, the acceptance check, the settings, the state folder, the "
         "ledger, the installed hooks and what a stop would do now. Exit 0 if the gate can work here.",
+        workbook=False,
     ),
     "ledger": Command(
         "donegate.doctor:ledger_command",
         "summarise the false completions the gate caught (DONEGATE_LEDGER=1)",
         description="Count the ledger's rows per repository and show the latest ones: what the agent "
         "claimed, what the gate demanded and what actually happened.",
+        workbook=False,
     ),
     "status": Command(
         "donegate.hosts:status_command",
@@ -219,6 +228,7 @@ COMMANDS.update({
         description="Print one line and exit 0 when the last gated turn here ended verified or changed "
         "nothing, 1 when it ended unverified (handed over, refused, or ended without a stop decision: an "
         "API error, a turn limit), 2 when the gate has never seen a session here.",
+        workbook=False,
     ),
 })
 
@@ -293,6 +303,26 @@ def build_parser(commands: dict[str, Command] = COMMANDS) -> argparse.ArgumentPa
             one.add_argument(*argument.flags, **argument.options)
     return parser
 
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-light
+WORKBOOK_MODULES = ("ipywidgets", "jsonschema", "jupyterlab", "matplotlib", "nbclient", "nbdev", "nbformat",
+                    "nbgrader", "tqdm", "unidiff")  # the `workbook` dependency group of pyproject.toml
+
+
+def workbook_missing(modules: Sequence[str] = WORKBOOK_MODULES) -> list[str]:
+    """The workbook's modules this interpreter cannot import (found, not imported: it costs milliseconds)."""
+    from importlib.util import find_spec
+    return [name for name in modules if find_spec(name) is None]
+
+
+def workbook_needed(name: str, missing: Sequence[str]) -> str:
+    """What `donegate NAME` says when the workbook's dependencies are not installed."""
+    gate = ", ".join(n for n, c in COMMANDS.items() if not c.workbook)
+    return (f"donegate {name}: this is a command of the workbook, and this donegate is the gate alone "
+            f"(not installed: {', '.join(missing)}). Run it in a clone of the workbook, where `uv run donegate "
+            f"{name}` installs the workbook's dependencies (the README's \"Two commands\"). The gate's own "
+            f"commands work here: {gate}.")
+
+
 # %% ../../chapters/85_workbook_cli.ipynb #88a2c7ca
 def load(target: str) -> Callable[..., int]:
     """The function a "module:function" target names, importing its module now."""
@@ -311,6 +341,10 @@ def main(argv: Sequence[str] | None = None, commands: dict[str, Command] = COMMA
     name = args.pop("_command")
     if name is None:
         parser.print_help()
+        return 2
+    missing = workbook_missing() if commands[name].workbook else []
+    if missing:
+        print(workbook_needed(name, missing), file=sys.stderr)
         return 2
     try:
         return int(load(commands[name].target)(**args))

@@ -1,0 +1,191 @@
+"""The light package (DESIGN 2.8, 6): the wheel alone, installed into an empty environment, is the gate.
+
+The wheel is built from this checkout (`uv build --no-build-isolation --offline`: hatchling comes from the
+locked environment, nothing is downloaded) and installed by itself into a fresh virtual environment. The
+hook calls the real hosts made (demo/hosts/) are then sent to that environment's `donegate hook` in one
+repository and to the workbook's gate (in this process) in a twin repository, with the same edits in
+between: every answer must agree. `install`, `doctor`, `status` and `audit` run from it too, and a
+command of the workbook says what to install instead of failing on an import.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from donegate.cli import COMMANDS, WORKBOOK_MODULES
+from donegate.doctor import captured_calls
+from donegate.hosts import run_hook
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTS = ROOT / "demo" / "hosts"
+TRANSCRIPTS = ROOT / "demo" / "transcripts"
+EVENTS = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "PreToolUse", "BeforeTool", "Stop", "AfterAgent"}
+WRONG = ["def add(a, b):\n    return a - b + %d\n" % n for n in range(1, 9)]
+RIGHT = "def add(a, b):\n    return a + b\n"
+
+
+@pytest.fixture(autouse=True)
+def hermetic(hermetic_gate):
+    """Every test runs in the isolated environment of conftest.hermetic_gate."""
+
+
+@pytest.fixture(scope="module")
+def light(tmp_path_factory) -> Path:
+    """The bin folder of a fresh virtual environment holding the wheel and nothing else."""
+    uv = shutil.which("uv")
+    if uv is None:
+        pytest.fail("uv is not on PATH: it builds and installs the wheel (.ci/run installs it)")
+    tmp = tmp_path_factory.mktemp("light")
+
+    def run(*args) -> None:
+        done = subprocess.run([uv, *map(str, args)], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, f"uv {' '.join(map(str, args))}:\n{done.stdout}{done.stderr}"
+
+    run("build", "--wheel", "--no-build-isolation", "--offline", "-q", "-o", tmp / "dist")
+    (wheel,) = (tmp / "dist").glob("donegate-*.whl")
+    run("venv", "-q", "--offline", "--python", sys.executable, tmp / "venv")
+    run("pip", "install", "-q", "--offline", "--python", tmp / "venv" / "bin" / "python", wheel)
+    return tmp / "venv" / "bin"
+
+
+def gate_env(state: Path, extra: dict | None = None) -> dict:
+    return {**os.environ, "DONEGATE_STATE_DIR": str(state), **(extra or {})}
+
+
+def test_the_wheel_requires_nothing_and_its_environment_holds_nothing_else(light):
+    site = next((light.parent / "lib").glob("python*/site-packages"))
+    installed = sorted(p.name for p in site.iterdir() if not p.name.startswith(("_virtualenv", "__pycache__")))
+    assert [n for n in installed if not n.startswith("donegate")] == [], installed
+    dist = next(site.glob("donegate-*.dist-info"))
+    assert "Requires-Dist" not in (dist / "METADATA").read_text()
+    probe = subprocess.run([light / "python", "-c", "import importlib.util as u; import sys; "
+                            f"print([m for m in {list(WORKBOOK_MODULES)!r} if u.find_spec(m)])"],
+                           capture_output=True, text=True)
+    assert probe.stdout.strip() == "[]", probe  # the workbook really is absent there
+
+
+def test_the_workbook_modules_are_the_workbook_dependency_group():
+    import tomllib
+    group = tomllib.loads((ROOT / "pyproject.toml").read_text())["dependency-groups"]["workbook"]
+    names = sorted(spec.split(">")[0].split("=")[0].split("[")[0].strip() for spec in group)
+    assert names == sorted(WORKBOOK_MODULES)
+
+
+class Twin:
+    """A committed project (calc.add wrong, its test, a verify.sh that checks it with grep) standing where a
+    real session's repository stood, under `base`."""
+
+    def __init__(self, base: Path, calls: list[dict], repo: Path) -> None:
+        self.base, self.calls, self.repo = base, calls, repo
+        repo.mkdir(parents=True)
+        (base / "notes").mkdir(exist_ok=True)
+        self.write("calc.py", "def add(a, b):\n    return a - b\n")
+        self.write("tests/test_calc.py", "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+        self.write("verify.sh", "#!/bin/sh\ncd \"$(dirname \"$0\")\"\n"
+                                "grep -q 'return a + b$' calc.py || { echo 'FAILED tests/test_calc.py::test_add'; exit 1; }\n")
+        (repo / "verify.sh").chmod(0o755)
+        for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", "start")):
+            subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+    def write(self, rel: str, text: str) -> None:
+        (self.repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (self.repo / rel).write_text(text)
+
+
+def shape(code: int, stdout: str) -> tuple:
+    """What a host acts on in an answer: the exit code and the decision fields of its JSON."""
+    data = json.loads(stdout) if stdout.strip() else {}
+    specific = data.get("hookSpecificOutput") or {}
+    return (code, data.get("decision"), data.get("continue"), specific.get("permissionDecision"),
+            "systemMessage" in data, "HANDED OVER UNVERIFIED" in json.dumps(data))
+
+
+SCENARIOS = sorted(f"{p.parent.name}/{p.stem}" for p in HOSTS.glob("*/*.jsonl")
+                   if p.stem in ("fix-after-refusal", "budget", "chat-only", "protected-test", "test-edit-denied"))
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_the_wheel_answers_every_recorded_host_call_as_the_workbook_gate_does(light, tmp_path, name):
+    answers = {}
+    for side in ("wheel", "workbook"):
+        base = tmp_path / side
+        calls = [c for c in captured_calls(HOSTS / f"{name}.jsonl", base) if c["name"] in EVENTS]
+        repo = Path(next(c for c in calls if c["name"] == "SessionStart")["payload"]["cwd"])
+        twin, state, got = Twin(base, calls, repo), tmp_path / f"{side}-state", []
+        stops = [i for i, c in enumerate(calls) if c["event"] == "stop"]
+        for i, call in enumerate(calls):
+            if i in stops and not name.endswith("chat-only"):
+                twin.write("calc.py", RIGHT if i == stops[-1] and "fix" in name else WRONG[stops.index(i)])
+            env = {**call["env"], "DONEGATE_STATE_DIR": str(state)}
+            raw = json.dumps(call["payload"])
+            if side == "wheel":
+                done = subprocess.run([light / "donegate", "hook", call["event"], "--host", call["host"]],
+                                      input=raw, capture_output=True, text=True, env=gate_env(state, call["env"]))
+                got.append(shape(done.returncode, done.stdout))
+            else:
+                answer = run_hook(call["event"], raw, call["host"], env=env)
+                got.append(shape(answer.exit_code, answer.stdout))
+        status = subprocess.run([light / "donegate", "status", "--repo", repo], capture_output=True, text=True,
+                                env=gate_env(state))
+        answers[side] = (got, status.returncode)
+    assert answers["wheel"] == answers["workbook"]
+    got, status = answers["wheel"]
+    blocked = [a for a in got if a[1] in ("block", "deny") or a[3] == "deny"]  # Gemini refuses a stop with deny
+    if name.endswith(("fix-after-refusal", "budget", "protected-test", "test-edit-denied")):
+        assert blocked, got  # the replay reached the gate's refusals, not only its allows
+    if name.endswith("fix-after-refusal"):
+        assert status == 0
+    if name.endswith("budget"):
+        assert status == 1 and any(a[5] for a in got)
+
+
+def test_install_doctor_init_status_and_ledger_run_from_the_wheel(light, tmp_path):
+    repo, state, home = tmp_path / "repo", tmp_path / "state", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    env = gate_env(state, {"HOME": str(home), "PATH": f"{light}{os.pathsep}{os.environ['PATH']}"})
+
+    def donegate(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([light / "donegate", *args], cwd=repo, capture_output=True, text=True, env=env)
+
+    assert donegate("init").returncode == 0 and (repo / "verify.sh").exists()
+    for host in ("claude-code", "codex", "gemini"):
+        done = donegate("install", "--host", host, "--trust")
+        assert done.returncode == 0, done.stderr
+    doctor = donegate("doctor")
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert doctor.stdout.count("installed and active") == 3, doctor.stdout  # `donegate` on PATH is the wheel's
+    assert donegate("status").returncode == 2  # no session seen here yet
+    assert donegate("ledger").returncode == 0
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_the_audit_from_the_wheel_gives_the_expected_verdicts(light, tmp_path, host):
+    expected = json.loads((TRANSCRIPTS / "expected.json").read_text())
+    for scenario, want in sorted(expected.items()):
+        (path,) = (TRANSCRIPTS / host / scenario).rglob("*.json*")
+        done = subprocess.run([light / "donegate", "audit", path, "--html", tmp_path / f"{scenario}.html"],
+                              capture_output=True, text=True)
+        assert done.returncode == want["exit"], (scenario, done.stdout, done.stderr)
+        assert (tmp_path / f"{scenario}.html").stat().st_size > 0
+
+
+def test_a_workbook_command_from_the_wheel_says_what_to_install(light, tmp_path):
+    arguments = {"check": ["x.ipynb"], "start": ["lab01"], "recall": ["recall02"], "trajectory": ["show", "x"],
+                 "review": ["--diff", "x", "--findings", "y"]}  # what argparse needs before the command runs
+    for name, command in COMMANDS.items():
+        if not command.workbook:
+            continue
+        done = subprocess.run([light / "donegate", name, *arguments.get(name, [])],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 2, (name, done)
+        assert "this donegate is the gate alone" in done.stderr and "uv run donegate" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr
