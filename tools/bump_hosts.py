@@ -22,8 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ROOT / "tests" / "hosts"
 CACHE = ROOT / ".cache" / "hosts"
-PACKAGES = {"claude-code": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
-CAPTURES = ["capture_claude_code.py", "capture_codex.py", "capture_gemini.py", "capture_transcripts.py"]
+PACKAGES = {"claude-code": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
+            "qwen": "@qwen-code/qwen-code", "copilot": "@github/copilot"}
+CAPTURES = ["capture_claude_code.py", "capture_codex.py", "capture_gemini.py", "capture_qwen.py", "capture_copilot.py",
+            "capture_transcripts.py"]
 
 
 def step(n: int, total: int, what: str) -> None:
@@ -65,13 +67,13 @@ def main(argv: list[str]) -> int:
     (HOSTS / "package.json").write_text(json.dumps(manifest, separators=(",", ":")) + "\n")
     step(2, total, "the lock (npm install --package-lock-only)")
     run("npm", "install", "--package-lock-only", "--no-audit", "--no-fund", "--loglevel=error", cwd=HOSTS)
-    step(3, total, f"install into {CACHE.relative_to(ROOT)} (npm ci)")
+    step(3, total, f"install into {CACHE.relative_to(ROOT)} (npm install from the lock, as .ci/run does)")
     if CACHE.is_symlink():
         CACHE.unlink()
     CACHE.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copy(HOSTS / name, CACHE / name)
-    run("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error", cwd=CACHE)
+    run("npm", "install", "--no-audit", "--no-fund", "--loglevel=error", cwd=CACHE)
     step(4, total, "the real-host suite (pytest -m hosts)")
     run(sys.executable, "-m", "pytest", "-q", "-m", "hosts", "tests/hosts", env={"DONEGATE_REQUIRE_HOSTS": "1"})
     if not args.no_record:

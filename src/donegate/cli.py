@@ -171,7 +171,7 @@ COMMANDS.update({
         (arg("event", choices=["session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use", "stop-failure"],
              help="the hook event: session-start takes the baseline, user-prompt starts a new stretch of "
                   "work, stop runs the gate, pre-tool-use applies the tool policy"),
-         arg("--host", default="claude-code", choices=["claude-code", "codex", "gemini"],
+         arg("--host", default="claude-code", choices=["claude-code", "codex", "gemini", "qwen", "copilot"],
              help="whose protocol to speak (default claude-code)")),
         description="Read the host's hook JSON from stdin and answer in its protocol. A stop that must go on "
         "exits 2 with the reason on stderr and {\"decision\": \"block\"} on stdout (Gemini: a deny "
@@ -182,14 +182,14 @@ COMMANDS.update({
     "install": Command(
         "donegate.hosts:install",
         "add the gate's hooks to a coding agent's project settings",
-        (arg("--host", required=True, choices=["claude-code", "codex", "gemini"], help="the coding agent"),
+        (arg("--host", required=True, choices=["claude-code", "codex", "gemini", "qwen", "copilot"], help="the coding agent"),
          arg("--repo", default=".", help="the repository (default: the current folder)"),
          arg("--plugin", metavar="DIR", help="instead, write a Claude Code plugin (manifest and hooks) to DIR"),
          arg("--trust", action="store_true",
              help="also record that you trust these hooks, where the host asks for it (Codex: "
-                  "~/.codex/config.toml; Gemini: ~/.gemini/trustedFolders.json)")),
-        description="Merge the hook entries into .claude/settings.json, .codex/hooks.json or "
-        ".gemini/settings.json: existing hooks are kept, running it twice changes nothing, every change is "
+                  "~/.codex/config.toml; Gemini: ~/.gemini/trustedFolders.json; Copilot: ~/.copilot/config.json)")),
+        description="Merge the hook entries into .claude/settings.json, .codex/hooks.json, "
+        ".gemini/settings.json, .qwen/settings.json or .github/hooks/donegate.json: existing hooks are kept, running it twice changes nothing, every change is "
         "printed, and a settings file that is not valid JSON is left untouched (exit 2).",
         workbook=False,
     ),

@@ -58,6 +58,10 @@ def _gemini_trust_file(env: Mapping[str, str]) -> Path:
     return Path(env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or _home(env) / ".gemini" / "trustedFolders.json")
 
 
+def _copilot_config(env: Mapping[str, str]) -> Path:
+    return Path(env.get("COPILOT_HOME") or _home(env) / ".copilot") / "config.json"
+
+
 def _toml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
@@ -145,7 +149,22 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
         if level not in ("TRUST_FOLDER", "TRUST_PARENT") and env.get("GEMINI_CLI_TRUST_WORKSPACE") != "true":
             problems.append(f"Gemini does not trust the folder {root} ({path}), so it loads no project hook "
                             "(and --skip-trust runs the agent without them); run `donegate install --host gemini --trust`")
+    elif host == "copilot":
+        folders = _copilot_config_json(env).get("trustedFolders")
+        trusted = [Path(f) for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+        if not any(root == f or f in root.parents for f in trusted) and env.get("COPILOT_ALLOW_ALL") != "true":
+            problems.append(f"Copilot CLI does not trust the folder {root} ({_copilot_config(env)}), so it skips the "
+                            "repository's hooks without a word; run `donegate install --host copilot --trust` (or "
+                            "pass --trust-folder to `copilot`)")
     return problems
+
+
+def _copilot_config_json(env: Mapping[str, str]) -> dict:
+    try:
+        config = json.loads(_copilot_config(env).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-308
 def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
@@ -154,7 +173,23 @@ def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> 
     env = os.environ if env is None else env
     if host == "gemini":
         return _trust_gemini(root, env)
+    if host == "copilot":
+        return _trust_copilot(root, env)
     return _trust_codex(root, env) if host == "codex" else []
+
+
+def _trust_copilot(root: Path, env: Mapping[str, str]) -> list[str]:
+    """Copilot CLI's record: the folder, in the trustedFolders list of its config.json (other keys kept)."""
+    path = _copilot_config(env)
+    config = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    if not isinstance(config, dict) or not isinstance(config.setdefault("trustedFolders", []), list):
+        raise GateError(f"{path} is not a JSON object with a trustedFolders list; fix it, then install again")
+    if str(root) in config["trustedFolders"]:
+        return []
+    config["trustedFolders"].append(str(root))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return [f"{path}: trusted the folder {root}"]
 
 
 def _trust_gemini(root: Path, env: Mapping[str, str]) -> list[str]:

@@ -19,9 +19,9 @@ from .realhosts import (mark_tool_call, remember_session, remember_worktree, sam
                                 session_repository, worktree_baseline)
 
 # %% auto #0
-__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM', 'STACKS', 'HookAnswer',
-           'stop_answer', 'tool_answer', 'tool_targets', 'tool_policy', 'run_hook', 'hook_command', 'hook_executable',
-           'hook_entries', 'merge_hooks', 'install', 'verify_script', 'init']
+__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'SETTINGS_BASE', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM',
+           'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets', 'tool_policy', 'run_hook',
+           'hook_command', 'hook_executable', 'hook_entries', 'merge_hooks', 'install', 'verify_script', 'init']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -32,14 +32,22 @@ HOSTS: dict[str, dict[str, str]] = {
               "pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse"},
     "gemini": {"session-start": "SessionStart", "user-prompt": "BeforeAgent", "stop": "AfterAgent",
                "pre-tool-use": "BeforeTool", "post-tool-use": "AfterTool"},
+    "qwen": {"session-start": "SessionStart", "user-prompt": "UserPromptSubmit", "stop": "Stop",
+             "pre-tool-use": "PreToolUse", "post-tool-use": "PostToolUse"},
+    "copilot": {"session-start": "sessionStart", "user-prompt": "userPromptSubmitted", "stop": "agentStop",
+                "pre-tool-use": "preToolUse", "post-tool-use": "postToolUse"},
 }
 HOOK_EVENTS: tuple[str, ...] = ("session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use",
                                 "stop-failure")
 SETTINGS_FILES: dict[str, str] = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.json",
-                                  "gemini": ".gemini/settings.json"}
+                                  "gemini": ".gemini/settings.json", "qwen": ".qwen/settings.json",
+                                  "copilot": ".github/hooks/donegate.json"}
+SETTINGS_BASE: dict[str, dict] = {"copilot": {"version": 1}}  # what a new settings file starts with
 TOOL_MATCHERS: dict[str, str] = {"claude-code": "Bash|Edit|Write|MultiEdit|NotebookEdit",
                                  "codex": "Bash|apply_patch|Edit|Write",
-                                 "gemini": "run_shell_command|write_file|replace"}
+                                 "gemini": "run_shell_command|write_file|replace",
+                                 "qwen": "run_shell_command|edit|write_file|notebook_edit",
+                                 "copilot": "bash|edit|create"}
 
 
 @dataclass(frozen=True)
@@ -59,8 +67,9 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
     """The host's answer for a stop verdict: a block continues the agent with the reason; an allow
     that is not a clean pass carries a loud systemMessage for the person."""
     if verdict.blocks:
-        if host == "gemini":
-            return HookAnswer(0, _json({"decision": "deny", "reason": verdict.message}), verdict=verdict)
+        if host in ("gemini", "copilot"):  # they refuse only by JSON on exit 0 (to Copilot, exit 2 is a warning)
+            word = "deny" if host == "gemini" else "block"
+            return HookAnswer(0, _json({"decision": word, "reason": verdict.message}), verdict=verdict)
         # exit 2 + stderr blocks; the JSON on stdout keeps the block from being read as a missing script
         return HookAnswer(2, _json({"decision": "block", "reason": verdict.message}), verdict.message, verdict)
     notes = list(verdict.warnings)
@@ -84,6 +93,10 @@ def tool_answer(host: str, action: str, reason: str, updated_input: Mapping | No
         if updated_input is not None:
             out["hookSpecificOutput"] = {"tool_input": dict(updated_input)}  # merged over the model's arguments
         return HookAnswer(0, _json(out))
+    if host == "copilot":  # its own fields, at the top; it takes no rewritten input, so a rewrite is a denial
+        denial = reason + ("; run the command again without it" if updated_input is not None else "")
+        return HookAnswer(0, _json({"permissionDecision": "deny" if updated_input is not None else action,
+                                    "permissionDecisionReason": denial}))
     spec = {"hookEventName": "PreToolUse"}
     if action != "allow":
         spec.update(permissionDecision=action, permissionDecisionReason=reason)
@@ -191,7 +204,7 @@ def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequen
         return HookAnswer(0, _json({"systemMessage": note}) if note else "")
     if event == "user-prompt":
         for gate in gates:
-            gate.new_prompt(str(payload.get("prompt") or ""))
+            gate.new_prompt(payload.get("prompt"))  # None when the host sends none
         return HookAnswer(0)
     if event == "stop-failure":
         turn_failed(gates, payload)
@@ -231,7 +244,7 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         return _refusal(event, host, payload, env, f"the hook input is not JSON: {exc}")
     if not isinstance(payload, dict):
         return _refusal(event, host, payload, env, "no hook input on stdin: the host sends one JSON object per call")
-    payload = typed_payload(payload)  # a field of another type reads as missing (appendix 95)
+    payload = typed_payload(payload, host)  # a field of another type reads as missing (appendix 95)
     try:
         return _hook_answer(event, host, payload, env, reading)
     except GateError as exc:
@@ -372,7 +385,7 @@ def _merge_settings(host: str, root: Path, out) -> bool:
     nothing written) if the file cannot be used."""
     path = root / SETTINGS_FILES[host]
     try:
-        current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else dict(SETTINGS_BASE.get(host, {}))
         if not isinstance(current, dict):
             raise GateError("it is not a JSON object")
         merged, changes = merge_hooks(current, hook_entries(host))

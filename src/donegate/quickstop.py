@@ -236,6 +236,8 @@ class Call:
     """One stop as the quick path sees it: who asks (host, session, flag), where, and the memo's place."""
 
     def __init__(self, host: str, raw: bytes, env) -> None:
+        if host not in QUICK_HOSTS:
+            raise ValueError("a host whose payload names its fields its own way: the gate decides")
         payload = parse_payload(raw)
         active = payload.get("stop_hook_active")
         self.active = active if isinstance(active, bool) else None
@@ -467,7 +469,7 @@ def quick_session_file(env, session: str, top: str) -> str:
     return os.path.join(quick_state_dir(env), "sessions", f"{quick_safe_key(session)}--{key}.json")
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t04
-QUICK_HOSTS = ("claude-code", "codex", "gemini")
+QUICK_HOSTS = ("claude-code", "codex", "gemini", "qwen")  # the hosts whose payloads use the common field names
 PLAIN_SETTINGS = frozenset({"DONEGATE_STATE_DIR", "DONEGATE_VERIFY_COMMAND", "DONEGATE_SKIP", "DONEGATE_LEDGER",
                             "DONEGATE_LEDGER_DIR"})  # settings the tool policy neither reads nor can fail on
 POLICY_WORDS = ("update-index", "commit")  # a command holding one of these is the policy's to judge

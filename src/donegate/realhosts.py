@@ -21,12 +21,13 @@ from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeStat
                                snapshot, write_private, _first_line, _names, _utc_now)
 
 # %% auto #0
-__all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'RELAY_TRIES', 'HashCache', 'session_record',
-           'remember_session', 'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline',
-           'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id',
-           'same_repository_id', 'gate_hooks', 'hooks_gone', 'check_scripts', 'end_adopted', 'count_stop', 'stops_seen',
-           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
-           'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict']
+__all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
+           'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'same_repository',
+           'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots',
+           'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'check_scripts', 'end_adopted',
+           'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload', 'relayed_host',
+           'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict',
+           'error_verdict']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -275,7 +276,8 @@ def _prompt_unless_ours(self: SessionGate, prompt: str | None = None) -> None:
     text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
     refusal = state.get("last_refusal") or ""
     ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
-    if text and (ours or (refusal and (refusal in text or (len(text) >= 40 and text in refusal)))):
+    continued = prompt is not None and not text  # Qwen Code sends "" on each continuation after a tool call
+    if continued or text and (ours or (refusal and (refusal in text or (len(text) >= 40 and text in refusal)))):
         return
     StopGate.new_prompt(self, prompt)
 
@@ -621,6 +623,8 @@ def transcript_claim(path: Any, limit: int = 1 << 20) -> str:
             record = json.loads(line)
         except ValueError:
             continue
+        if isinstance(record, dict) and record.get("type") == "assistant.message":  # Copilot CLI's events.jsonl
+            record = {"role": "assistant", "content": (record.get("data") or {}).get("content")}
         for item in (record, record.get("message"), record.get("payload")) if isinstance(record, dict) else ():
             if isinstance(item, dict) and (item.get("role") == "assistant" or item.get("type") == "assistant"):
                 text = _text_of(item.get("content")) or _text_of((item.get("message") or {}).get("content"))
@@ -635,9 +639,18 @@ PAYLOAD_TYPES: dict[str, type | tuple[type, ...]] = {
     "tool_input": dict, "tool_response": (dict, str, list), "agent_id": str, "model": str, "turn_id": str}
 
 
-def typed_payload(payload: Mapping[str, Any]) -> dict:
+# Copilot CLI's own events name the fields in camelCase: read as the names above (its stop flag is snake_case)
+PAYLOAD_NAMES: dict[str, dict[str, str]] = {"copilot": {
+    "sessionId": "session_id", "transcriptPath": "transcript_path", "toolName": "tool_name",
+    "toolArgs": "tool_input", "initialPrompt": "prompt", "stopReason": "stop_reason"}}
+
+
+def typed_payload(payload: Mapping[str, Any], host: str = "") -> dict:
     """`payload` without the known fields whose value is not of the type the hosts document: each reader then
-    meets the right type or its own default for a missing field. Unknown fields pass as they are."""
+    meets the right type or its own default for a missing field. Unknown fields pass as they are. A host's
+    own field names (PAYLOAD_NAMES) are read as the common ones; a common name sent as well wins."""
+    names = PAYLOAD_NAMES.get(host, {})
+    payload = {**{names.get(key, key): value for key, value in payload.items()}, **payload}
     return {key: value for key, value in payload.items()
             if key not in PAYLOAD_TYPES or isinstance(value, PAYLOAD_TYPES[key])}
 
@@ -647,9 +660,9 @@ RELAY_TRIES = 2
 
 def relayed_host(host: str, env: Mapping[str, str] | None = None) -> bool:
     """Does this run of `host` show the person none of a hook's words? Codex cannot tell a headless run from
-    its screen (so always); Claude Code says so: CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`."""
+    its screen and Copilot CLI shows no systemMessage at all (so always); Claude Code says so: CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`."""
     env = os.environ if env is None else env
-    return host == "codex" or (host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0")
+    return host in ("codex", "copilot") or (host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0")
 
 
 def relay_file(state_dir: Path, session: str) -> Path:

@@ -2,7 +2,7 @@
 pinned in tests/hosts/package.json, drive the gate as `donegate install` writes it, against scripted model
 servers on 127.0.0.1.
 
-The CLIs live in .cache/hosts/node_modules/.bin (git-ignored; `.ci/run` installs them with `npm ci`) or in
+The CLIs live in .cache/hosts/node_modules/.bin (git-ignored; `.ci/run` installs them with `npm install` from the lock) or in
 the folder named by DONEGATE_HOSTS_BIN. Where a CLI is missing these tests skip and say why; with
 DONEGATE_REQUIRE_HOSTS=1 (set by `.ci/run`) a missing CLI is a failure.
 
@@ -24,11 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PINNED = json.loads((ROOT / "tests" / "hosts" / "package.json").read_text())["dependencies"]
 BIN = Path(os.environ.get("DONEGATE_HOSTS_BIN") or ROOT / ".cache" / "hosts" / "node_modules" / ".bin")
 VENV_BIN = Path(sys.executable).parent
-CLI_NAMES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini"}
-PACKAGES = {"claude-code": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli"}
+CLI_NAMES = {"claude-code": "claude", "codex": "codex", "gemini": "gemini", "qwen": "qwen", "copilot": "copilot"}
+PACKAGES = {"claude-code": "@anthropic-ai/claude-code", "codex": "@openai/codex", "gemini": "@google/gemini-cli",
+            "qwen": "@qwen-code/qwen-code", "copilot": "@github/copilot"}
 # Inherited variables a host run must not see: the machine's keys, proxies and the gate's own settings.
-DROPPED_PREFIXES = ("DONEGATE_", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "VERTEX")
-DROPPED = {"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+DROPPED_PREFIXES = ("DONEGATE_", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "VERTEX", "QWEN_",
+                    "COPILOT_")
+DROPPED = {"GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
            "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", "VIRTUAL_ENV", "PYTHONPATH"}
 
 pytestmark = pytest.mark.hosts
@@ -41,7 +43,7 @@ def cli_path(host: str) -> Path:
         return path
     why = (f"{CLI_NAMES[host]} ({PACKAGES[host]}@{PINNED[PACKAGES[host]]}) is not installed in {BIN}; "
            "install the pinned CLIs with: mkdir -p .cache/hosts && cp tests/hosts/package*.json .cache/hosts/ "
-           "&& npm ci --prefix .cache/hosts")
+           "&& npm install --prefix .cache/hosts")
     if os.environ.get("DONEGATE_REQUIRE_HOSTS") == "1":
         pytest.fail(why + " (DONEGATE_REQUIRE_HOSTS=1: the real-host suite must run)")
     pytest.skip(why)
@@ -143,7 +145,7 @@ what donegate answered), then answers exactly as donegate does."""
 import json, os, subprocess, sys
 data = sys.stdin.buffer.read()
 done = subprocess.run([{real!r}, *sys.argv[1:]], input=data, capture_output=True)
-keep = {{k: v for k, v in os.environ.items() if k.startswith(("CLAUDE_", "CODEX_", "GEMINI_"))
+keep = {{k: v for k, v in os.environ.items() if k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "QWEN_", "COPILOT_"))
         and "KEY" not in k and "TOKEN" not in k}}
 try:
     payload = json.loads(data)
