@@ -25,7 +25,7 @@ from donegate.quickstop import quick_tool
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "demo" / "hosts"
 EVENTS = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "PreToolUse", "BeforeTool", "Stop", "AfterAgent",
-          "StopFailure"}
+          "StopFailure", "sessionStart", "userPromptSubmitted", "preToolUse", "agentStop"}
 WRONG = ["def add(a, b):\n    return a - b + %d\n" % n for n in range(1, 9)]
 RIGHT = "def add(a, b):\n    return a + b\n"
 
@@ -42,7 +42,7 @@ class Replay:
     def __init__(self, tmp: Path, name: str) -> None:
         self.base = tmp / "w"
         self.calls = [c for c in captured_calls(FIXTURES / f"{name}.jsonl", self.base) if c["name"] in EVENTS]
-        self.repo = Path(next(c for c in self.calls if c["name"] == "SessionStart")["payload"]["cwd"])
+        self.repo = Path(next(c for c in self.calls if c["event"] == "session-start")["payload"]["cwd"])
         self.state = tmp / "state"
         self.marker = tmp / "runs"
         self.repo.mkdir(parents=True)
@@ -347,3 +347,31 @@ def test_the_quick_tool_path_answers_most_real_tool_calls(tmp_path):
         answered += replay.quick
         total += sum(1 for c in replay.calls if c["event"] == "pre-tool-use")
     assert total > 30 and answered >= total // 2, (answered, total)
+
+
+# -- Qwen Code and Copilot CLI -----------------------------------------------------------------------
+
+def test_qwen_s_empty_prompts_between_tool_calls_do_not_restart_the_budget(tmp_path):
+    """Qwen Code sends UserPromptSubmit with prompt "" on each continuation after a tool call (and the refusal as
+    the prompt after a refused stop): neither is a person asking, so four wrong fixes are still 3 refusals and a
+    hand-over."""
+    replay = Replay(tmp_path, "qwen/budget")
+    stops = [i for i, c in enumerate(replay.calls) if c["event"] == "stop"]
+    prompts = [c["payload"].get("prompt") for c in replay.calls if c["event"] == "user-prompt"]
+    assert "" in prompts  # the recording holds the empty continuations this test is about
+    edits = {i: (lambda n=n: replay.write("calc.py", WRONG[n])) for n, i in enumerate(stops)}
+    verdicts = stop_verdicts(replay.play(edits))
+    assert [v.action for v in verdicts] == ["block"] * 3 + ["allow"]
+    assert verdicts[-1].exit == "budget"
+
+
+def test_copilot_s_camel_case_payloads_are_read_and_its_refusal_is_json_on_exit_0(tmp_path):
+    replay = Replay(tmp_path, "copilot/fix-after-refusal")
+    stops = [i for i, c in enumerate(replay.calls) if c["event"] == "stop"]
+    assert "session_id" not in replay.calls[stops[0]]["payload"]  # sessionId, transcriptPath ...
+    answers = replay.play({stops[0]: lambda: replay.write("calc.py", WRONG[0]), stops[1]: lambda: replay.write("calc.py", RIGHT)})
+    first, second = [a for e, a in answers if e == "agentStop"]
+    assert first.exit_code == 0 and json.loads(first.stdout)["decision"] == "block"
+    assert (first.verdict.exit, second.verdict.status) == ("check_failed", "verified")
+    tool = next(a for e, a in answers if e == "preToolUse")
+    assert tool.exit_code == 0  # an edit of calc.py: allowed

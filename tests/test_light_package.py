@@ -26,7 +26,7 @@ from donegate.hosts import run_hook
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ROOT / "demo" / "hosts"
 TRANSCRIPTS = ROOT / "demo" / "transcripts"
-EVENTS = {"SessionStart", "UserPromptSubmit", "BeforeAgent", "PreToolUse", "BeforeTool", "Stop", "AfterAgent"}
+EVENTS = {"session-start", "user-prompt", "stop", "pre-tool-use"}  # the events `install` asks every host for
 WRONG = ["def add(a, b):\n    return a - b + %d\n" % n for n in range(1, 9)]
 RIGHT = "def add(a, b):\n    return a + b\n"
 
@@ -116,8 +116,8 @@ def test_the_wheel_answers_every_recorded_host_call_as_the_workbook_gate_does(li
     answers = {}
     for side in ("wheel", "workbook"):
         base = tmp_path / side
-        calls = [c for c in captured_calls(HOSTS / f"{name}.jsonl", base) if c["name"] in EVENTS]
-        repo = Path(next(c for c in calls if c["name"] == "SessionStart")["payload"]["cwd"])
+        calls = [c for c in captured_calls(HOSTS / f"{name}.jsonl", base) if c["event"] in EVENTS]
+        repo = Path(next(c for c in calls if c["event"] == "session-start")["payload"]["cwd"])
         twin, state, got = Twin(base, calls, repo), tmp_path / f"{side}-state", []
         stops = [i for i, c in enumerate(calls) if c["event"] == "stop"]
         for i, call in enumerate(calls):

@@ -196,6 +196,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.doctor._gemini_trust_file': ( 'host_trust_and_doctor.html#_gemini_trust_file',
                                                                          'donegate/doctor.py'),
                                  'donegate.doctor._home': ('host_trust_and_doctor.html#_home', 'donegate/doctor.py'),
+                                 'donegate.doctor._json_with_comments': ( 'host_trust_and_doctor.html#_json_with_comments',
+                                                                          'donegate/doctor.py'),
                                  'donegate.doctor._lines': ('host_trust_and_doctor.html#_lines', 'donegate/doctor.py'),
                                  'donegate.doctor._toml_string': ('host_trust_and_doctor.html#_toml_string', 'donegate/doctor.py'),
                                  'donegate.doctor._trust_codex': ('host_trust_and_doctor.html#_trust_codex', 'donegate/doctor.py'),

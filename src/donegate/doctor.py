@@ -161,10 +161,18 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
 
 def _copilot_config_json(env: Mapping[str, str]) -> dict:
     try:
-        config = json.loads(_copilot_config(env).read_text(encoding="utf-8"))
+        config = _json_with_comments(_copilot_config(env).read_text(encoding="utf-8"))[1]
     except (OSError, ValueError):
         return {}
     return config if isinstance(config, dict) else {}
+
+
+def _json_with_comments(text: str) -> tuple[list[str], Any]:
+    """Copilot CLI writes its config.json with `//` comment lines: (those lines, the JSON of the rest). A line
+    that starts with // cannot be inside a JSON string (a string holds no raw line break)."""
+    lines = text.splitlines()
+    comments = [line for line in lines if line.lstrip().startswith("//")]
+    return comments, json.loads("\n".join(line for line in lines if not line.lstrip().startswith("//")) or "{}")
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-308
 def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
@@ -181,14 +189,17 @@ def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> 
 def _trust_copilot(root: Path, env: Mapping[str, str]) -> list[str]:
     """Copilot CLI's record: the folder, in the trustedFolders list of its config.json (other keys kept)."""
     path = _copilot_config(env)
-    config = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    try:
+        comments, config = _json_with_comments(path.read_text(encoding="utf-8")) if path.exists() else ([], {})
+    except ValueError as exc:
+        raise GateError(f"{path} is not JSON ({exc}); fix it, then install again") from None
     if not isinstance(config, dict) or not isinstance(config.setdefault("trustedFolders", []), list):
         raise GateError(f"{path} is not a JSON object with a trustedFolders list; fix it, then install again")
     if str(root) in config["trustedFolders"]:
         return []
     config["trustedFolders"].append(str(root))
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    path.write_text("".join(c + "\n" for c in comments) + json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return [f"{path}: trusted the folder {root}"]
 
 
@@ -482,7 +493,7 @@ def ledger_command() -> int:
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-801
 def captured_calls(path: str | os.PathLike, base: str | os.PathLike) -> list[dict]:
     """The hook calls of a captured session (JSON lines of argv, env and payload, as demo/hosts holds them),
-    each as {"event", "host", "name", "payload", "env"}, with the folder that held the session's repository
+    each as {"event", "host", "name" (the host's name of the event), "payload", "env"}, with the folder that held the session's repository
     (the SessionStart's cwd, one level up) moved to `base`."""
     calls = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     calls = [c for c in calls if isinstance(c.get("payload"), dict) and len(c.get("argv", ())) >= 4]
@@ -499,5 +510,5 @@ def captured_calls(path: str | os.PathLike, base: str | os.PathLike) -> list[dic
         return [move(v) for v in value] if isinstance(value, list) else value
 
     return [{"event": c["argv"][1], "host": c["argv"][c["argv"].index("--host") + 1],
-             "name": c["payload"].get("hook_event_name"), "payload": move(c["payload"]),
+             "name": HOSTS[c["argv"][c["argv"].index("--host") + 1]][c["argv"][1]], "payload": move(c["payload"]),
              "env": move(c.get("env") or {})} for c in calls]
