@@ -869,7 +869,7 @@ def test_gemini_hooks_use_gemini_event_names():
     assert entries["AfterAgent"][0]["hooks"][0]["command"] == "donegate hook stop --host gemini"
 
 
-# -- the Claude Code plugin --------------------------------------------------------------------
+# -- the plugins (appendix 91; tests/test_plugins.py has the rest) --------------------------------------------------------------------
 
 def test_plugin_writes_a_manifest_and_hooks_calling_this_donegate(repo, tmp_path):
     folder = tmp_path / "plugin"
@@ -882,10 +882,10 @@ def test_plugin_writes_a_manifest_and_hooks_calling_this_donegate(repo, tmp_path
     assert not (repo.root / ".claude").exists()
 
 
-def test_plugin_with_another_host_exits_2(repo, tmp_path):
-    done = repo.run("install", "--host", "codex", "--plugin", str(tmp_path / "plugin"))
+def test_plugin_for_a_host_without_a_plugin_format_exits_2(repo, tmp_path):
+    done = repo.run("install", "--host", "qwen", "--plugin", str(tmp_path / "plugin"))
     assert done.returncode == 2
-    assert "--host claude-code" in done.stdout
+    assert "claude-code, codex, gemini" in done.stdout
     assert not (tmp_path / "plugin").exists()
 
 

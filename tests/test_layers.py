@@ -23,7 +23,7 @@ LAYERS: dict[str, set[str]] = {
     "evidence": {"hooks", "trajectory", "trajectory_io", "verifiers", "cases", "metrics", "review", "audit", "claims",
                  "transcripts"},
     # the stop gate and what makes it work in the real hosts
-    "gate": {"stopgate", "treestate", "realhosts", "hosts", "doctor", "quickstop"},
+    "gate": {"stopgate", "treestate", "realhosts", "hosts", "doctor", "quickstop", "plugins"},
     # the minimal coding agent chapter 07 builds to put gates on, and the player of its scenarios (07 part 3)
     "agent": {"agent", "demo"},
     # the workbook's machinery: quizzes, exercises and questionnaires, progress, the self-check, its sandbox and

@@ -184,7 +184,7 @@ COMMANDS.update({
         "add the gate's hooks to a coding agent's project settings",
         (arg("--host", required=True, choices=["claude-code", "codex", "gemini", "qwen", "copilot"], help="the coding agent"),
          arg("--repo", default=".", help="the repository (default: the current folder)"),
-         arg("--plugin", metavar="DIR", help="instead, write a Claude Code plugin (manifest and hooks) to DIR"),
+         arg("--plugin", metavar="DIR", help="instead, write the host's plugin (Claude Code, Codex) or extension (Gemini) to DIR"),
          arg("--trust", action="store_true",
              help="also record that you trust these hooks, where the host asks for it (Codex: "
                   "~/.codex/config.toml; Gemini: ~/.gemini/trustedFolders.json; Copilot: ~/.copilot/config.json)")),

@@ -19,10 +19,9 @@ from .realhosts import SessionGate
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, find_repo
 
 # %% auto #0
-__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'PLUGIN_MANIFEST', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program',
-           'stale_programs', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'after_install',
-           'write_plugin', 'install_plugin', 'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts',
-           'ledger_command', 'captured_calls']
+__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program', 'stale_programs',
+           'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'codex_state_lines', 'after_install',
+           'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
 def missing_program(command: str) -> str | None:
@@ -98,8 +97,10 @@ def codex_hook_hash(event: str, matcher: Any, handler: Mapping[str, Any]) -> str
     return "sha256:" + hashlib.sha256(data.encode()).hexdigest()
 
 
-def codex_hook_keys(root: Path, hooks: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(key in [hooks.state], trusted hash) for every command hook of a project's .codex/hooks.json."""
+def codex_hook_keys(root: Path, hooks: Mapping[str, Any], source: str | None = None) -> list[tuple[str, str]]:
+    """(key in [hooks.state], trusted hash) for every command hook of a project's .codex/hooks.json (`source`:
+    where other hooks sit instead, as a plugin's do: appendix 91)."""
+    source = source or f"{root}/.codex/hooks.json"
     keys = []
     for event, groups in (hooks.get("hooks") or {}).items():
         if event not in CODEX_EVENTS or not isinstance(groups, list):
@@ -108,7 +109,7 @@ def codex_hook_keys(root: Path, hooks: Mapping[str, Any]) -> list[tuple[str, str
             handlers = group.get("hooks") if isinstance(group, dict) else None
             for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
                 if isinstance(handler, dict) and handler.get("type") == "command" and str(handler.get("command") or "").strip():
-                    keys.append((f"{root}/.codex/hooks.json:{CODEX_EVENTS[event][0]}:{g}:{h}",
+                    keys.append((f"{source}:{CODEX_EVENTS[event][0]}:{g}:{h}",
                                  codex_hook_hash(event, group.get("matcher"), handler)))
     return keys
 
@@ -236,18 +237,28 @@ def _trust_codex(root: Path, env: Mapping[str, str]) -> list[str]:
     elif project.get("trust_level") != "trusted":
         raise GateError(f"{path} sets the project {root} to trust_level {project.get('trust_level')!r}; "
                         "change it to \"trusted\" yourself, then install again")
-    for key, digest in codex_hook_keys(root, hooks):
+    more, trusted = codex_state_lines(path, config, codex_hook_keys(root, hooks))
+    lines, changes = lines + more, changes + trusted
+    if lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lines),
+                        encoding="utf-8")
+    return changes
+
+
+def codex_state_lines(path: Path, config: Mapping[str, Any], keys: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """The [hooks.state] tables to append for the `keys` not trusted yet, and one line per change; an older trust
+    of the same hook is the person's to replace (GateError)."""
+    state = config.get("hooks", {}).get("state", {})
+    lines, changes = [], []
+    for key, digest in keys:
         if key in state and state[key].get("trusted_hash") != digest:
             raise GateError(f"{path} trusts an older version of the hook {key}; remove its [hooks.state] table "
                             "or trust the new one in Codex's /hooks, then install again")
         if key not in state:
             lines += [f"[hooks.state.{_toml_string(key)}]", f"trusted_hash = {_toml_string(digest)}", ""]
             changes.append(f"{path}: trusted the {key.rsplit(':', 3)[1]} hook")
-    if lines:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lines),
-                        encoding="utf-8")
-    return changes
+    return lines, changes
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-401
 def after_install(host: str, root: Path, trust: bool, out) -> bool:
@@ -278,36 +289,6 @@ def _uncommitted(root: Path, rel: str) -> bool:
     done = subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", rel], capture_output=True)
     tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--error-unmatch", rel], capture_output=True)
     return done.returncode != 0 or tracked.returncode != 0
-
-# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-501
-PLUGIN_MANIFEST: dict = {
-    "name": "donegate",
-    "description": "Stop gate: the agent's turn ends only when the repository's acceptance check (verify.sh) passes.",
-    "author": {"name": "donegate"},
-}
-
-
-def write_plugin(folder: str | os.PathLike, executable: str | None = None) -> list[Path]:
-    """Write a Claude Code plugin for the gate: .claude-plugin/plugin.json and hooks/hooks.json."""
-    folder = Path(folder)
-    files = {folder / ".claude-plugin" / "plugin.json": PLUGIN_MANIFEST,
-             folder / "hooks" / "hooks.json": {"description": "donegate stop gate",
-                                               "hooks": hook_entries("claude-code", executable)}}
-    for path, data in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return list(files)
-
-# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-502
-def install_plugin(host: str, plugin: str | os.PathLike, out) -> int:
-    """`donegate install --plugin DIR`: a Claude Code plugin instead of project settings."""
-    if host != "claude-code":
-        out("donegate install: --plugin writes a Claude Code plugin; use it with --host claude-code")
-        return 2
-    for path in write_plugin(plugin):
-        out(f"wrote {path}")
-    out(f"load it with: claude --plugin-dir {plugin}")
-    return 0
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-601
 def doctor(repo: str | os.PathLike = ".", out=print) -> int:
@@ -357,9 +338,19 @@ def _doctor_hooks(root: Path, out) -> int:
     for host, rel in SETTINGS_FILES.items():
         path = root / rel
         text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+        from donegate.plugins import plugin_lines  # appendix 91 (it imports this module)
+        plugins = plugin_lines(host, root)
+        for active, line in plugins:
+            problems += not active
+            out(f"hooks        {host:<12} {line}")
         if "hook stop" not in text:
-            out(f"hooks        {host:<12} not installed ({rel})")
+            if not plugins:
+                out(f"hooks        {host:<12} not installed ({rel})")
             continue
+        if plugins:
+            problems += 1
+            out(f"hooks        {host:<12} installed TWICE: a plugin and {rel} both run the gate at every event; "
+                f"remove the donegate hooks from {rel}")
         try:
             hooks = json.loads(text).get("hooks") or {}
             gone = sorted({p for entries in hooks.values() for e in entries for p in stale_programs(e)})

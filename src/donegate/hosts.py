@@ -361,9 +361,11 @@ def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike 
             trust: bool = False, out=print) -> int:
     """`donegate install`: merge the gate's hooks into the host's project settings, then say what still stands
     between them and a host that runs them (with `trust`, write the person's trust records); with `plugin`,
-    write a Claude Code plugin instead. Idempotent; refuses to touch a settings file it cannot read. Exit 0,
+    write the host's plugin instead (appendix 91); where a plugin of the host already runs the gate, write no
+    project hooks. Idempotent; refuses to touch a settings file it cannot read. Exit 0,
     or 2 on a problem."""
-    from donegate.doctor import after_install, install_plugin  # appendix 96 (it imports this module)
+    from donegate.doctor import after_install  # appendix 96 (it imports this module)
+    from donegate.plugins import install_plugin, plugin_install  # appendix 91
     if host not in HOSTS:
         out(f"donegate install: unknown host {host!r}; use one of {', '.join(HOSTS)}")
         return 2
@@ -373,6 +375,9 @@ def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike 
     if root is None:
         out(f"donegate install: {repo} is not in a git repository; the gate compares git tree states (git init first)")
         return 2
+    plugged = plugin_install(host, root, trust, out)  # the host's own install already runs the gate here
+    if plugged is not None:
+        return plugged
     if not _merge_settings(host, root, out) or not after_install(host, root, trust, out):
         return 2
     if not (root / SCRIPT_NAME).exists():
