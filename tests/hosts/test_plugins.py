@@ -1,0 +1,150 @@
+"""Each host's own install (appendix 91), in the real CLIs: this checkout validated as a Claude Code marketplace,
+a Codex CLI marketplace and a Gemini CLI extension, installed the host's own way from its local path into a
+private HOME, and then the fix after a refusal and the budget played through the plugin's hooks alone (the
+repository has no project hooks: `donegate install` sees the plugin and writes none). The hooks call `donegate`
+by name, so the world's PATH decides which gate answers: this checkout's, behind the logging shim."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import test_claude_code as cc
+import test_codex as cx
+import test_gemini as gm
+from claude_server import edit, text
+from conftest import ROOT, HostWorld, capture_hooks, cli_path, run_cli
+
+pytestmark = pytest.mark.hosts
+
+
+def host_cli(world: HostWorld, host: str, *args: str, stdin: str | None = None) -> str:
+    done = run_cli([str(cli_path(host)), *args], world, stdin=stdin, timeout=120)
+    assert done.returncode == 0, f"{host} {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def plugged(world: HostWorld, host: str, trust: bool = False) -> Path:
+    """The project (no project hooks) in a world whose HOME has the gate's plugin installed; the hook-call log."""
+    world.project()
+    done = world.install(host, *(["--trust"] if trust else []))
+    assert "already runs the gate" in done.stdout, done.stdout
+    assert not any((world.repo / d).exists() for d in (".claude", ".codex", ".gemini"))
+    return capture_hooks(world)
+
+
+# -- Claude Code: claude plugin validate / marketplace add / install -------------------------------------
+
+def claude_plugin(world: HostWorld) -> Path:
+    said = host_cli(world, "claude-code", "plugin", "validate", str(ROOT))
+    assert "Validation passed" in said, said
+    host_cli(world, "claude-code", "plugin", "validate", str(ROOT / "plugins" / "claude-code"))
+    host_cli(world, "claude-code", "plugin", "marketplace", "add", str(ROOT))
+    host_cli(world, "claude-code", "plugin", "install", "donegate@donegate")
+    return plugged(world, "claude-code")
+
+
+def test_claude_code_plugin_refuses_a_wrong_fix_then_passes_the_right_one(world):
+    log = claude_plugin(world)
+    doctor = world.donegate("doctor").stdout
+    assert "claude-code  installed as the plugin donegate@donegate" in doctor and "and active" in doctor, doctor
+    calc = cc.calc(world)
+    run = cc.play(world, log, [[text("Fixing add."), edit(calc, cc.WRONG, "a * b")], [text("Done, add is fixed.")],
+                               [edit(calc, "a * b", cc.RIGHT)], [text("Fixed for real.")]])
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.stop_exits() == [2, 0]
+    assert "test_add" in run.after_refusal()[0] and "attempt 1 of 3" in run.after_refusal()[0]
+    assert world.check_runs() == 2
+    assert cc.status(world).returncode == 0
+
+
+def test_claude_code_plugin_hands_over_after_the_budget(world):
+    log = claude_plugin(world)
+    calc, wrong, script = cc.calc(world), [cc.WRONG, "a * b", "a ** b", "a // b", "a % b"], []
+    for old, new in zip(wrong, wrong[1:]):
+        script += [[edit(calc, old, new)], [text("Done.")]]
+    run = cc.play(world, log, [*script, cc.relay])
+    assert run.stop_exits() == [2, 2, 2, 2, 0]
+    assert world.check_runs() == 4
+    assert "HANDED OVER UNVERIFIED" in run.events[-1]["result"]  # the person sees it in the last words
+    assert cc.status(world).returncode == 1
+
+
+# -- Codex CLI: codex plugin marketplace add / plugin add, trust by `donegate install --trust` -------------
+
+def codex_plugin(world: HostWorld) -> Path:
+    host_cli(world, "codex", "plugin", "marketplace", "add", str(ROOT))
+    said = host_cli(world, "codex", "plugin", "add", "donegate@donegate")
+    assert "Added plugin `donegate`" in said, said
+    return plugged(world, "codex", trust=True)
+
+
+def test_codex_plugin_hooks_need_their_trust_and_then_refuse_a_wrong_fix(world):
+    log = codex_plugin(world)
+    hooks = cx.listed_hooks(world)  # Codex's own view of the plugin's hooks
+    plugin_hooks = [h for h in hooks if h.get("source") == "plugin"]
+    assert plugin_hooks and all(h["trustStatus"] == "trusted" for h in plugin_hooks), hooks
+    assert "codex        installed as the plugin donegate@donegate" in world.donegate("doctor").stdout
+    run = cx.codex_exec(world, [[cx.patch_add(cx.WRONG, "    return a * b")], [cx.message("Fixed.")],
+                                [cx.patch_add("    return a * b", "    return a + b")], [cx.message("Fixed for real.")]],
+                        log)
+    assert run.done.returncode == 0, run.done.stderr
+    assert [c["exit"] for c in run.stops()] == [2, 0]
+    assert "attempt 1 of 3" in run.texts()[2] and "test_add" in run.texts()[2]
+    assert world.check_runs() == 2
+    assert world.donegate("status", check=False).returncode == 0
+
+
+def test_codex_plugin_hands_over_after_the_budget(world):
+    log = codex_plugin(world)
+    turns = []
+    for old, new in zip((cx.WRONG, *cx.WRONG_FIXES), cx.WRONG_FIXES):
+        turns += [[cx.patch_add(old, new)], [cx.message("Fixed.")]]
+    run = cx.codex_exec(world, [*turns, cx.relay], log)
+    assert [c["exit"] for c in run.stops()] == [2, 2, 2, 2, 0]
+    assert world.check_runs() == 4
+    assert "HANDED OVER UNVERIFIED" in cx.agent_messages(run)[-1]
+    assert world.donegate("status", check=False).returncode == 1
+
+
+def test_codex_plugin_without_trust_runs_no_hook_and_doctor_says_so(world):
+    host_cli(world, "codex", "plugin", "marketplace", "add", str(ROOT))
+    host_cli(world, "codex", "plugin", "add", "donegate@donegate")
+    log = plugged(world, "codex")
+    doctor = world.donegate("doctor", check=False)
+    assert "donegate@donegate but NOT active" in doctor.stdout and "--trust" in doctor.stdout, doctor.stdout
+    run = cx.codex_exec(world, [[cx.patch_add(cx.WRONG, "    return a * b")], [cx.message("Fixed.")]], log)
+    assert run.calls == []  # Codex skipped the untrusted plugin hooks without a word
+
+
+# -- Gemini CLI: gemini extensions validate / install ------------------------------------------------------
+
+def gemini_extension(world: HostWorld) -> Path:
+    extension = str(ROOT / "plugins" / "gemini")
+    host_cli(world, "gemini", "extensions", "validate", extension)
+    # --consent answers the install's own questions; the trust of the source folder is asked on stdin
+    host_cli(world, "gemini", "extensions", "install", extension, "--consent", stdin="y\n")
+    user = world.home / ".gemini" / "settings.json"
+    kept = json.loads(user.read_text()) if user.exists() else {}
+    user.write_text(json.dumps({**kept, **gm.USER_SETTINGS}))
+    return plugged(world, "gemini", trust=True)
+
+
+def test_gemini_extension_refuses_a_wrong_fix_then_passes_the_right_one(world):
+    log = gemini_extension(world)
+    assert "gemini       installed as the plugin donegate" in world.donegate("doctor").stdout
+    run = gm.gemini(world, gm.fix_after_refusal(world), log)
+    assert run.done.returncode == 0, run.done.stderr
+    assert run.attempts() == ["1 of 3"]
+    assert world.read("calc.py") == gm.RIGHT
+    assert world.check_runs() == 2
+
+
+def test_gemini_extension_hands_over_after_the_budget(world):
+    log = gemini_extension(world)
+    run = gm.gemini(world, gm.five_wrong_fixes(world), log)
+    assert run.attempts() == ["1 of 3", "2 of 3", "3 of 3"], run.attempts()
+    assert "HANDED OVER UNVERIFIED" in run.done.stderr  # Gemini prints the hook's message for the person
+    assert world.check_runs() == 4
+    assert world.donegate("status", check=False).returncode == 1
