@@ -67,6 +67,17 @@ def is_agent_loop(request: Request) -> bool:
     return is_messages_call(request) and any(t.get("name") == "Bash" for t in body.get("tools") or ())
 
 
+GOAL_JUDGE = "You are evaluating a stop-condition hook"  # how /goal's judge request opens its system prompt
+
+
+def is_goal_judge(request: Request) -> bool:
+    """The request /goal sends at a stop: no tools, the transcript, and a system prompt asking for a verdict as
+    JSON ({"ok": bool, "reason": str}); any other reply is an evaluator error to Claude Code."""
+    system = (request.body or {}).get("system") if isinstance(request.body, dict) else None
+    blocks = system if isinstance(system, list) else [{"text": system}] if isinstance(system, str) else []
+    return any(GOAL_JUDGE in str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+
+
 def tool_results(request: Request) -> list[dict]:
     """The tool_result blocks of the newest user message of a request (what the last tool calls returned)."""
     messages = (request.body or {}).get("messages") or []
@@ -118,11 +129,13 @@ class ClaudeServer(ScriptedServer):
     the script's reply i (the first one is the user's prompt, each later one carries tool results or
     the stop hook's feedback)."""
 
-    def __init__(self, script: Iterable[ScriptItem] = ()) -> None:
+    def __init__(self, script: Iterable[ScriptItem] = (), verdicts: Iterable[str] = ()) -> None:
         super().__init__()
         self.script: list[ScriptItem] = list(script)
         self.agent_requests: list[Request] = []
         self.sticky_error: ApiError | None = None
+        self.verdicts: list[str] = list(verdicts)  # the goal judge's replies, in order (see is_goal_judge)
+        self.judge_requests: list[Request] = []
 
     def then(self, *items: ScriptItem) -> "ClaudeServer":
         """Add replies to the script (for a second run against the same server)."""
@@ -138,6 +151,10 @@ class ClaudeServer(ScriptedServer):
             return 200, {"Content-Type": "application/json"}, [json.dumps({"input_tokens": 10})]
         body = request.body if isinstance(request.body, dict) else {}
         model = str(body.get("model") or "claude-scripted")
+        if is_goal_judge(request):
+            self.judge_requests.append(request)
+            verdict = self.verdicts.pop(0) if self.verdicts else SIDE_TEXT
+            return self._reply(model, [text(verdict)], bool(body.get("stream")))
         if not is_agent_loop(request):
             return self._reply(model, [text(SIDE_TEXT)], bool(body.get("stream")))
         self.agent_requests.append(request)

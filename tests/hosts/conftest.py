@@ -1,4 +1,4 @@
-"""The real-host suite (DESIGN 2.8, 6): the real Claude Code, Codex CLI and Gemini CLI, at the versions
+"""The real-host suite (DESIGN 2.8, 6): the real Claude Code, Codex CLI, Gemini CLI, Qwen Code and Copilot CLI, at the versions
 pinned in tests/hosts/package.json, drive the gate as `donegate install` writes it, against scripted model
 servers on 127.0.0.1.
 
