@@ -1,7 +1,7 @@
 """Each host's own install (appendix 91): the committed marketplace, plugins and extension are what the code
 writes; `installed_plugins` reads what each host records; `install` writes no project hooks where a plugin
 already runs the gate, and trusts a Codex plugin's hooks; `doctor` shows the plugin. The real CLIs installing
-them from this checkout: tests/hosts/test_plugins.py."""
+them from this checkout: tests/hosts/test_plugin_installs.py."""
 from __future__ import annotations
 
 import json

@@ -79,6 +79,8 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
     return HookAnswer(0, _json({"systemMessage": "\n".join(notes)}) if notes else "", verdict=verdict)
 
 
+
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-008t
 def tool_answer(host: str, action: str, reason: str, updated_input: Mapping | None = None) -> HookAnswer:
     """The host's answer before a tool call: deny or ask with the reason, or an allow that rewrites the
     input. An allow never carries a permission decision: an explicit "allow" skips the prompt the person
