@@ -131,3 +131,12 @@ def test_a_plugin_and_project_hooks_together_are_a_problem_doctor_names(tmp_path
     home.gemini_extension()
     doctor = home.run("doctor")
     assert "gemini       installed TWICE" in doctor.stdout and doctor.returncode == 1, doctor.stdout
+
+
+def test_install_trust_with_the_gemini_extension_trusts_the_folder_gemini_needs_to_start_in(tmp_path):
+    home = Home(tmp_path)
+    home.gemini_extension()
+    done = home.run("install", "--host", "gemini", "--trust")
+    assert done.returncode == 0 and not (home.repo / ".gemini").exists(), done.stdout
+    trusted = json.loads((home.home / ".gemini" / "trustedFolders.json").read_text())
+    assert trusted == {str(home.repo): "TRUST_FOLDER"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .doctor import CODEX_EVENTS, _codex_config, _home, codex_hook_keys, codex_state_lines
+from .doctor import _codex_config, _home, codex_hook_keys, codex_state_lines, grant_trust
 from .hosts import HOSTS, hook_entries
 from .stopgate import GateError
 
@@ -208,7 +208,10 @@ def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
         out(f"{host}: the plugin {plugin.ident} ({plugin.folder}) already runs the gate; no project hooks written "
             "(both would run it twice)")
         try:
-            for line in trust_plugin(plugin) if trust else ():
+            lines = trust_plugin(plugin) if trust else []
+            if trust and host == "gemini":  # its extension hooks need no trust, but `gemini -p` runs only in a trusted folder
+                lines += grant_trust(host, root)
+            for line in lines:
                 out(line)
         except GateError as exc:
             out(f"donegate install: could not record trust ({exc})")

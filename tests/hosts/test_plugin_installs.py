@@ -19,8 +19,8 @@ from conftest import ROOT, HostWorld, capture_hooks, cli_path, run_cli
 pytestmark = pytest.mark.hosts
 
 
-def host_cli(world: HostWorld, host: str, *args: str, stdin: str | None = None) -> str:
-    done = run_cli([str(cli_path(host)), *args], world, stdin=stdin, timeout=120)
+def host_cli(world: HostWorld, host: str, *args: str, stdin: str | None = None, cwd: Path | None = None) -> str:
+    done = run_cli([str(cli_path(host)), *args], world, stdin=stdin, timeout=120, cwd=cwd)
     assert done.returncode == 0, f"{host} {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
     return done.stdout + done.stderr
 
@@ -123,8 +123,9 @@ def test_codex_plugin_without_trust_runs_no_hook_and_doctor_says_so(world):
 def gemini_extension(world: HostWorld) -> Path:
     extension = str(ROOT / "plugins" / "gemini")
     host_cli(world, "gemini", "extensions", "validate", extension)
-    # --consent answers the install's own questions; the trust of the source folder is asked on stdin
-    host_cli(world, "gemini", "extensions", "install", extension, "--consent", stdin="y\n")
+    # --consent answers the install's own questions; the trust of the source folder is asked on stdin. Run from
+    # outside the repository, which --consent would trust as well: here `donegate install --trust` does that.
+    host_cli(world, "gemini", "extensions", "install", extension, "--consent", stdin="y\n", cwd=world.tmp)
     user = world.home / ".gemini" / "settings.json"
     kept = json.loads(user.read_text()) if user.exists() else {}
     user.write_text(json.dumps({**kept, **gm.USER_SETTINGS}))
