@@ -119,6 +119,20 @@ def capture(host: str, name: str, play: Callable[[HostWorld], Any]) -> Path:
     return path
 
 
+def standard_scenarios(host: str, module: Any) -> dict[str, Callable[[HostWorld], Any]]:
+    """The four scenarios a host's test module plays the same way (fix_after_refusal, budget,
+    protected_test_edit, chat_only), each failing loudly when the CLI exits with an error."""
+    def cleanly(scenario: Callable[[HostWorld], Any]) -> Callable[[HostWorld], Any]:
+        def play(world: HostWorld) -> Any:
+            run = scenario(world)
+            if run.done.returncode != 0:
+                raise SystemExit(f"{host} exited {run.done.returncode}\n{run.done.stderr}")
+            return run
+        return play
+    return {"fix-after-refusal": cleanly(module.fix_after_refusal), "budget": cleanly(module.budget),
+            "test-edit-denied": cleanly(module.protected_test_edit), "chat-only": cleanly(module.chat_only)}
+
+
 def main(host: str, scenarios: Mapping[str, Callable[[HostWorld], Any]], names: list[str]) -> int:
     """Capture the named scenarios (all of them by default); exit 2 naming an unknown one."""
     unknown = [n for n in names if n not in scenarios]
