@@ -149,3 +149,30 @@ def test_gemini_extension_hands_over_after_the_budget(world):
     assert "HANDED OVER UNVERIFIED" in run.done.stderr  # Gemini prints the hook's message for the person
     assert world.check_runs() == 4
     assert world.donegate("status", check=False).returncode == 1
+
+
+# -- more of each host's scenarios, with the gate coming from the host's own install -----------------------
+
+THROUGH_PLUGIN = {
+    "claude-code": (cc, claude_plugin, ["test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once",
+                                        "test_a_test_file_edit_is_denied_and_a_shell_edit_of_it_is_refused_at_the_stop",
+                                        "test_a_chat_only_turn_is_not_checked", "test_a_committed_wrong_fix_is_refused",
+                                        "test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it_runs"]),
+    "codex": (cx, codex_plugin, ["test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once",
+                                 "test_a_test_file_edit_is_denied_and_a_shell_edit_of_it_is_refused_at_the_stop",
+                                 "test_a_chat_only_turn_is_not_checked", "test_a_committed_wrong_fix_is_refused",
+                                 "test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it_runs"]),
+    "gemini": (gm, gemini_extension, ["test_a_stop_with_no_new_edit_after_a_refusal_hands_over_at_once",
+                                      "test_edits_to_the_test_file_are_denied_and_a_shell_edit_is_refused_at_the_stop",
+                                      "test_a_chat_only_turn_is_not_checked", "test_a_committed_wrong_fix_is_refused",
+                                      "test_a_check_rewritten_by_a_redirect_is_refused_and_the_advice_to_restore_it_runs"]),
+}
+
+
+@pytest.mark.parametrize("host,name", [(h, n) for h, (_, _, names) in THROUGH_PLUGIN.items() for n in names])
+def test_the_host_s_scenario_holds_with_the_gate_from_its_own_install(world, monkeypatch, host, name):
+    """The host's own test, unchanged, with the module's `gated` (the project set up, the gate installed, the
+    hook-call log) replaced by the host's own install of the plugin."""
+    module, install, _ = THROUGH_PLUGIN[host]
+    monkeypatch.setattr(module, "gated", lambda world, **_: install(world))
+    getattr(module, name)(world)
