@@ -190,6 +190,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.doctor._copilot_config': ('host_trust_and_doctor.html#_copilot_config', 'donegate/doctor.py'),
                                  'donegate.doctor._copilot_config_json': ( 'host_trust_and_doctor.html#_copilot_config_json',
                                                                            'donegate/doctor.py'),
+                                 'donegate.doctor._copilot_untrusted': ( 'host_trust_and_doctor.html#_copilot_untrusted',
+                                                                         'donegate/doctor.py'),
                                  'donegate.doctor._doctor_hooks': ('host_trust_and_doctor.html#_doctor_hooks', 'donegate/doctor.py'),
                                  'donegate.doctor._doctor_stop': ('host_trust_and_doctor.html#_doctor_stop', 'donegate/doctor.py'),
                                  'donegate.doctor._doctor_timeouts': ('host_trust_and_doctor.html#_doctor_timeouts', 'donegate/doctor.py'),

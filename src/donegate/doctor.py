@@ -151,13 +151,20 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
             problems.append(f"Gemini does not trust the folder {root} ({path}), so it loads no project hook "
                             "(and --skip-trust runs the agent without them); run `donegate install --host gemini --trust`")
     elif host == "copilot":
-        folders = _copilot_config_json(env).get("trustedFolders")
-        trusted = [Path(f) for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
-        if not any(root == f or f in root.parents for f in trusted) and env.get("COPILOT_ALLOW_ALL") != "true":
-            problems.append(f"Copilot CLI does not trust the folder {root} ({_copilot_config(env)}), so it skips the "
-                            "repository's hooks without a word; run `donegate install --host copilot --trust` (or "
-                            "pass --trust-folder to `copilot`)")
+        problems += _copilot_untrusted(root, env)
     return problems
+
+
+
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-306c
+def _copilot_untrusted(root: Path, env: Mapping[str, str]) -> list[str]:
+    """Copilot CLI's condition: the folder (or one above it) in the trustedFolders of its config.json."""
+    folders = _copilot_config_json(env).get("trustedFolders")
+    trusted = [Path(f) for f in folders if isinstance(f, str)] if isinstance(folders, list) else []
+    if any(root == f or f in root.parents for f in trusted) or env.get("COPILOT_ALLOW_ALL") == "true":
+        return []
+    return [f"Copilot CLI does not trust the folder {root} ({_copilot_config(env)}), so it skips the repository's hooks "
+            "without a word; run `donegate install --host copilot --trust` (or pass --trust-folder to `copilot`)"]
 
 
 def _copilot_config_json(env: Mapping[str, str]) -> dict:

@@ -141,6 +141,7 @@ def _codex_plugins(env: Mapping[str, str]) -> list[InstalledPlugin]:
     return found
 
 
+# %% ../../chapters/91_host_plugins.ipynb #ap91-202b
 def _gemini_extensions(env: Mapping[str, str]) -> list[InstalledPlugin]:
     base = _home(env) / ".gemini" / "extensions"
     found = []
