@@ -193,3 +193,28 @@ def test_untrusted_the_hooks_do_not_run_and_doctor_says_so(world):
     assert run.calls == [] and run.done.returncode == 0  # Copilot skips a folder's hooks until it is trusted
     doctor = world.donegate("doctor", check=False)
     assert "copilot      installed but NOT active" in doctor.stdout and "--trust" in doctor.stdout, doctor.stdout
+
+
+def test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once(world):
+    log = gated(world)
+    run = copilot(world, [edit(world, "calc.py", WRONG, "    return a * b"), say("Fixed."),
+                          say("I am sure it is fixed."), relay, relay], log)
+
+    decisions = [json.loads(c["stdout"] or "{}").get("decision") for c in run.stops()]
+    assert decisions[0] == "block" and decisions[-1] is None and len(decisions) in (3, 4), decisions
+    handover = json.loads(run.stops()[-1]["stdout"])["systemMessage"]
+    assert "HANDED OVER UNVERIFIED" in handover and "nothing changed since the last failed check" in handover
+    assert "nothing changed since the last failed check" in run.done.stdout.rstrip().splitlines()[-1]  # last words
+    assert world.check_runs() == 1
+    assert world.donegate("status", check=False).returncode == 1
+
+
+def test_a_committed_wrong_fix_is_refused(world):
+    log = gated(world)
+    run = copilot(world, [shell("sed -i 's/a - b/a * b/' calc.py && git commit -qam 'fix add'"),
+                          say("Fixed and committed."), edit(world, "calc.py", "    return a * b", "    return a + b"),
+                          say("Fixed for real.")], log)
+
+    assert [json.loads(c["stdout"] or "{}").get("decision") for c in run.stops()] == ["block", None]
+    assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
+    assert world.check_runs() == 2

@@ -169,3 +169,26 @@ def test_a_chat_only_turn_is_not_checked(world):
     assert world.check_runs() == 0
     assert len(run.requests) == 1
     assert world.donegate("status", check=False).returncode == 0
+
+
+def test_a_stop_without_a_new_edit_after_a_refusal_hands_over_at_once(world):
+    log = gated(world)
+    run = qwen(world, [*edit(world, "calc.py", WRONG, "    return a * b"), say("Fixed."), say("I am sure it is fixed.")],
+               log)
+
+    assert [c["exit"] for c in run.stops()] == [2, 0]
+    handover = json.loads(run.stops()[-1]["stdout"])["systemMessage"]
+    assert "HANDED OVER UNVERIFIED" in handover and "nothing changed since the last failed check" in handover
+    assert "nothing changed since the last failed check" in run.done.stderr  # shown to the person
+    assert world.check_runs() == 1
+    assert world.donegate("status", check=False).returncode == 1
+
+
+def test_a_committed_wrong_fix_is_refused(world):
+    log = gated(world)
+    run = qwen(world, [shell("sed -i 's/a - b/a * b/' calc.py && git commit -qam 'fix add'"), say("Fixed and committed."),
+                       *edit(world, "calc.py", "    return a * b", "    return a + b"), say("Fixed for real.")], log)
+
+    assert [c["exit"] for c in run.stops()] == [2, 0]
+    assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
+    assert world.check_runs() == 2
