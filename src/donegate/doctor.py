@@ -20,7 +20,7 @@ from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, find_repo
 
 # %% auto #0
 __all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program', 'stale_programs',
-           'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'codex_state_lines', 'after_install',
+           'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'write_codex_trust', 'after_install',
            'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
@@ -227,6 +227,14 @@ def _trust_gemini(root: Path, env: Mapping[str, str]) -> list[str]:
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-310
 def _trust_codex(root: Path, env: Mapping[str, str]) -> list[str]:
     """Codex's records: the project, and each hook's hash, in config.toml."""
+    hooks = json.loads((root / SETTINGS_FILES["codex"]).read_text(encoding="utf-8"))
+    return write_codex_trust(codex_hook_keys(root, hooks), env, project=root)
+
+
+def write_codex_trust(keys: list[tuple[str, str]], env: Mapping[str, str], project: Path | None = None) -> list[str]:
+    """Append to Codex's config.toml the records it lacks: the `project`'s trust (where given) and, for each (key,
+    hash) of `keys`, a [hooks.state] table. One line per change. A project or a hook trusted otherwise already is
+    the person's to change (GateError)."""
     import tomllib
     path = _codex_config(env)
     text = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -234,30 +242,15 @@ def _trust_codex(root: Path, env: Mapping[str, str]) -> list[str]:
         config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise GateError(f"{path} is not valid TOML ({exc}); fix it, then install again") from None
-    hooks = json.loads((root / SETTINGS_FILES["codex"]).read_text(encoding="utf-8"))
-    state = config.get("hooks", {}).get("state", {})
     lines, changes = [], []
-    project = config.get("projects", {}).get(str(root))
-    if project is None:
-        lines += [f"[projects.{_toml_string(str(root))}]", 'trust_level = "trusted"', ""]
-        changes.append(f"{path}: trusted the project {root}")
-    elif project.get("trust_level") != "trusted":
-        raise GateError(f"{path} sets the project {root} to trust_level {project.get('trust_level')!r}; "
+    record = config.get("projects", {}).get(str(project)) if project is not None else {"trust_level": "trusted"}
+    if record is None:
+        lines += [f"[projects.{_toml_string(str(project))}]", 'trust_level = "trusted"', ""]
+        changes.append(f"{path}: trusted the project {project}")
+    elif record.get("trust_level") != "trusted":
+        raise GateError(f"{path} sets the project {project} to trust_level {record.get('trust_level')!r}; "
                         "change it to \"trusted\" yourself, then install again")
-    more, trusted = codex_state_lines(path, config, codex_hook_keys(root, hooks))
-    lines, changes = lines + more, changes + trusted
-    if lines:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lines),
-                        encoding="utf-8")
-    return changes
-
-
-def codex_state_lines(path: Path, config: Mapping[str, Any], keys: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
-    """The [hooks.state] tables to append for the `keys` not trusted yet, and one line per change; an older trust
-    of the same hook is the person's to replace (GateError)."""
     state = config.get("hooks", {}).get("state", {})
-    lines, changes = [], []
     for key, digest in keys:
         if key in state and state[key].get("trusted_hash") != digest:
             raise GateError(f"{path} trusts an older version of the hook {key}; remove its [hooks.state] table "
@@ -265,7 +258,12 @@ def codex_state_lines(path: Path, config: Mapping[str, Any], keys: list[tuple[st
         if key not in state:
             lines += [f"[hooks.state.{_toml_string(key)}]", f"trusted_hash = {_toml_string(digest)}", ""]
             changes.append(f"{path}: trusted the {key.rsplit(':', 3)[1]} hook")
-    return lines, changes
+    if lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lines),
+                        encoding="utf-8")
+    return changes
+
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-401
 def after_install(host: str, root: Path, trust: bool, out) -> bool:

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .doctor import _codex_config, _home, codex_hook_keys, codex_state_lines, grant_trust
+from .doctor import _codex_config, _home, codex_hook_keys, grant_trust, write_codex_trust
 from .hosts import HOSTS, hook_entries
 from .stopgate import GateError
 
 # %% auto #0
 __all__ = ['PLUGIN_NAME', 'DESCRIPTION', 'PLUGIN_HOSTS', 'PLUGINS_FOLDER', 'plugin_files', 'write_files', 'marketplace_files',
-           'checkout_files', 'InstalledPlugin', 'gate_hooks', 'installed_plugins', 'plugin_trust_keys',
+           'checkout_files', 'InstalledPlugin', 'plugin_gate_hooks', 'installed_plugins', 'plugin_trust_keys',
            'plugin_untrusted', 'trust_plugin', 'plugin_install', 'plugin_lines', 'install_plugin']
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-101
@@ -97,7 +97,7 @@ def _read_json(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def gate_hooks(host: str, folder: Path) -> dict | None:
+def plugin_gate_hooks(host: str, folder: Path) -> dict | None:
     """The hooks in `folder`/hooks/hooks.json if they run the gate's stop for `host`, else None."""
     hooks = _read_json(Path(folder) / "hooks" / "hooks.json").get("hooks")
     if not isinstance(hooks, dict):
@@ -117,7 +117,7 @@ def _claude_plugins(root: Path, env: Mapping[str, str]) -> list[InstalledPlugin]
     for ident in (i for i, on in enabled.items() if on is True):
         for record in (records or {}).get(ident) or []:
             folder = Path(str(record.get("installPath") or "")) if isinstance(record, dict) else None
-            hooks = gate_hooks("claude-code", folder) if folder else None
+            hooks = plugin_gate_hooks("claude-code", folder) if folder else None
             if hooks is not None:
                 found.append(InstalledPlugin("claude-code", ident, folder, hooks))
                 break
@@ -135,7 +135,7 @@ def _codex_plugins(env: Mapping[str, str]) -> list[InstalledPlugin]:
     for ident, table in tables.items():
         name, _, market = ident.partition("@")
         copies = sorted((config.parent / "plugins" / "cache" / market / name).glob("*/"), key=lambda p: p.stat().st_mtime)
-        hooks = gate_hooks("codex", copies[-1]) if copies and isinstance(table, dict) and table.get("enabled") else None
+        hooks = plugin_gate_hooks("codex", copies[-1]) if copies and isinstance(table, dict) and table.get("enabled") else None
         if hooks is not None:
             found.append(InstalledPlugin("codex", ident, copies[-1], hooks))
     return found
@@ -148,7 +148,7 @@ def _gemini_extensions(env: Mapping[str, str]) -> list[InstalledPlugin]:
     for folder in sorted(p for p in base.glob("*") if p.is_dir()):
         record = _read_json(folder / ".gemini-extension-install.json")
         source = Path(record["source"]) if record.get("type") == "link" and record.get("source") else folder
-        hooks = gate_hooks("gemini", source)
+        hooks = plugin_gate_hooks("gemini", source)
         if hooks is not None:
             found.append(InstalledPlugin("gemini", folder.name, source, hooks))
     return found
@@ -182,21 +182,9 @@ def plugin_untrusted(plugin: InstalledPlugin, env: Mapping[str, str] | None = No
 
 def trust_plugin(plugin: InstalledPlugin, env: Mapping[str, str] | None = None) -> list[str]:
     """Write Codex's trust records for the plugin's hooks (nothing for the other hosts); one line per change."""
-    import tomllib
     if plugin.host != "codex":
         return []
-    env = os.environ if env is None else env
-    path = _codex_config(env)
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    try:
-        config = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise GateError(f"{path} is not valid TOML ({exc}); fix it, then install again") from None
-    lines, changes = codex_state_lines(path, config, plugin_trust_keys(plugin))
-    if lines:
-        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(lines),
-                        encoding="utf-8")
-    return changes
+    return write_codex_trust(plugin_trust_keys(plugin), os.environ if env is None else env)  # no project trust
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-401
 def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
