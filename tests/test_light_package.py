@@ -69,6 +69,10 @@ def test_the_wheel_requires_nothing_and_its_environment_holds_nothing_else(light
                             f"print([m for m in {list(WORKBOOK_MODULES)!r} if u.find_spec(m)])"],
                            capture_output=True, text=True)
     assert probe.stdout.strip() == "[]", probe  # the workbook really is absent there
+    worded = subprocess.run([light / "python", "-c", "from donegate.trajectory_io import read_events; problems = []; "
+                             "read_events(b'{\"v\": 1}\\n', problems); print(problems[0].message)"],
+                            capture_output=True, text=True)
+    assert worded.returncode == 0 and "does not match the event schema" in worded.stdout, worded  # no jsonschema needed
 
 
 def test_the_workbook_modules_are_the_workbook_dependency_group():

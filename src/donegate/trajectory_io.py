@@ -149,10 +149,14 @@ def _validator():
 def schema_problem(event: Any, *, fast: bool = False) -> str | None:
     """None if `event` (a decoded line) matches EVENT_SCHEMA; otherwise the most specific violation,
     with the field's path first, e.g. "payload.status: 'passed' is not one of [...]". jsonschema
-    decides; fast=True uses a small built-in evaluator of the keywords EVENT_SCHEMA uses instead."""
+    decides; fast=True uses a small built-in evaluator of the keywords EVENT_SCHEMA uses instead, and so does an
+    installation without jsonschema (the gate alone, appendix 85)."""
     if fast:
         return _subset_problem(event, EVENT_SCHEMA, "")
-    validator = _validator()  # before anything else of jsonschema: it puts off the IRI grammar first
+    try:
+        validator = _validator()  # before anything else of jsonschema: it puts off the IRI grammar first
+    except ImportError:
+        return _subset_problem(event, EVENT_SCHEMA, "")
     from jsonschema.exceptions import best_match
     error = best_match(validator.iter_errors(event))
     if error is None:
