@@ -433,3 +433,9 @@ def test_start_says_how_to_open_the_copy_from_where_it_was_typed(workbook, monke
     assert "donegate lab" not in kernel and f"file browser (the folder icon on the left): {mine}" in kernel
     elsewhere = _start_from({"JUPYTER_SERVER_ROOT": "/nowhere/else"}, monkeypatch, capsys)
     assert "serves /nowhere/else, which does not hold" in elsewhere and f"uv run donegate lab {mine}" in elsewhere
+
+
+def test_the_host_choices_are_the_hosts_the_gate_speaks_for():
+    from donegate.cli import GATE_HOSTS
+    from donegate.hosts import HOSTS
+    assert GATE_HOSTS == tuple(HOSTS)

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 # %% auto #0
-__all__ = ['COMMANDS', 'WORKBOOK_MODULES', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD', 'NBGRADER_SERVER',
-           'Argument', 'arg', 'Command', 'build_parser', 'workbook_missing', 'workbook_needed', 'load', 'main',
-           'assignment_named', 'Handout', 'start_lab', 'open_step', 'start_command', 'recall_command',
+__all__ = ['COMMANDS', 'GATE_HOSTS', 'WORKBOOK_MODULES', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD',
+           'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'workbook_missing', 'workbook_needed',
+           'load', 'main', 'assignment_named', 'Handout', 'start_lab', 'open_step', 'start_command', 'recall_command',
            'cells_fingerprint', 'ChapterCopies', 'copy_chapters', 'lab_config', 'lab_arguments', 'lab_notes',
            'lab_command']
 
@@ -164,6 +164,8 @@ COMMANDS.update({
 
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-agent
+GATE_HOSTS = ("claude-code", "codex", "gemini", "qwen", "copilot")  # donegate.hosts.HOSTS, named without importing it
+
 COMMANDS.update({
     "hook": Command(
         "donegate.hosts:hook_command",
@@ -171,7 +173,7 @@ COMMANDS.update({
         (arg("event", choices=["session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use", "stop-failure"],
              help="the hook event: session-start takes the baseline, user-prompt starts a new stretch of "
                   "work, stop runs the gate, pre-tool-use applies the tool policy"),
-         arg("--host", default="claude-code", choices=["claude-code", "codex", "gemini", "qwen", "copilot"],
+         arg("--host", default="claude-code", choices=GATE_HOSTS,
              help="whose protocol to speak (default claude-code)")),
         description="Read the host's hook JSON from stdin and answer in its protocol. A stop that must go on "
         "exits 2 with the reason on stderr and {\"decision\": \"block\"} on stdout (Gemini: a deny "
@@ -182,7 +184,7 @@ COMMANDS.update({
     "install": Command(
         "donegate.hosts:install",
         "add the gate's hooks to a coding agent's project settings",
-        (arg("--host", required=True, choices=["claude-code", "codex", "gemini", "qwen", "copilot"], help="the coding agent"),
+        (arg("--host", required=True, choices=GATE_HOSTS, help="the coding agent"),
          arg("--repo", default=".", help="the repository (default: the current folder)"),
          arg("--plugin", metavar="DIR", help="instead, write the host's plugin (Claude Code, Codex) or extension (Gemini) to DIR"),
          arg("--trust", action="store_true",
