@@ -3,12 +3,15 @@ answer in, negation judged on the claim's own clause, and a partial count read a
 from __future__ import annotations
 
 import json
+import random
+import re
+import shlex
 
 import pytest
 
 from donegate import audit as au
-from donegate.claims import check_scope, clauses, find_claims, partial_count, read_only, sentences
-from test_audit import FIXTURES
+from donegate.claims import check_scope, clauses, find_claims, partial_count, read_only, sentences, shell_words
+from test_audit import FIXTURES, TRANSCRIPTS
 
 CLAIMS = [  # (reply, the kinds it claims)
     ("所有测试都通过了，可以合并。", ["tests"]),
@@ -145,3 +148,55 @@ def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_c
     stale = session("cat > fix.sh <<'EOF'\nsed -i 's/-/+/' calc.py\nEOF", "sh fix.sh")
     assert stale.verdict == "stale" and [e.what for e in stale.edits][-1] == "sh fix.sh", stale
     assert session("sh fix.sh").verdict == "supported"
+
+
+def _shlex_reads(line: str) -> list[str] | None:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def _words_read(line: str) -> list[str] | None:
+    try:
+        return shell_words(line)
+    except ValueError:
+        return None
+
+
+def test_shell_words_reads_a_line_as_shlex_does():
+    """The audit's word reader against the library's on random lines of shell's special characters (quotes,
+    escapes, comments, punctuation runs, non-ASCII), and on every command line of the committed sessions."""
+    draw = random.Random(20261203)
+    alphabet = [*"ab c\t'\"\\;&|<>()#$=-./\r", "é", "\xa0", "\x0b", "\u2028", "x", "  ", "中"]
+    lines = ["".join(draw.choice(alphabet) for _ in range(draw.randint(0, 16))) for _ in range(100_000)]
+    for path in TRANSCRIPTS.rglob("*.json*"):
+        if path.name == "expected.json":
+            continue
+        result = au.audit(path)
+        lines += [line for a in result.actions for line in a.what.split("\n")]
+    differ = [(line, _shlex_reads(line), _words_read(line)) for line in lines if _shlex_reads(line) != _words_read(line)]
+    assert differ == []
+    assert _words_read("a 'b") is None and _words_read("echo hi # note") == ["echo", "hi"]
+
+
+@pytest.mark.parametrize("patterns", [
+    au.CHECK_COMMANDS, au.WRITING_COMMANDS,
+    (r"\bfoo|bar", r"\bbaz\b"),  # a member with a branch of its own keeps its bound to itself
+    (r"\b(a)\1", r"\bb"),  # a back-reference: searched one pattern at a time
+    (r"(?i)TEST", r"\bmake\b"), (r"(?P<x>a)b", r"(?P<x>c)d"),  # global flags; a group's name used twice
+    (r"\b[]|x]y", r"[^]|]z"), (),
+])
+def test_any_of_matches_where_any_member_does(patterns):
+    """One search of `any_of` finds a match exactly where one of its members does, on random text of the
+    characters the members name and on every command line of the committed sessions."""
+    from donegate.claims import any_of
+    draw = random.Random(7)
+    alphabet = [*"abcxyz ./|;&>-_", "foo", "bar", "baz", "pytest", "make", "test", "verify.sh", "sed -i", "git ",
+                "checkout", "npm", "go", "tox", "TEST", "]", "aa", "cd", "/dev/null", "tee", "\n"]
+    texts = ["".join(draw.choice(alphabet) for _ in range(draw.randint(0, 12))) for _ in range(3000)]
+    texts += [a.what for path in FIXTURES.values() for a in au.audit(path).actions]
+    one = any_of(tuple(patterns))
+    assert [bool(one.search(t)) for t in texts] == [any(re.search(p, t) for p in patterns) for t in texts]

@@ -143,3 +143,72 @@ def test_the_trajectory_in_memory_is_the_one_written(tmp_path):
                                 for e in events]
         assert shape(kept.events) == shape(written.events), name
         assert kept.problems == [] and not list(tmp_path.glob("donegate-memory-*"))
+
+
+def test_the_outline_is_the_trajectory_without_its_envelope(tmp_path):
+    """What `donegate audit` judges (`outline`) holds, on every committed fixture, the events of the written
+    trajectory: the same seqs, types, turns and payloads, each output its text (an opaque record as it was read)
+    where the trajectory names it by hash; and the audit of the one gives the verdicts and the timeline of the audit of the other."""
+    import hashlib
+
+    from donegate import audit as au
+    rules = au.Rules()
+    claims_of = lambda text: [s for _, s in rules.claims(text)]  # noqa: E731
+    for name, path in FIXTURES.items():
+        imported = tr.read_transcript(path)
+        sketches = tr.outline(imported, rules.is_check, claims_of)
+        written = tr.write_trajectory(imported, tmp_path / f"{name.replace('/', '-')}.jsonl", rules.is_check, claims_of)
+        assert [(s.seq, s.type, s.turn) for s in sketches] == [(e.seq, e.type, e.turn) for e in written.events], name
+        for sketch, event in zip(sketches, written.events):
+            kept = {k: v for k, v in event.payload.items() if k not in ("output", "record")}
+            assert {k: v for k, v in sketch.payload.items() if k not in ("output", "record")} == kept, (name, sketch.seq)
+            for key in ("output", "record"):
+                if isinstance(event.payload.get(key), dict):
+                    raw = sketch.payload[key]  # an output's text; an opaque record as it was read
+                    text = (raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)).encode("utf-8")
+                    assert hashlib.sha256(text).hexdigest() == event.payload[key]["sha256"], (name, sketch.seq)
+        judged = au.audit(path)
+        from_file = au.audit(path, trajectory_path=tmp_path / f"{name.replace('/', '-')}-audited.jsonl")
+        assert judged.claims == from_file.claims and judged.actions == from_file.actions, name
+        assert [e.seq for e in au.hook_decisions(judged)] == [e.seq for e in au.hook_decisions(from_file)], name
+
+
+def _loads_each_line(text: str) -> tuple[list, list]:
+    """The reading `read_lines` must equal: `json.loads` of each line, lines ending at a newline only."""
+    records, damaged = [], []
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                records.append((number, json.loads(line)))
+            except ValueError as error:
+                damaged.append((number, f"not JSON ({error.msg} at column {error.colno})"))
+    return records, damaged
+
+
+def test_a_line_is_read_as_json_loads_reads_it(tmp_path):
+    """Records and damaged lines (with the library's own message) as `json.loads` gives them, on lines drawn
+    from pieces of JSON: whole records, torn ones, two on one line, stray spaces, a BOM, a trailing comma."""
+    import random
+    draw = random.Random(20261203)
+    pieces = ['{"type": "user", "n": 1}', '{"a": [1, 2', ']}', ' ', '\t', '\r', '"text\u2028more"', '{"b": "x"}',
+              ',', '\ufeff', '[]', 'null', '{"c": {"d": "\\u00e9"}}', '}', '{', '"', '1e5', 'nul', '\u3000']
+    lines = ["".join(draw.choice(pieces) for _ in range(draw.randint(0, 3))) for _ in range(3000)]
+    path = tmp_path / "drawn.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    records, damaged = tr.read_lines(path)
+    assert (records, damaged) == _loads_each_line(path.read_text(encoding="utf-8"))
+    assert records and damaged
+
+
+def test_a_line_separator_inside_a_reply_leaves_the_record_whole(tmp_path):
+    """U+2028 and U+0085 inside a JSON string (as Node writes them) end no line: the reply is read whole."""
+    path = tmp_path / "session.jsonl"
+    said = "All tests pass now.\u2028Nothing else changed.\x85Done."
+    record = {"type": "assistant", "sessionId": "s", "timestamp": "2026-12-01T10:00:00.000Z",
+              "message": {"role": "assistant", "content": [{"type": "text", "text": said}]}}
+    path.write_text(json.dumps({"type": "user", "sessionId": "s", "timestamp": "2026-12-01T10:00:00.000Z",
+                                "message": {"role": "user", "content": "Fix it."}}) + "\n"
+                    + json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    imported = tr.read_transcript(path)
+    assert imported.damaged == []
+    assert [s.text for s in imported.steps if s.kind == "reply"] == [said]

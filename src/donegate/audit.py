@@ -6,6 +6,7 @@
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-004
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass, field
@@ -13,9 +14,9 @@ from pathlib import Path
 from typing import Sequence
 
 from . import trajectory as tj
-from .claims import check_scope, files_written, find_claims, may_write, names_scope
+from .claims import Written, any_of, check_scope, each_of, files_written, find_claims, may_write, names_scope
 from .transcripts import CLAUDE_EDITS, GEMINI_EDITS, Imported, TranscriptError
-from .transcripts import read_transcript, write_trajectory
+from .transcripts import outline, read_transcript, write_trajectory
 
 # %% auto #0
 __all__ = ['CHECK_COMMANDS', 'WRITING_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'VERDICTS', 'EDIT_TOOLS', 'LABELS',
@@ -55,7 +56,7 @@ class Rules:
     writing: tuple[str, ...] = WRITING_COMMANDS
 
     def is_check(self, command: str) -> bool:
-        return any(re.search(p, command) for p in self.checks)
+        return bool(any_of(self.checks).search(command))  # the list as one pattern (appendix 92)
 
     def claims(self, text: str) -> list[tuple[str, str]]:
         """The claims of a reply, as `donegate audit` reads them: appendix 92's reader (`claims_in`'s idea in the
@@ -65,14 +66,14 @@ class Rules:
     def writes(self, command: str, written: Sequence[str] = ()) -> bool:
         """May the command have changed files: the writing rule, or appendix 92's reading of what it runs (an
         interpreter on inline code, a heredoc or a file the session wrote in `written`)?"""
-        return any(re.search(p, command) for p in self.writing) or may_write(command, written)
+        return bool(any_of(self.writing).search(command)) or may_write(command, written)
 
     def masks(self, command: str) -> bool:
         """True when the command's exit code is not the check's: the check is piped into another command
         (without pipefail), followed by `||`, or followed by another command after `;` or a new line."""
         if "pipefail" in command:
             return False
-        ends = [m.end() for p in self.checks for m in re.finditer(p, command)]
+        ends = [m.end() for p in each_of(self.checks) for m in p.finditer(command)]
         rest = command[max(ends):] if ends else ""
         return bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
 
@@ -118,7 +119,6 @@ class Action:
     done: int | None = None
     ok: bool = False
     exit_code: int | None = None
-    ts: str = ""
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
     scope: tuple[str, ...] = ()  # what a narrowed check selected (appendix 92): () is the whole suite
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
@@ -140,20 +140,27 @@ class ClaimVerdict:
     edits: list[Action] = field(default_factory=list)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053
-def _action(event: tj.Event, rules: Rules, written: Sequence[str] = ()) -> Action | None:
+def _check_facts(command: str, rules: Rules, seen: dict) -> tuple[bool, tuple[str, ...]] | None:
+    """(masked, scope) when `command` is a check run, None when it is not: read once per command line (`seen`),
+    since a session runs its check again and again."""
+    if command not in seen:
+        seen[command] = (rules.masks(command), tuple(check_scope(command))) if rules.is_check(command) else None
+    return seen[command]
+
+
+def _action(event: tj.Event, rules: Rules, written: Sequence[str] = (), seen: dict | None = None) -> Action | None:
     given = event.payload.get("input") or {}
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
     tool = str(event.payload.get("tool"))
-    if command and rules.is_check(command):
-        return Action(event.seq, "check", command, ts=event.ts, masked=rules.masks(command),
-                      scope=tuple(check_scope(command)))
+    if command and (check := _check_facts(command, rules, {} if seen is None else seen)):
+        return Action(event.seq, "check", command, masked=check[0], scope=check[1])
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         files = tuple(ours.get("files") or [str(given.get("file_path") or "")])
-        return Action(event.seq, "edit", ", ".join(files) or tool, ts=event.ts, files=files)
+        return Action(event.seq, "edit", ", ".join(files) or tool, files=files)
     if command:
         edit = rules.writes(command, written)
-        return Action(event.seq, "edit" if edit else "command", command, ts=event.ts,
+        return Action(event.seq, "edit" if edit else "command", command,
                       files=tuple(files_written(command)) if edit else ())
     return None
 
@@ -161,19 +168,19 @@ def _action(event: tj.Event, rules: Rules, written: Sequence[str] = ()) -> Actio
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
     """The session's edits, check runs and other commands, each with its outcome. An edit counts once it
     succeeded; a check passed only with exit code 0. donegate's own verification_result events are checks."""
-    actions, by_call, written = [], {}, []  # written: the files edited so far (a script run later may write)
+    actions, by_call, written, seen = [], {}, Written(), {}  # the files edited so far; the command lines read
     for event in events:
         p = event.payload
-        if event.type == "tool_requested" and (action := _action(event, rules, written)):
+        if event.type == "tool_requested" and (action := _action(event, rules, written, seen)):
             actions.append(action)
-            written += action.files
+            written.add(action.files)
             by_call[p.get("call_id")] = action
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])
             action.done, action.ok, action.exit_code = event.seq, event.type == "tool_completed", p.get("exit_code")
         elif event.type == "verification_result":
             actions.append(Action(event.seq, "check", str(p.get("command")), event.seq, bool(p.get("passed")),
-                                  p.get("exit_code"), event.ts))
+                                  p.get("exit_code")))
     return actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
@@ -203,23 +210,36 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "") -> tuple[str,
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-056
 def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[list[ClaimVerdict], list[Action]]:
-    """Every claim of every reply, judged against the session's timeline."""
+    """Every claim of every reply, judged against the session's timeline: its checks and edits requested before
+    the claim (no later one can have ended before it; other commands decide nothing)."""
     actions = timeline(events, rules)
+    deciding = [a for a in actions if a.kind != "command"]
+    starts = [a.seq for a in deciding]  # in seq order, as the timeline found them
     verdicts = []
     for event in events:
         if event.type == "model_reply":
+            before = deciding[:bisect.bisect_left(starts, event.seq)]
             for kind, sentence in rules.claims(str(event.payload.get("text") or "")):
-                verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, actions, sentence)))
+                verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, before, sentence)))
     return verdicts, actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
 @dataclass
 class Audit:
-    """The audit of one session: where it came from, its claims with their verdicts, its timeline."""
+    """The audit of one session: where it came from, its claims with their verdicts, its timeline, the events
+    they were judged on; `trajectory` is the session as a trajectory, built the first time it is asked for."""
     imported: Imported
-    trajectory: tj.LoadResult
     claims: list[ClaimVerdict]
     actions: list[Action]
+    events: list = field(default_factory=list)
+    rules: Rules = Rules()
+    loaded: tj.LoadResult | None = None
+
+    @property
+    def trajectory(self) -> tj.LoadResult:
+        if self.loaded is None:
+            self.loaded = to_trajectory(self.imported, None, self.rules)
+        return self.loaded
 
     @property
     def exit_code(self) -> int:
@@ -228,20 +248,21 @@ class Audit:
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
           trajectory_path: str | os.PathLike | None = None) -> Audit:
-    """Read the transcript, turn it into a trajectory (written to `trajectory_path` when one is given, else
-    built in memory, appendix 97), and judge each claim in it by the evidence rule."""
+    """Read the transcript, and judge each claim in it by the evidence rule on the session's events: the
+    trajectory written to `trajectory_path` when one is given, else appendix 97's outline of it."""
     imported = read_transcript(path, host)
-    loaded = to_trajectory(imported, trajectory_path, rules)
-    claims, actions = audit_events(loaded.events, rules)
-    return Audit(imported, loaded, claims, actions)
+    loaded = to_trajectory(imported, trajectory_path, rules) if trajectory_path else None
+    events = loaded.events if loaded else outline(imported)
+    claims, actions = audit_events(events, rules)
+    return Audit(imported, claims, actions, events, rules, loaded)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
 LABELS = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "stale": "STALE", "unsupported": "UNSUPPORTED"}
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-068
-def hook_decisions(result: Audit) -> list[tj.Event]:
+def hook_decisions(result: Audit) -> list:
     """The hook decisions the transcript records (a stop gate's refusals and, where the host says so, its allows)."""
-    return [e for e in result.trajectory.events if e.type == "hook_decision"]
+    return [e for e in result.events if e.type == "hook_decision"]
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-069
 def format_audit(result: Audit, width: int = 100) -> str:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'sentences',
-           'Language', 'clauses', 'partial_count', 'claim_of', 'find_claims', 'simple_commands', 'may_write',
-           'read_only', 'files_written', 'check_scope', 'names_scope']
+           'Language', 'clauses', 'partial_count', 'claim_of', 'find_claims', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'each_of', 'any_of']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -77,6 +77,17 @@ _COUNT = re.compile(r"(\d+)\s*(?:/|of|out of|von|sur|de|из)\s*(\d+)", re.I)  #
 _COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:有\s*)?(\d+)")  # M ... 中 N
 
 
+def _one_pattern(field: str, languages: Sequence[Language] = LANGUAGES) -> re.Pattern:
+    """A field's words in every language as one pattern, one search asking all the tables at once: the words of
+    spaced scripts in one group between word bounds, the others after them."""
+    spaced = "|".join(getattr(lang, field) for lang in languages if lang.spaced)
+    unspaced = "|".join(getattr(lang, field) for lang in languages if not lang.spaced)
+    return re.compile("|".join([rf"(?<!\w)(?:{spaced})(?!\w)"] * bool(spaced) + [unspaced] * bool(unspaced)), re.I)
+
+
+_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
+
+
 def clauses(sentence: str) -> list[str]:
     """A sentence cut at its clause marks and contrast words."""
     return [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
@@ -88,11 +99,11 @@ def partial_count(sentence: str) -> bool:
         return True
     if any(int(n) < int(m) for m, n in _COUNT_CJK.findall(sentence)):
         return True
-    return any(lang.pattern("but").search(sentence) for lang in LANGUAGES)
+    return bool(_SAYS["but"].search(sentence))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-032
 def _says(clause: str, field: str) -> bool:
-    return any(lang.pattern(field).search(clause) for lang in LANGUAGES)
+    return bool(_SAYS[field].search(clause))
 
 
 def claim_of(sentence: str) -> str | None:
@@ -100,8 +111,11 @@ def claim_of(sentence: str) -> str | None:
     when it claims neither: a question, a report of a partial count, or a claim its own clause negates."""
     if sentence.rstrip().endswith(("?", "？")):
         return None
+    names_tests = _says(sentence, "tests")
+    if not names_tests and not _says(sentence, "done"):
+        return None  # names neither the tests nor finished work
     parts = [c for c in clauses(sentence) if not _says(c, "negation")]
-    if _says(sentence, "tests") and not partial_count(sentence) and any(_says(c, "passing") for c in parts):
+    if names_tests and not partial_count(sentence) and any(_says(c, "passing") for c in parts):
         return "tests"
     return "done" if any(_says(c, "done") for c in parts) else None
 
@@ -112,7 +126,6 @@ def find_claims(text: str) -> list[tuple[str, str]]:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
-import shlex
 
 INTERPRETER = re.compile(r"(?:python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|ruby|perl|php|lua|Rscript|bash|sh|zsh|dash"
                          r"|ksh|fish|pwsh)")
@@ -127,10 +140,14 @@ GIT_WRITING = frozenset({"apply", "checkout", "restore", "reset", "stash", "reve
                          "pull", "am", "switch", "clean", "mv", "rm"})
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _REDIRECT = re.compile(r"[<>&|]+")
+_INTO = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})  # the marks that send output into a file
+_ASSIGNMENT, _IN_PLACE, _INLINE_FLAGS = re.compile(r"\w+=.*"), re.compile(r"-[a-zA-Z]*i\S*"), re.compile(r"-[a-zA-Z]*[ce]")
 
 
 def _lines(command: str) -> list[tuple[str, bool]]:
     """The command's lines, a heredoc's body cut off (True where one fed the line)."""
+    if "\n" not in command and "<<" not in command:
+        return [(command, False)]
     lines, out = command.split("\n"), []
     while lines:
         line = lines.pop(0)
@@ -141,68 +158,124 @@ def _lines(command: str) -> list[tuple[str, bool]]:
         out.append((line, bool(end)))
     return out
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-061w
+_WORD = r"""(?:[^ \t\r\n'"\\();<>|&#]+|\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*")+"""
+_TOKEN = re.compile(rf"[ \t\r\n]*(?:(#[\s\S]*)|([();<>|&]+)|({_WORD}))")  # a comment, punctuation or a word
+_PIECE = re.compile(r"""\\([\s\S])|'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|([^\\'"]+)""")
+_IN_DOUBLE = re.compile(r'\\([\\"])')  # within double quotes only \" and \\ are escapes
+_PLAIN, _SPECIAL = re.compile(r"[();<>|&]+|[^ \t\r\n();<>|&]+"), re.compile(r"['\"\\#]")
+
+
+def _unquoted(word: str) -> str:
+    if "\\" not in word and "'" not in word and '"' not in word:
+        return word
+    return "".join(plain or single or (_IN_DOUBLE.sub(r"\1", double) if double else escaped)
+                   for escaped, single, double, plain in _PIECE.findall(word))
+
+
+def shell_words(line: str) -> list[str]:
+    """One line's words and punctuation runs, as `shlex.shlex(line, posix=True, punctuation_chars=True)` with
+    `whitespace_split` reads them; ValueError for an unclosed quote or a trailing backslash."""
+    if _SPECIAL.search(line) is None:  # no quote, escape or comment: words and punctuation runs, as they stand
+        return _PLAIN.findall(line)
+    words, at = [], 0
+    while at < len(line):
+        match = _TOKEN.match(line, at)
+        if match is None or match.end() == at:
+            if line[at:].strip(" \t\r\n"):
+                raise ValueError(f"no closing quotation or escaped character at column {at + 1}")
+            break
+        comment, punctuation, word = match.groups()
+        if comment is not None:
+            break
+        words.append(punctuation if punctuation is not None else _unquoted(word))
+        at = match.end()
+    return words
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-062
 def simple_commands(command: str) -> list[tuple[list[str], bool]]:
     """The command's simple commands, each as (its words and redirection marks, whether a pipe, a redirection
     or a heredoc feeds its standard input)."""
     found = []
+    separators, feeding = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"}), {"<", "<<", "<<<", "<<-"}
     for line, heredoc in _lines(command):
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
         try:
-            tokens = list(lexer)
+            tokens = shell_words(line)
         except ValueError:  # an unclosed quote
             tokens = line.split()
         words, fed = [], heredoc
-        for token in [*tokens, ";"]:
-            if token in ("&&", "||", ";", "|", "&", "(", ")", ";;", "|&"):
+        for token in tokens:
+            if token in separators:
                 if words:
-                    found.append((words, fed or any(w in ("<", "<<", "<<<", "<<-") for w in words)))
+                    found.append((words, fed or not feeding.isdisjoint(words)))
                 words, fed = [], token in ("|", "|&") or (heredoc and not found)
             else:
                 words.append(token)
+        if words:
+            found.append((words, fed or not feeding.isdisjoint(words)))
     return found
 
 
 def _program(words: list[str]) -> tuple[str, list[str]]:
     """(the program a simple command runs, its arguments before any redirection), past VAR=... and wrappers."""
-    words = [w for w in words if not re.fullmatch(r"\w+=.*", w)]
-    while words and os.path.basename(words[0]) in WRAPPERS:
+    words = [w for w in words if "=" not in w or not _ASSIGNMENT.fullmatch(w)]
+    while words and words[0].rpartition("/")[2] in WRAPPERS:  # the program's name, its folder aside
         words = words[2:] if words[0] == "timeout" else words[1:]
     args = []
     for word in words[1:]:
-        if _REDIRECT.fullmatch(word):
+        if word[:1] in ("<", ">", "&", "|") and _REDIRECT.fullmatch(word):
             break
         args.append(word)
-    return (os.path.basename(words[0]) if words else ""), args
+    return (words[0].rpartition("/")[2] if words else ""), args
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-062w
+class Written:
+    """The files a session wrote so far, kept as every tail of their paths (`/work/repo/fix.sh` as itself,
+    `work/repo/fix.sh`, `repo/fix.sh` and `fix.sh`), so that asking whether a command's `./fix.sh` is one of them
+    is one look-up however many files the session wrote."""
+
+    def __init__(self, paths: Iterable[str] = ()) -> None:
+        self.tails: set[str] = set()
+        self.add(paths)
+
+    def add(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            if path in self.tails:  # written before: its tails are here
+                continue
+            parts = os.path.normpath(path).split("/")
+            self.tails.update("/".join(parts[i:]) for i in range(len(parts)))
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and os.path.normpath(path) in self.tails
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063
 def _targets(words: list[str]) -> list[str]:
     """The files a simple command redirects its output into (not /dev/null, not another descriptor)."""
+    if _INTO.isdisjoint(words):
+        return []
     return [target for op, target in zip(words, words[1:]) if target != "/dev/null" and
             (op in (">", ">>", ">|", "&>", "&>>") or op == ">&" and not target.isdigit())]
 
 
-def _wrote(path: str, written: Sequence[str]) -> bool:
+def _wrote(path: str, written: Written) -> bool:
     """Is `path`, as a command names it, a file the session wrote (named in full, or from a folder above)?"""
     if "/" not in path and "." not in path:
         return False  # a program found on PATH (cat, make), not a file of the session
-    path = os.path.normpath(path)
-    return any(w == path or w.endswith("/" + path) for w in map(os.path.normpath, written))
+    return path in written
 
 
-def _one_writes(words: list[str], fed: bool, written: Sequence[str]) -> bool:
+def _one_writes(words: list[str], fed: bool, written: Written) -> bool:
     name, args = _program(words)
     if _targets(words) or EDITING.fullmatch(name):
         return True
     if name == "git":
         return next((a for a in args if not a.startswith("-")), "") in GIT_WRITING
-    if name in ("sed", "perl") and any(a == "--in-place" or re.fullmatch(r"-[a-zA-Z]*i\S*", a) for a in args):
+    if name in ("sed", "perl") and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args):
         return True
     if words and _wrote(words[0], written):  # a program the session wrote
         return True
     if INTERPRETER.fullmatch(name):
-        if any(a in INLINE or re.fullmatch(r"-[a-zA-Z]*[ce]", a) for a in args):
+        if any(a in INLINE or _INLINE_FLAGS.fullmatch(a) for a in args):
             return True
         script = next((a for a in args if not a.startswith("-")), None)
         return fed if script is None or "-m" in args else _wrote(script, written)
@@ -212,6 +285,7 @@ def _one_writes(words: list[str], fed: bool, written: Sequence[str]) -> bool:
 def may_write(command: str, written=()) -> bool:
     """May `command` have changed files? `written`: the files the session wrote before it, as the tools named them
     (absolute or not): a script is one of them if its path is the end of one (`./fix.sh`, `/work/repo/fix.sh`)."""
+    written = written if isinstance(written, Written) else Written(written)
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063r
@@ -265,3 +339,57 @@ def names_scope(sentence: str, scope: Sequence[str]) -> bool:
     words = {w for item in scope for w in re.findall(r"\w+", item.split("/")[-1].rsplit(".", 1)[0] if "::" not in item
                                                       else item.split("::")[-1]) if len(w) > 2 and w not in ("py",)}
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", sentence) for w in words)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-081
+import functools
+
+
+class _EachOf:
+    """Patterns searched one at a time: a list whose members cannot be joined into one pattern."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.patterns = each_of(patterns)
+
+    def search(self, text: str) -> re.Match | None:
+        return next((m for p in self.patterns if (m := p.search(text))), None)
+
+
+@functools.lru_cache(maxsize=64)
+def each_of(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
+    """The patterns, each compiled once per list."""
+    return tuple(re.compile(p) for p in patterns)
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-081b
+def _one_branch(pattern: str) -> bool:
+    """Is `pattern` one branch: no `|` outside its groups and classes?"""
+    depth, at = 0, 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            at += 1  # the escaped character is taken as it is
+        elif char == "[":  # a class runs to its first `]` that is not its first member
+            at = pattern.find("]", at + (3 if pattern.startswith("[^", at) else 2))
+            if at < 0:
+                return False
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            return False
+        at += 1
+    return True
+
+
+@functools.lru_cache(maxsize=64)
+def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
+    """One pattern that matches where any of `patterns` does (compiled once per list). The members that open
+    with a word bound and are one branch share it, `\\b(?:...)`: the bound is asked once per place, not once per member."""
+    if any(re.search(r"\\\d|\(\?P=", p) for p in patterns):  # a back-reference counts groups across members
+        return _EachOf(patterns)
+    bound = [p[2:] for p in patterns if p.startswith("\\b") and _one_branch(p)]
+    rest = [p for p in patterns if not (p.startswith("\\b") and _one_branch(p))]
+    members = [rf"\b(?:{'|'.join(f'(?:{p})' for p in bound)})"] * bool(bound) + [f"(?:{p})" for p in rest]
+    try:
+        return re.compile("|".join(members)) if members else re.compile(r"(?!)")
+    except re.error:  # a member with global flags, or two members naming a group alike
+        return _EachOf(patterns)

@@ -268,7 +268,7 @@ CURRENT = _Current()  # "the writer's current turn", the default of the turn-lev
 def utc_timestamp(moment: datetime | None = None) -> str:
     """`moment` (default: now) in UTC as ISO 8601 with microseconds and a trailing Z."""
     moment = datetime.now(timezone.utc) if moment is None else moment.astimezone(timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"  # 2026-12-01T10:00:00.000000Z
 
 
 def new_run_id() -> str:
@@ -299,7 +299,7 @@ class TrajectoryWriter:
     def __init__(self, path: str | os.PathLike, *, task_id: str, run_id: str | None = None,
                  artifacts: ArtifactStore | str | os.PathLike | None = None, fsync: str = "terminal",
                  preview_chars: int = PREVIEW_CHARS, clock: Callable[[], datetime] | None = None) -> None:
-        from donegate.trajectory_io import checked_run_id, create_new, fsync_dir  # appendix 98
+        from donegate.trajectory_io import checked_run_id  # appendix 98
 
         run_id = checked_run_id(task_id, run_id, fsync)
         self.path = Path(path)
@@ -315,9 +315,7 @@ class TrajectoryWriter:
         self._calls = 0
         self._broken: str | None = None
         self._lock = threading.RLock()
-        self._file = create_new(self.path)
-        if fsync == "always":
-            fsync_dir(self.path.parent)
+        self._file = self._open()
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1
 def _check_writable(self: TrajectoryWriter) -> None:
@@ -500,10 +498,12 @@ TrajectoryWriter.gate_decision = _gate_decision
 TrajectoryWriter.run_finished = _run_finished
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-h2
-def _host_record(self: TrajectoryWriter, host: str, kind: str, record: str | bytes,
+def _host_record(self: TrajectoryWriter, host: str, kind: str, record: Any,
                  turn: int | None | _Current = CURRENT) -> Event:
-    """A record of an imported host transcript that is not a reply, a tool call or a hook decision, kept whole."""
-    return self.emit("host_record", {"host": host, "kind": kind, "record": self._output(record)}, self._turn(turn))
+    """A record of an imported host transcript that is not a reply, a tool call or a hook decision, kept whole
+    (text or bytes as they are, a decoded record as its JSON)."""
+    text = record if isinstance(record, (str, bytes)) else json.dumps(record, ensure_ascii=False)
+    return self.emit("host_record", {"host": host, "kind": kind, "record": self._output(text)}, self._turn(turn))
 
 
 TrajectoryWriter.host_record = _host_record
@@ -543,6 +543,16 @@ TrajectoryWriter.recorder = _recorder
 def _finished(self: TrajectoryWriter) -> bool:
     """True once the run_finished record is written."""
     return self.status is not None
+
+
+def _open(self: TrajectoryWriter):
+    """The new file the events go to, created when the writer is (an existing file is never appended to)."""
+    from donegate.trajectory_io import create_new, fsync_dir
+
+    file = create_new(self.path)
+    if self.fsync == "always":
+        fsync_dir(self.path.parent)
+    return file
 
 
 def _close(self: TrajectoryWriter) -> None:
@@ -585,7 +595,7 @@ def _writer_repr(self: TrajectoryWriter) -> str:
 
 
 TrajectoryWriter.finished = property(_finished)
-TrajectoryWriter._close = _close
+TrajectoryWriter._open, TrajectoryWriter._close = _open, _close
 TrajectoryWriter.close = _writer_close
 TrajectoryWriter.__enter__ = _writer_enter
 TrajectoryWriter.__exit__ = _writer_exit

@@ -6,6 +6,7 @@ versions of their formats) into one list of steps, and write a session as a done
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-004
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -14,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from . import trajectory as tj
 
@@ -23,7 +24,8 @@ HOSTS = ("claude-code", "codex", "gemini")
 # %% auto #0
 __all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS', 'Step',
            'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
-           'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory']
+           'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory', 'Sketch', 'Outline',
+           'outline']
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-008
 @dataclass
@@ -55,17 +57,32 @@ class Imported:
     damaged: list[tuple[int, str]]
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-012
+_DECODER, _JSON_SPACE = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")  # the four characters JSON calls whitespace
+
+
+def _json_line(line: str) -> Any:
+    """`json.loads(line)`, done by the decoder itself (what `loads` adds is a cost per line, on every line)."""
+    value, end = _DECODER.raw_decode(line, 0 if line[0] in "{[" else _JSON_SPACE.match(line).end())
+    if end != len(line) and _JSON_SPACE.match(line, end).end() != len(line):
+        return json.loads(line)  # raises "Extra data", as `loads` does
+    return value
+
+
 def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
-    """The JSON records of a JSON Lines file with their line numbers, and the lines that are not JSON."""
+    """The JSON records of a JSON Lines file with their line numbers, and the lines that are not JSON. A line
+    ends at a newline only: a JSON string may hold U+2028 or U+0085, which `str.splitlines` would cut at."""
     records, damaged = [], []
     text = path.read_text(encoding="utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            records.append((number, json.loads(line)))
-        except ValueError as error:
-            damaged.append((number, f"not JSON ({error.msg} at column {error.colno})"))
+            records.append((number, _json_line(line)))
+        except ValueError:
+            try:
+                json.loads(line)
+            except ValueError as error:  # the library's own words for what is wrong, and where
+                damaged.append((number, f"not JSON ({error.msg} at column {error.colno})"))
     return records, damaged
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-014
@@ -151,19 +168,22 @@ def read_claude_code(path: Path) -> Imported:
             continue
         kind, ts = str(record.get("type")), record.get("timestamp")
         session = session or record.get("sessionId")
-        message = record.get("message") if isinstance(record.get("message"), dict) else None
+        message = record.get("message")
+        message = message if isinstance(message, dict) else None
         if kind == "assistant" and message is not None:
             for block in message.get("content") or ():
-                if isinstance(block, dict) and block.get("type") == "text" and block.get("text"):
+                shape = block.get("type") if isinstance(block, dict) else None
+                if shape == "text" and block.get("text"):
                     steps.append(Step("reply", ts, text=block["text"]))
-                elif isinstance(block, dict) and block.get("type") == "tool_use":
+                elif shape == "tool_use":
                     steps.append(_claude_call(block, ts))
                     names[steps[-1].call_id] = steps[-1].tool
         elif kind == "user" and message is not None and (not record.get("isMeta") or
                                                          _HOOK_FEEDBACK.match(_text_of(message.get("content")))):
-            new = _claude_user(message, ts)
-            opaque.update(step.tool for step in new if step.kind == "opaque")  # a call still running
-            steps += new
+            for step in _claude_user(message, ts):
+                steps.append(step)
+                if step.kind == "opaque":  # a call still running
+                    opaque[step.tool] += 1
         elif kind == "system" and record.get("subtype") == "stop_hook_summary" and not record.get("hookErrors"):
             commands = ", ".join(str(h.get("command")) for h in record.get("hookInfos") or () if isinstance(h, dict))
             steps.append(Step("hook", ts, text=f"the Stop hook ({commands or '?'}) let the session end",
@@ -462,12 +482,14 @@ def _moment(ts: str | None, last: datetime) -> datetime:
     return max(moment, last)  # a trajectory's time never runs backwards
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-064
-def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime],
+def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime] | None,
                  is_check: Callable[[str], bool], claims_of: Callable[[str], list[str]]) -> None:
-    """Each step of the session as its trajectory events, in order, the writer's clock at the step's time."""
+    """Each step of the session as its trajectory events, in order, the writer's clock at the step's time (no
+    clock: a writer that keeps no time)."""
     turn, requested = 0, {}
     for step in imported.steps:
-        clock[0] = _moment(step.ts, clock[0])
+        if clock is not None:
+            clock[0] = _moment(step.ts, clock[0])
         if step.kind == "prompt":
             turn += 1
             writer.turn_started(turn)
@@ -489,7 +511,7 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
             writer.hook_decision(step.tool, "stop-hook" if step.tool == "Stop" else "hook", step.action,
                                  step.text, tool_name=None)
         elif step.kind == "opaque":
-            writer.host_record(imported.host, step.tool, json.dumps(step.record, ensure_ascii=False))
+            writer.host_record(imported.host, step.tool, step.record)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-065w
 class _Unkept(tj.ArtifactStore):
@@ -501,15 +523,14 @@ class _Unkept(tj.ArtifactStore):
 
 class MemoryWriter(tj.TrajectoryWriter):
     """A TrajectoryWriter whose events stay in `events`: the same methods and payloads (each event drafted as the
-    writer drafts it), nothing written. The writer's file, which it opens on creation, stays empty in a scratch
-    folder that goes when the run finishes."""
+    writer drafts it), no file opened and nothing written."""
 
     def __init__(self, task_id: str, clock: Callable[[], datetime]) -> None:
-        import tempfile
-        self._scratch = tempfile.TemporaryDirectory(prefix="donegate-memory-")
-        super().__init__(Path(self._scratch.name) / "memory.jsonl", task_id=task_id,
-                         artifacts=_Unkept(self._scratch.name), clock=clock)
+        super().__init__("(in memory)", task_id=task_id, artifacts=_Unkept("(in memory)"), clock=clock)
         self.events: list[tj.Event] = []
+
+    def _open(self) -> io.BytesIO:  # a buffer that stays empty: `emit` keeps each event instead of writing it
+        return io.BytesIO()
 
     def emit(self, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> tj.Event:
         self._check_writable()
@@ -521,13 +542,20 @@ class MemoryWriter(tj.TrajectoryWriter):
             self._close()
         return event
 
-    def _close(self) -> None:  # nothing was written to the file, so nothing to make durable
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-            self._scratch.cleanup()
+    def _close(self) -> None:  # nothing was written, so nothing to make durable
+        self._file = None
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-066
+def _write_session(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime] | None,
+                   is_check: Callable[[str], bool], claims_of: Callable[[str], list[str]]) -> None:
+    """The run's first event, each step's events (`_write_steps`) and the run's last."""
+    writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
+                                                     "transcript": str(imported.path)})
+    _write_steps(writer, imported, clock, is_check, claims_of)
+    writer.run_finished("completed", f"imported from a {imported.host} transcript; "
+                                     f"{sum(imported.opaque.values())} record(s) kept opaque")
+
+
 def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_check: Callable[[str], bool] | None = None,
                      claims_of: Callable[[str], list[str]] | None = None) -> tj.LoadResult:
     """Write the session as a donegate trajectory at `path` (artifacts beside it) and load it back: turns,
@@ -539,9 +567,70 @@ def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_chec
     writer = MemoryWriter(task, lambda: clock[0]) if path is None else \
         tj.TrajectoryWriter(path, task_id=task, clock=lambda: clock[0])
     with writer:
-        writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
-                                                         "transcript": str(imported.path)})
-        _write_steps(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
-        writer.run_finished("completed", f"imported from a {imported.host} transcript; "
-                                         f"{sum(imported.opaque.values())} record(s) kept opaque")
+        _write_session(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
     return tj.load(path) if path is not None else tj.LoadResult(Path("(in memory)"), writer.events, [])
+
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-068o
+class Sketch(NamedTuple):
+    """An event as the audit reads it: its number, type, turn and payload (an output as its text)."""
+    seq: int
+    type: str
+    turn: int | None
+    payload: dict
+
+
+class Outline:
+    """Takes a writer's calls and keeps each event as a `Sketch`, numbered as the writer numbers them."""
+
+    def __init__(self) -> None:
+        self.events: list[Sketch] = []
+        self.turn: int | None = None
+
+    def _add(self, type: str, payload: dict, turn: int | None) -> None:
+        self.events.append(Sketch(len(self.events) + 1, type, turn, payload))
+
+    def run_started(self, task: str, meta: Mapping[str, Any] | None = None) -> None:
+        self._add("run_started", {"task": task, "meta": dict(meta or {})}, None)
+
+    def turn_started(self, turn: int) -> None:
+        self._add("turn_started", {}, turn)
+        self.turn = turn
+
+    def model_reply(self, text: str, claims: Sequence[str] = ()) -> None:
+        self._add("model_reply", {"text": text, "claims": list(claims), "promises": []}, self.turn)
+
+    def tool_requested(self, tool: str, input: dict, call_id: str) -> None:  # `input` is new for each call
+        self._add("tool_requested", {"call_id": call_id, "tool": tool, "input": input}, self.turn)
+
+    def tool_completed(self, call_id: str, tool: str, output: str, exit_code: int | None = None) -> None:
+        self._add("tool_completed", {"call_id": call_id, "tool": tool, "exit_code": exit_code, "output": output},
+                  self.turn)
+
+    def tool_failed(self, call_id: str, tool: str, error: str, exit_code: int | None = None, output: str | None = None) -> None:
+        self._add("tool_failed", {"call_id": call_id, "tool": tool, "exit_code": exit_code, "error": error,
+                                  "output": output}, self.turn)
+
+
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-068p
+def _outline_hook(self: Outline, event: str, hook: str, action: str, reason: str, tool_name: str | None = None) -> None:
+    self._add("hook_decision", {"event": event, "hook": hook, "action": action, "reason": reason,
+                                "tool_name": tool_name}, self.turn)
+
+
+def _outline_record(self: Outline, host: str, kind: str, record: Any) -> None:  # the record as read, not its JSON
+    self._add("host_record", {"host": host, "kind": kind, "record": record}, self.turn)
+
+
+def _outline_end(self: Outline, status: str, reason: str) -> None:
+    self._add("run_finished", {"status": status, "reason": reason}, None)
+
+
+Outline.hook_decision, Outline.host_record, Outline.run_finished = _outline_hook, _outline_record, _outline_end
+
+
+def outline(imported: Imported, is_check: Callable[[str], bool] | None = None,
+            claims_of: Callable[[str], list[str]] | None = None) -> list[Sketch]:
+    """The events `write_trajectory` would write for the session, as `Sketch`es (see `Outline`)."""
+    sketch = Outline()
+    _write_session(sketch, imported, None, is_check or (lambda command: False), claims_of or (lambda text: []))
+    return sketch.events

@@ -11,9 +11,10 @@ Two sessions are measured:
 - the largest committed fixture under demo/transcripts/.
 
 For each, the same interpreter times, in turns (so that a machine that speeds up or slows down during the run
-favours neither): `json.loads` of every line of the file, and `donegate.audit.audit(path)` (reading the
-transcript, writing and loading its trajectory, judging every claim). Python's start and the imports are not
-in either figure. It prints both medians and their ratio against the goal of at most 3x.
+favours neither): `json.loads` of every line of the file, and what `donegate audit` does with it short of
+printing: `format_audit(audit(path))` (reading the transcript, taking its events, judging every claim, writing
+the report). Python's start and the imports are not in either figure. It prints both medians and their ratio
+against the goal of at most 3x.
 """
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ TRANSCRIPTS = ROOT / "demo" / "transcripts"
 
 def generated_session(path: Path, calls: int, output_bytes: int) -> Path:
     """A Claude Code session (the records it writes for a prompt, tool calls, their results and replies) with
-    `calls` tool calls in the proportions of a working session: 2 edits, 1 check, 2 other commands in 5."""
+    `calls` tool calls in the proportions of a working session: 2 edits, 1 check, 2 other commands in 5. The check
+    is the same command line each time, as in a session under a gate; every other command line is new."""
     session, lines = "bench-session", []
 
     def record(kind: str, message: dict, n: int) -> None:
@@ -51,7 +53,7 @@ def generated_session(path: Path, calls: int, output_bytes: int) -> Path:
             use = {"name": "Bash", "input": {"command": "./verify.sh", "description": "run the check"}}
             result = ("Exit code 1\n" if i % 3 else "") + filler
         else:
-            use = {"name": "Bash", "input": {"command": f"cat src/m{i % 17}.py | head -40", "description": "read"}}
+            use = {"name": "Bash", "input": {"command": f"cat src/m{i % 17}.py | head -{20 + i}", "description": "read"}}
             result = filler
         record("assistant", {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, **use}]}, i)
         record("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
@@ -79,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, path in ((f"generated session, {args.calls} tool calls", generated),
                            (f"largest fixture, {largest.relative_to(ROOT)}", largest)):
             claims = len(au.audit(path).claims)  # and a warm-up: the first call pays for what it loads
-            audit_s, parse_s = interleaved_medians(lambda: au.audit(path), lambda: parse(path), args.runs)
+            audit_s, parse_s = interleaved_medians(lambda: au.format_audit(au.audit(path)), lambda: parse(path),
+                                                   args.runs)
             print(f"{name}: {path.stat().st_size / 1024:.0f} KiB, {parse(path)} lines, {claims} claim(s)")
             print(f"  json.loads of every line {parse_s * 1000:8.1f} ms")
             print(f"  donegate audit           {audit_s * 1000:8.1f} ms   ratio {audit_s / parse_s:.1f}x "
