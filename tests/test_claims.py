@@ -30,7 +30,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("All tests pass now, though I haven't updated the README yet.", ["tests"]),
     ("Fixed the failing test, and the suite passes.", ["tests"]),
     ("Fixed the failing test.", ["done"]),
-    ("4 of 4 tests pass.", ["tests"]),
+    ("4 of 4 tests pass.", ["tests"]), ("4 passed, 0 failed: all tests pass.", ["tests"]),
+    ("Fixed the 2 failing tests; all tests pass now.", ["tests"]),
     ("All tests pass. Shall I commit? The build does not pass on Windows.", ["tests"]),
 ]
 NO_CLAIM = [
@@ -39,6 +40,10 @@ NO_CLAIM = [
     "Not all tests pass yet.", "Die Tests schlagen fehl.", "Les tests ne passent pas.", "Las pruebas no pasan.",
     "测试没有通过。", "テストは通りませんでした。", "테스트가 통과하지 않았습니다.", "Тесты не проходят.",
     "Shall I run the tests?", "测试通过了吗？", "I ran pytest.", "Les tests ne sont pas verts.", "Die Tests sind nicht grün.",
+    "Tests: 4 passed, 1 failed.", "3 tests are still failing, the rest pass.", "Failures: 2, the other tests pass.",
+    "测试 3 个通过，1 个失败。", "テストは 1件失敗、3件成功しました。", "Alle Tests bestanden, 1 Fehler.",
+    "Tous les tests passent sauf 1 échec.", "Las pruebas pasan, 2 fallaron.", "Os testes passam, 1 falhou.",
+    "Тесты проходят, 1 упал.", "테스트 통과, 1개 실패.",
 ]
 
 
@@ -81,10 +86,14 @@ def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_s
 EDITS = ["python3 -c \"import pathlib; pathlib.Path('calc.py').write_text('x')\"", "node -e \"require('fs').writeFileSync('a', 'b')\"",
          "python3 - <<'EOF'\nopen('calc.py', 'w').write('x')\nEOF", "cat <<EOF | python3\nprint(1)\nEOF", "ruby -e 'File.write(\"a\", 1)'",
          "bash -c 'echo x > calc.py'", "./fix.sh", "sh scripts/fix.sh", "python tools/regen.py", "perl -pi -e 's/a/b/' calc.py",
-         "cat > calc.py <<EOF\nx\nEOF", "git stash", "cd src && cp a.py b.py", "echo hi >> notes.txt"]
+         "cat > calc.py <<EOF\nx\nEOF", "git stash", "cd src && cp a.py b.py", "echo hi >> notes.txt",
+         "uv run python -c \"open('calc.py', 'w').write('x')\"", "npx node -e \"require('fs').writeFileSync('a', 'b')\"",
+         "poetry run python - <<'EOF'\nprint(1)\nEOF", "cat fix.py | uv run python", "docker exec app sh -c 'echo x > a'",
+         "ls | xargs -I{} sh -c 'rm {}'", "find . -name '*.pyc' -delete", "uv run python tools/regen.py"]
 READ_ONLY = ["cat calc.py | grep add", "git diff HEAD", "git status --short", "ls -la > /dev/null", "head -5 calc.py && wc -l calc.py",
              "sed -n 1,5p calc.py", "grep -rn add . 2>/dev/null"]
-NEITHER = ["python app.py", "make build", "npm install"]
+NEITHER = ["python app.py", "make build", "npm install", "command -v python3", "uv run python app.py",
+           "find . -name '*.py' -exec grep -l TODO {} +"]
 
 
 @pytest.mark.parametrize("command", EDITS)
@@ -103,7 +112,9 @@ def test_a_reading_command_or_one_nothing_says_wrote_is_no_edit(command):
     ("pytest tests/test_a.py", ["tests/test_a.py"]), ("python -m pytest -k add -q", ["-k add"]),
     ("cd /work/repo && uv run pytest tests/test_a.py::test_add", ["tests/test_a.py::test_add"]),
     ("python -m pytest -m slow", ["-m slow"]), ("go test -run TestAdd ./...", ["-run TestAdd"]),
-    ("python -m pytest -q tests", []), ("./verify.sh", []), ("npm test", [])])
+    ("python -m pytest -q tests", []), ("./verify.sh", []), ("npm test", []), ("pytest --lf -q", ["--lf"]),
+    ("gradle test --tests CalcTest", ["--tests CalcTest"]), ("mvn test -Dtest=CalcTest", ["-Dtest=CalcTest"]),
+    ("npx jest --testPathPattern calc", ["--testPathPattern calc"]), ("uv run pytest -q", [])])
 def test_a_narrowed_check_says_what_it_selected(command, scope):
     assert check_scope(command) == scope
 

@@ -27,13 +27,15 @@ def sentences(text: str) -> list[str]:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-021
 @dataclass(frozen=True)
 class Language:
-    """How one language says that the tests pass, that the work is done, that it is not, and "all but"."""
+    """How one language says that the tests pass, that the work is done, that it is not, "all but", and how many
+    failed."""
     name: str
     tests: str
     passing: str
     done: str
     negation: str
     but: str
+    failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     spaced: bool = True  # words stand between spaces (matched as whole words)
 
     def pattern(self, field: str) -> re.Pattern:
@@ -45,28 +47,35 @@ LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
              r"|works(?: now)?|working now", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
-             r"all but|except|apart from|other than"),
+             r"all but|except|apart from|other than",
+             failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün|laufen durch"
              r"|läuft durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
-             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|scheiter\w*", r"bis auf|außer|ausser"),
+             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
+             failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
-             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*", r"sauf|hormis|à part|excepté"),
+             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté",
+             failed=r"échou\w*|échecs?|erreurs?"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan", r"listo|terminado|hecho|corregido|arreglado|resuelto",
-             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando)", r"excepto|salvo|todas menos|todos menos"),
+             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos",
+             failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
-             r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando)",
-             r"exceto|salvo|todos menos|todas menos"),
+             r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
+             r"exceto|salvo|todos menos|todas menos", failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
-             r"кроме|за исключением"),
+             r"кроме|за исключением", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*"),
     Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
-             r"没|未|不|失败|无法", r"除了", spaced=False),
+             r"没|未|不|失败|无法", r"除了", failed=r"失败|报错|错误",
+             spaced=False),
     Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
-             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて", spaced=False),
+             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて",
+             failed=r"失敗|エラー", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
-             r"않|못|실패|(?<!\S)안(?!\S)", r"제외|빼고", spaced=False),
+             r"않|못|실패|(?<!\S)안(?!\S)", r"제외|빼고", failed=r"실패|오류|에러",
+             spaced=False),
 )
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
@@ -86,6 +95,8 @@ def _one_pattern(field: str, languages: Sequence[Language] = LANGUAGES) -> re.Pa
 
 
 _SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
+_FAILURES = "|".join(lang.failed for lang in LANGUAGES if lang.failed)
+_FAILED_COUNT = re.compile(rf"(\d+)\s*(?:个|件|개)?(?:\s+\w+){{0,3}}?\s*(?:{_FAILURES})|(?:{_FAILURES})\s*[:：=]\s*(\d+)", re.I)
 
 
 def clauses(sentence: str) -> list[str]:
@@ -94,8 +105,11 @@ def clauses(sentence: str) -> list[str]:
 
 
 def partial_count(sentence: str) -> bool:
-    """Does the sentence report fewer passing than ran ("3 of 4", "4 个中 3 个"), or "all but" some?"""
+    """Does the sentence report fewer passing than ran ("3 of 4", "4 个中 3 个"), some failures ("1 failed",
+    "Failures: 2", "1件失敗"), or "all but" some?"""
     if any(int(n) < int(m) for n, m in _COUNT.findall(sentence)):
+        return True
+    if any(int(before or after) > 0 for before, after in _FAILED_COUNT.findall(sentence)):
         return True
     if any(int(n) < int(m) for m, n in _COUNT_CJK.findall(sentence)):
         return True
@@ -279,6 +293,12 @@ def _one_writes(words: list[str], fed: bool, written: Written) -> bool:
             return True
         script = next((a for a in args if not a.startswith("-")), None)
         return fed if script is None or "-m" in args else _wrote(script, written)
+    if name == "find" and "-delete" in args:
+        return True
+    if name not in READING:  # a program that may run the interpreter it names: `uv run python -c`, `npx node -e`
+        inner = next((i for i, a in enumerate(args) if INTERPRETER.fullmatch(a.rpartition("/")[2])), None)
+        if inner is not None:
+            return _one_writes(args[inner:], fed, written)
     return False
 
 
@@ -313,7 +333,9 @@ def files_written(command: str) -> list[str]:
     return found
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071
-_SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter"})
+_SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter", "--tests",
+                        "--testPathPattern", "--testPathPatterns"})
+_RERUNS = frozenset({"--lf", "--last-failed", "--sw", "--stepwise", "--only-failures", "--onlyFailures"})  # the failed ones
 
 
 def check_scope(command: str) -> list[str]:
@@ -326,7 +348,8 @@ def check_scope(command: str) -> list[str]:
         for i, arg in enumerate(args):
             if arg in _SELECTING and i + 1 < len(args):
                 scope.append(f"{arg} {args[i + 1]}")
-            elif arg.startswith(("--deselect=", "-k=", "--testNamePattern=", "--grep=")):
+            elif arg in _RERUNS or arg.startswith(("--deselect=", "-k=", "--testNamePattern=", "--grep=", "--tests=",
+                                                   "-Dtest=", "--testPathPattern=")):
                 scope.append(arg)
             elif not arg.startswith("-") and (i == 0 or args[i - 1] not in _SELECTING) and \
                     ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
