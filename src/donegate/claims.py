@@ -82,6 +82,7 @@ LANGUAGES: tuple[Language, ...] = (
 _CLAUSE = re.compile(r"[,;:，；：、—–]|(?<!\w)(?:but|though|although|however|while|whereas|aber|jedoch|obwohl|mais"
                      r"|cependant|bien que|pero|aunque|mas|embora|porém|но|однако|хотя)(?!\w)|但是|不过|可是|然而|但"
                      r"|けれど|けど|しかし|하지만|그러나|지만", re.I)
+_DIGIT = re.compile(r"\d")
 _COUNT = re.compile(r"(\d+)\s*(?:/|of|out of|von|sur|de|из)\s*(\d+)", re.I)  # N of M
 _COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:有\s*)?(\d+)")  # M ... 中 N
 
@@ -107,6 +108,8 @@ def clauses(sentence: str) -> list[str]:
 def partial_count(sentence: str) -> bool:
     """Does the sentence report fewer passing than ran ("3 of 4", "4 个中 3 个"), some failures ("1 failed",
     "Failures: 2", "1件失敗"), or "all but" some?"""
+    if _DIGIT.search(sentence) is None:  # every count is in digits
+        return bool(_SAYS["but"].search(sentence))
     if any(int(n) < int(m) for n, m in _COUNT.findall(sentence)):
         return True
     if any(int(before or after) > 0 for before, after in _FAILED_COUNT.findall(sentence)):
