@@ -409,7 +409,8 @@ def _one_branch(pattern: str) -> bool:
 @functools.lru_cache(maxsize=64)
 def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
     """One pattern that matches where any of `patterns` does (compiled once per list). The members that open
-    with a word bound and are one branch share it, `\\b(?:...)`: the bound is asked once per place, not once per member."""
+    with a word bound and are one branch share it, `\\b(?:...)`: the bound is asked once per place, not once
+    per member."""
     if any(re.search(r"\\\d|\(\?P=", p) for p in patterns):  # a back-reference counts groups across members
         return _EachOf(patterns)
     bound = [p[2:] for p in patterns if p.startswith("\\b") and _one_branch(p)]
