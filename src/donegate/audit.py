@@ -109,7 +109,7 @@ VERDICTS = ("supported", "contradicted", "stale", "unsupported")
 EDIT_TOOLS = frozenset({*CLAUDE_EDITS, *GEMINI_EDITS, "apply_patch", "write", "edit"})
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-051
-@dataclass
+@dataclass(slots=True)
 class Action:
     """An edit or a command on the session's timeline: `seq` of its request, `done` of its result (None
     if it never ended), `kind` edit or check or command, what it touched or ran, its exit code."""

@@ -28,7 +28,7 @@ __all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', '
            'outline']
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-008
-@dataclass
+@dataclass(slots=True)
 class Step:
     """One thing a session did, in a host-neutral form: `kind` is prompt, reply, call, result, hook or opaque."""
     kind: str
