@@ -32,6 +32,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("Fixed the failing test.", ["done"]),
     ("4 of 4 tests pass.", ["tests"]), ("4 passed, 0 failed: all tests pass.", ["tests"]),
     ("Fixed the 2 failing tests; all tests pass now.", ["tests"]),
+    ("Alle Tests laufen jetzt durch.", ["tests"]), ("Todas las pruebas se ejecutaron con éxito.", ["tests"]),
+    ("Everything passes now.", ["tests"]), ("已确认所有测试通过。", ["tests"]), ("テストが通ることを確認しました。", ["tests"]),
     ("All tests pass. Shall I commit? The build does not pass on Windows.", ["tests"]),
 ]
 NO_CLAIM = [
@@ -44,6 +46,10 @@ NO_CLAIM = [
     "测试 3 个通过，1 个失败。", "テストは 1件失敗、3件成功しました。", "Alle Tests bestanden, 1 Fehler.",
     "Tous les tests passent sauf 1 échec.", "Las pruebas pasan, 2 fallaron.", "Os testes passam, 1 falhou.",
     "Тесты проходят, 1 упал.", "테스트 통과, 1개 실패.",
+    "Let me check whether the tests pass.", "I'll run the tests to make sure they pass.", "If the tests pass, we can merge.",
+    "让我看看测试是否通过。", "テストが通るかどうか確認します。", "테스트가 통과하는지 확인하겠습니다.", "Ich prüfe, ob die Tests bestehen.",
+    "Je vais vérifier si les tests passent.", "Voy a verificar si las pruebas pasan.", "Vou verificar se os testes passam.",
+    "Проверю, проходят ли тесты.",
 ]
 
 
