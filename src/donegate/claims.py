@@ -96,15 +96,16 @@ _COUNT = re.compile(r"(\d+)\s*(?:/|of|out of|von|sur|de|из)\s*(\d+)", re.I)  #
 _COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:有\s*)?(\d+)")  # M ... 中 N
 
 
-def _one_pattern(field: str, languages: Sequence[Language] = LANGUAGES) -> re.Pattern:
-    """A field's words in every language as one pattern, one search asking all the tables at once: the words of
+def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> re.Pattern:
+    """The fields' words in every language as one pattern, one search asking all the tables at once: the words of
     spaced scripts in one group between word bounds, the others after them."""
-    spaced = "|".join(getattr(lang, field) for lang in languages if lang.spaced)
-    unspaced = "|".join(getattr(lang, field) for lang in languages if not lang.spaced)
+    spaced = "|".join(getattr(lang, f) for lang in languages if lang.spaced for f in fields if getattr(lang, f))
+    unspaced = "|".join(getattr(lang, f) for lang in languages if not lang.spaced for f in fields if getattr(lang, f))
     return re.compile("|".join([rf"(?<!\w)(?:{spaced})(?!\w)"] * bool(spaced) + [unspaced] * bool(unspaced)), re.I)
 
 
-_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but", "intent")}
+_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
+_SAYS["no claim"] = _one_pattern("negation", "intent")  # a clause that denies, or plans rather than reports
 _FAILURES = "|".join(lang.failed for lang in LANGUAGES if lang.failed)
 _FAILED_COUNT = re.compile(rf"(\d+)\s*(?:个|件|개)?(?:\s+\w+){{0,3}}?\s*(?:{_FAILURES})|(?:{_FAILURES})\s*[:：=]\s*(\d+)", re.I)
 
@@ -141,7 +142,7 @@ def claim_of(sentence: str) -> str | None:
     names_tests = _says(sentence, "tests")
     if not names_tests and not _says(sentence, "done"):
         return None  # names neither the tests nor finished work
-    parts = [c for c in clauses(sentence) if not _says(c, "negation") and not _says(c, "intent")]
+    parts = [c for c in clauses(sentence) if not _says(c, "no claim")]
     if names_tests and not partial_count(sentence) and any(_says(c, "passing") for c in parts):
         return "tests"
     return "done" if any(_says(c, "done") for c in parts) else None
