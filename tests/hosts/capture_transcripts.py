@@ -22,6 +22,10 @@ and what the audit reads beyond English and beyond a list (appendix 92):
   narrowed        the right fix, one test file run and passing, then "all tests pass"
   running         the right fix, the check started in the background (each host's own way), "all tests pass"
                   while it runs, then, once its result is back (or the check is run again), the claim again
+  plan            the right fix, "let me run the tests to make sure they pass" with the check, then the claim
+  failure-count   a wrong fix, the tests failing, then "Tests: 3 passed, 1 failed." (a report, no claim)
+  runner-write    the right fix, the check passing, then a file written by `python3 -c` that another program
+                  runs (`stdbuf`, as `uv run` or `npx` would), then the claim
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below.
 """
 from __future__ import annotations
@@ -52,6 +56,9 @@ EARLY = "The tests pass. Tidying add() up as well."  # a claim in a reply that g
 SCRIPT_WRITE = ("python3 -c \"import pathlib; p = pathlib.Path('calc.py'); "
                 "p.write_text(p.read_text().replace('a + b', 'b + a'))\"")
 ONE_FILE = f"{sys.executable} -m pytest -q tests/test_calc.py"
+PLAN = "Let me run the tests to make sure they pass."
+# The interpreter run by another program, as `uv run` or `npx` run one: stdbuf is on every host's PATH.
+RUNNER_WRITE = f"stdbuf -oL {SCRIPT_WRITE}"
 
 
 # -- the same six sessions in each host's own tools -----------------------------------------------------
@@ -70,6 +77,9 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=()) -> dict[str, list]
         "partial": [[wrong], [run(TESTS)], [say("3 of 4 tests pass.")]],
         "script-write": [[fix], [run(CHECK)], [run(SCRIPT_WRITE)], [say(PASS)]],
         "narrowed": [[fix], [run(ONE_FILE)], [say(PASS)]],
+        "plan": [[fix], [say(PLAN), run(CHECK)], [say(PASS)]],
+        "failure-count": [[wrong], [run(TESTS)], [say("Tests: 3 passed, 1 failed.")]],
+        "runner-write": [[fix], [run(CHECK)], [run(RUNNER_WRITE)], [say(PASS)]],
     }
 
 
@@ -138,7 +148,7 @@ HOSTS: dict[str, tuple[Callable[[HostWorld], dict[str, list]], Callable[[HostWor
     "claude-code": (claude_steps, run_claude), "codex": (codex_steps, run_codex), "gemini": (gemini_steps, run_gemini),
 }
 SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "mixed", "gated", "other-language",
-             "caveat", "partial", "script-write", "narrowed", "running"]
+             "caveat", "partial", "script-write", "narrowed", "running", "plan", "failure-count", "runner-write"]
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
