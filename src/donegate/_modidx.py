@@ -1247,7 +1247,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                       'donegate.transcripts._gemini_records': ( 'transcript_readers.html#_gemini_records',
                                                                                 'donegate/transcripts.py'),
                                       'donegate.transcripts._guess': ('transcript_readers.html#_guess', 'donegate/transcripts.py'),
-                                      'donegate.transcripts._json_line': ('transcript_readers.html#_json_line', 'donegate/transcripts.py'),
                                       'donegate.transcripts._moment': ('transcript_readers.html#_moment', 'donegate/transcripts.py'),
                                       'donegate.transcripts._outline_end': ( 'transcript_readers.html#_outline_end',
                                                                              'donegate/transcripts.py'),

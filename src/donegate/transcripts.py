@@ -60,24 +60,20 @@ class Imported:
 _DECODER, _JSON_SPACE = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")  # the four characters JSON calls whitespace
 
 
-def _json_line(line: str) -> Any:
-    """`json.loads(line)`, done by the decoder itself (what `loads` adds is a cost per line, on every line)."""
-    value, end = _DECODER.raw_decode(line, 0 if line[0] in "{[" else _JSON_SPACE.match(line).end())
-    if end != len(line) and _JSON_SPACE.match(line, end).end() != len(line):
-        return json.loads(line)  # raises "Extra data", as `loads` does
-    return value
-
-
 def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
     """The JSON records of a JSON Lines file with their line numbers, and the lines that are not JSON. A line
     ends at a newline only: a JSON string may hold U+2028 or U+0085, which `str.splitlines` would cut at."""
     records, damaged = [], []
     text = path.read_text(encoding="utf-8", errors="replace")
+    decode, space = _DECODER.raw_decode, _JSON_SPACE.match
     for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
+        if not line or line.isspace():
             continue
-        try:
-            records.append((number, _json_line(line)))
+        try:  # `json.loads(line)`, done by the decoder itself: what `loads` adds costs a call per line
+            value, end = decode(line, 0 if line[0] in "{[" else space(line).end())
+            if end != len(line) and space(line, end).end() != len(line):
+                raise ValueError("extra data")  # `loads` says what, below
+            records.append((number, value))
         except ValueError:
             try:
                 json.loads(line)

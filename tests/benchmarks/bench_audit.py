@@ -2,7 +2,7 @@
 
 Run on demand (it is not collected by pytest and asserts nothing about speed):
 
-    uv run python tests/benchmarks/bench_audit.py [--calls 240] [--output-bytes 1200] [--runs 9]
+    uv run python tests/benchmarks/bench_audit.py [--calls 240] [--output-bytes 1200] [--runs 21]
 
 Two sessions are measured:
 
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=240)
     parser.add_argument("--output-bytes", type=int, default=1200)
-    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args(argv)
     largest = max((p for p in TRANSCRIPTS.rglob("*.json*") if p.name != "expected.json"), key=lambda p: p.stat().st_size)
     with tempfile.TemporaryDirectory(prefix="donegate-bench-audit-") as tmp:
