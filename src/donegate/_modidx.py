@@ -131,7 +131,6 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.cases.read_events': ('reading_cases.html#read_events', 'donegate/cases.py'),
                                 'donegate.cases.transcript': ('reading_cases.html#transcript', 'donegate/cases.py')},
             'donegate.claims': { 'donegate.claims.Language': ('reading_claims.html#language', 'donegate/claims.py'),
-                                 'donegate.claims.Language.pattern': ('reading_claims.html#language.pattern', 'donegate/claims.py'),
                                  'donegate.claims.Written': ('reading_claims.html#written', 'donegate/claims.py'),
                                  'donegate.claims.Written.__contains__': ('reading_claims.html#written.__contains__', 'donegate/claims.py'),
                                  'donegate.claims.Written.__init__': ('reading_claims.html#written.__init__', 'donegate/claims.py'),

@@ -39,10 +39,6 @@ class Language:
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
     spaced: bool = True  # words stand between spaces (matched as whole words)
 
-    def pattern(self, field: str) -> re.Pattern:
-        words = getattr(self, field)
-        return re.compile(rf"(?<!\w)(?:{words})(?!\w)" if self.spaced else f"(?:{words})", re.I)
-
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
@@ -232,15 +228,13 @@ def simple_commands(command: str) -> list[tuple[list[str], bool]]:
         except ValueError:  # an unclosed quote
             tokens = line.split()
         words, fed = [], heredoc
-        for token in tokens:
+        for token in [*tokens, ";"]:  # the line's end ends its last simple command
             if token in separators:
                 if words:
                     found.append((words, fed or not feeding.isdisjoint(words)))
                 words, fed = [], token in ("|", "|&") or (heredoc and not found)
             else:
                 words.append(token)
-        if words:
-            found.append((words, fed or not feeding.isdisjoint(words)))
     return found
 
 

@@ -543,11 +543,12 @@ class MemoryWriter(tj.TrajectoryWriter):
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-066
 def _write_session(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime] | None,
-                   is_check: Callable[[str], bool], claims_of: Callable[[str], list[str]]) -> None:
-    """The run's first event, each step's events (`_write_steps`) and the run's last."""
+                   is_check: Callable[[str], bool] | None, claims_of: Callable[[str], list[str]] | None) -> None:
+    """The run's first event, each step's events (`_write_steps`) and the run's last; without the rules, no call
+    is a check and no reply holds a claim."""
     writer.run_started(f"{imported.host} session", {"host": imported.host, "session_id": imported.session_id,
                                                      "transcript": str(imported.path)})
-    _write_steps(writer, imported, clock, is_check, claims_of)
+    _write_steps(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
     writer.run_finished("completed", f"imported from a {imported.host} transcript; "
                                      f"{sum(imported.opaque.values())} record(s) kept opaque")
 
@@ -563,7 +564,7 @@ def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_chec
     writer = MemoryWriter(task, lambda: clock[0]) if path is None else \
         tj.TrajectoryWriter(path, task_id=task, clock=lambda: clock[0])
     with writer:
-        _write_session(writer, imported, clock, is_check or (lambda command: False), claims_of or (lambda text: []))
+        _write_session(writer, imported, clock, is_check, claims_of)
     return tj.load(path) if path is not None else tj.LoadResult(Path("(in memory)"), writer.events, [])
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-068o
@@ -628,5 +629,5 @@ def outline(imported: Imported, is_check: Callable[[str], bool] | None = None,
             claims_of: Callable[[str], list[str]] | None = None) -> list[Sketch]:
     """The events `write_trajectory` would write for the session, as `Sketch`es (see `Outline`)."""
     sketch = Outline()
-    _write_session(sketch, imported, None, is_check or (lambda command: False), claims_of or (lambda text: []))
+    _write_session(sketch, imported, None, is_check, claims_of)
     return sketch.events
