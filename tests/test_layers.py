@@ -8,6 +8,8 @@ function, `import donegate.x`, `from donegate.x import y`, `from donegate import
 from __future__ import annotations
 
 import ast
+import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,3 +190,202 @@ def test_a_function_level_import_up_the_layers_is_named_with_its_line(tmp_path):
         "donegate.trajectory imports donegate.selfcheck (src/donegate/trajectory.py line 6; edit "
         "chapters/03_trajectories.ipynb #tj-1): the evidence chain never imports the workbook's machinery",
     ]
+
+
+# --- one direction (DESIGN section 1) ------------------------------------------------------------------------------
+#
+# A module's place comes from the notebook that exports it (`#| default_exp NAME`): chapters 00-09 teach, notebooks
+# 80 and up are the appendix. Nothing here lists modules by name, so a module added tomorrow is held to the same rules.
+
+CHAPTERS = ROOT / "chapters"
+DEFAULT_EXP = re.compile(r"^#\|\s*default_exp\s+(\w+)", re.M)
+
+
+def exporting_notebooks(chapters: Path = CHAPTERS) -> dict[str, int]:
+    """Module name -> the number of the notebook that exports it (its `#| default_exp`)."""
+    found = {}
+    for nb in sorted(chapters.glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]:
+            hit = DEFAULT_EXP.search("".join(cell["source"])) if cell["cell_type"] == "code" else None
+            if hit:
+                found[hit.group(1)] = int(nb.name[:2])
+                break
+    return found
+
+
+def import_graph(edges: list[Edge]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for edge in edges:
+        graph.setdefault(edge.module, set()).add(edge.target)
+        graph.setdefault(edge.target, set())
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that reach each other through imports (Tarjan's strongly connected components of
+    two or more modules, or one that imports itself), each said as one cycle through all of it, sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1 or v in graph.get(v, ()):
+                groups.append(group)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(_cycle_through(group, graph) for group in groups)
+
+
+def _cycle_through(group: set[str], graph: dict[str, set[str]]) -> list[str]:
+    """A closed walk inside `group` from its first module back to it, visiting every member at least once."""
+    start = min(group)
+    walk, here = [start], start
+    for goal in sorted(group - {start}) + [start]:
+        # shortest path from here to goal inside the group (breadth first)
+        back, frontier = {here: None}, [here]
+        while goal not in back:
+            frontier = [w for v in frontier for w in sorted(graph[v] & group) if w not in back and not back.update({w: v})]
+        path, v = [], goal
+        while v != here:
+            path.append(v)
+            v = back[v]
+        walk += reversed(path)
+        here = goal
+    return walk
+
+
+def private_uses(source: str, package: str = PACKAGE) -> list[tuple[str, str, int]]:
+    """(module, name, line) for each underscore name `source` takes from another module of `package`: imported by
+    name (`from .x import _y`) or reached as an attribute of an imported module (`from . import x; x._y`)."""
+    tree = ast.parse(source)
+    found, aliases = [], {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level <= 1:
+            parts = ([package, *(node.module.split(".") if node.module else [])] if node.level == 1
+                     else (node.module or "").split("."))
+            if parts[0] != package:
+                continue
+            for alias in node.names:
+                if len(parts) > 1 and alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append((parts[1], alias.name, node.lineno))
+                elif len(parts) == 1:
+                    aliases[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == package and len(parts) > 1 and alias.asname:
+                    aliases[alias.asname] = parts[1]
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in aliases:
+            found.append((aliases[value.id], node.attr, node.lineno))
+        elif (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == package):
+            found.append((value.attr, node.attr, node.lineno))  # donegate.x._y
+    return sorted(found, key=lambda f: f[2])
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    found = circles(import_graph(import_edges()))
+    assert not found, ("import circles (each module reaches the next; break each with a seam the later notebook "
+                       "fills, DESIGN section 1):\n  " + "\n  ".join(" -> ".join(c) for c in found))
+
+
+def test_a_teaching_chapter_never_imports_an_appendix_module():
+    place = exporting_notebooks()
+    assert len(place) > 20 and min(place.values()) < 10 <= max(place.values())
+    reverse = [f"{edge} (chapter {place[edge.module]:02d} reaching into appendix {place[edge.target]:02d})"
+               for edge in import_edges()
+               if edge.module in place and edge.target in place
+               and place[edge.module] < 80 <= place[edge.target]]
+    assert not reverse, ("a teaching chapter's module imports an appendix's; offer a seam in the chapter and "
+                         "assemble one level up (DESIGN section 1):\n  " + "\n  ".join(reverse))
+
+
+def test_every_module_is_exported_by_a_numbered_notebook():
+    place = exporting_notebooks()
+    missing = sorted(name for name in library_modules() if name not in place and name not in ("__init__", "_modidx"))
+    assert not missing, f"modules no chapter or appendix exports: {missing}"
+
+
+def test_no_module_uses_another_modules_private_names():
+    taken = []
+    for name, path in library_modules().items():
+        if name == "_modidx":
+            continue
+        for target, private, line in private_uses(path.read_text(encoding="utf-8")):
+            if target != name:
+                taken.append(f"donegate.{name} uses donegate.{target}.{private} (src/donegate/{name}.py line {line})")
+    assert not taken, "private names used across modules (make them public, or keep the use inside):\n  " + \
+        "\n  ".join(taken)
+
+
+# --- the circle and private-name readers can fail ----------------------------------------------------------------------
+
+def test_circles_are_found_through_function_level_imports_and_named(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "a.py").write_text("from .b import x\n")
+    (tmp_path / "b.py").write_text("def f():\n    from donegate.c import y\n")
+    (tmp_path / "c.py").write_text("import donegate.a as a\n")
+    (tmp_path / "d.py").write_text("from . import a\n")  # reaches the circle, is not in it
+    (tmp_path / "e.py").write_text("from .e import z\n")  # imports itself
+    assert circles(import_graph(import_edges(tmp_path))) == [["a", "b", "c", "a"]]
+
+
+def test_two_circles_sharing_a_module_are_one_group_said_as_one_walk():
+    graph = {"hosts": {"doctor", "plugins", "realhosts"}, "doctor": {"hosts"}, "plugins": {"doctor", "hosts"},
+             "realhosts": {"hosts"}, "stopgate": set()}
+    (walk,) = circles(graph)
+    assert walk[0] == walk[-1] == "doctor" and set(walk) == {"doctor", "hosts", "plugins", "realhosts"}
+    assert all(b in graph[a] for a, b in zip(walk, walk[1:]))
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+PRIVATE_CASES = [
+    ("from .trajectory import _open, close", [("trajectory", "_open", 1)]),
+    ("from donegate.selfcheck import _one_line", [("selfcheck", "_one_line", 1)]),
+    ("from . import trajectory as tj\ntj._close(w)", [("trajectory", "_close", 2)]),
+    ("import donegate.realhosts as rh\nrh._gates.clear()", [("realhosts", "_gates", 2)]),
+    ("import donegate\ndonegate.progress._now()", [("progress", "_now", 2)]),
+    ("from . import trajectory\nx = trajectory.__name__\nself._own = 1", []),
+    ("from .trajectory import __all__, load", []),
+]
+
+
+@pytest.mark.parametrize("source, expected", PRIVATE_CASES, ids=[c[0].splitlines()[-1] for c in PRIVATE_CASES])
+def test_the_private_name_reader_finds_each_form(source, expected):
+    assert private_uses(source) == expected
+
+
+def test_the_notebook_reader_places_a_module_by_its_notebook(tmp_path):
+    def notebook(name: str, first: str) -> None:
+        cells = [{"cell_type": "markdown", "source": ["#| default_exp nope"], "metadata": {}},
+                 {"cell_type": "code", "source": [first], "metadata": {}, "outputs": [], "execution_count": None}]
+        (tmp_path / name).write_text(json.dumps({"cells": cells}))
+
+    notebook("03_trajectories.ipynb", "#| default_exp trajectory\n")
+    notebook("98_trajectory_io.ipynb", "#|  default_exp  trajectory_io")
+    notebook("01_prose_only.ipynb", "print('no export')")
+    assert exporting_notebooks(tmp_path) == {"trajectory": 3, "trajectory_io": 98}

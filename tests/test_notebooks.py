@@ -143,6 +143,89 @@ def test_no_chapter_code_cell_is_a_wall():
     assert len(chapters) >= 10 and not long, f"code cells over {MAX_CELL_LINES} lines: {long}"
 
 
+PARAGRAPH_WORDS = 30  # a markdown cell of at least this many words is prose a reader stops on; a caption is not
+MAX_UNEXPLAINED = 60  # code lines in a row without such prose and without anything shown
+MAX_UNSEEN = 150  # code lines in a row without anything shown (about six screens), whatever prose lies between
+
+
+def shows_something(source: str) -> bool:
+    """Whether running a code cell shows the reader something: its last statement is an expression (Jupyter
+    displays its value, a widget included), or a top-level statement calls print or display."""
+    import ast
+
+    try:
+        tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    except SyntaxError:
+        return False
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        return True
+    calls = (node for statement in tree.body if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+             for node in ast.walk(statement))
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("print", "display") for n in calls)
+
+
+def code_stretches(cells: list) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((lines, first cell) of the longest run of code read without a paragraph of prose or an output, and the
+    same without an output at all). Code lines are the non-blank ones, nbdev's `#|` directives left out."""
+    unexplained = unseen = (0, -1)
+    run_unexplained = run_unseen = 0
+    start_unexplained = start_unseen = -1
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] == "markdown":
+            if len("".join(cell["source"]).split()) >= PARAGRAPH_WORDS:
+                run_unexplained, start_unexplained = 0, -1
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        lines = sum(1 for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#|"))
+        start_unexplained = i if start_unexplained < 0 else start_unexplained
+        start_unseen = i if start_unseen < 0 else start_unseen
+        run_unexplained += lines
+        run_unseen += lines
+        if run_unexplained > unexplained[0]:
+            unexplained = (run_unexplained, start_unexplained)
+        if run_unseen > unseen[0]:
+            unseen = (run_unseen, start_unseen)
+        if shows_something(source):
+            run_unexplained = run_unseen = 0
+            start_unexplained = start_unseen = -1
+    return unexplained, unseen
+
+
+def test_no_teaching_chapter_reads_as_a_wall_of_code():
+    """A newcomer gives up on screens of code that show nothing: in chapters 00-09, at most MAX_UNEXPLAINED code
+    lines in a row without a paragraph of prose or an output, and at most MAX_UNSEEN without an output."""
+    import json
+
+    walls = {}
+    chapters = sorted((ROOT / "chapters").glob("0[0-9]_*.ipynb"))
+    for path in chapters:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        (unexplained, at), (unseen, seen_at) = code_stretches(cells)
+        if unexplained > MAX_UNEXPLAINED or unseen > MAX_UNSEEN:
+            walls[path.name] = (f"{unexplained} lines from cell {at} without prose or output, "
+                                f"{unseen} from cell {seen_at} without output")
+    assert len(chapters) >= 10 and not walls, (
+        f"walls of code (limits: {MAX_UNEXPLAINED} lines without prose or output, {MAX_UNSEEN} without output; "
+        f"show the piece at work, or say what comes): {walls}")
+
+
+def _cells(*specs: tuple[str, str]) -> list[dict]:
+    return [{"cell_type": kind, "source": [text]} for kind, text in specs]
+
+
+def test_a_stretch_ends_at_an_output_or_a_paragraph_and_not_at_a_caption():
+    code = "\n".join(f"x{i} = {i}" for i in range(20))
+    paragraph, caption = " ".join(["word"] * PARAGRAPH_WORDS), "Then the next method:"
+    assert code_stretches(_cells(("code", code), ("markdown", caption), ("code", code))) == ((40, 0), (40, 0))
+    assert code_stretches(_cells(("code", code), ("markdown", paragraph), ("code", code))) == ((20, 0), (40, 0))
+    assert code_stretches(_cells(("code", code + "\nx0"), ("code", code))) == ((21, 0), (21, 0))
+    assert code_stretches(_cells(("code", "#| export\ndef f():\n    print(1)"), ("code", code))) == ((22, 0), (22, 0))
+    assert shows_something("print('hi')\ny = 2") and shows_something("%%time\nf()")
+    assert not shows_something("def f():\n    return print(1)") and not shows_something("a = 1")
+
+
 def test_the_readme_states_each_chapter_s_time_as_the_chapter_does():
     """The README's chapter table gives each chapter the time its first cell states."""
     import importlib.util
