@@ -280,18 +280,18 @@ def format_audit(result: Audit, width: int = 100) -> str:
     if not result.claims:
         lines.append("  none: no reply in this session claims the tests pass or the work is done")
     for claim in result.claims:
-        lines.append(f"  {LABELS[claim.verdict]:<13} #{claim.seq} \"{tj._short(claim.sentence, width - 24)}\"")
-        lines.append(f"  {'':<13} {tj._short(claim.evidence, width - 16)}")
+        lines.append(f"  {LABELS[claim.verdict]:<13} #{claim.seq} \"{tj.shorten(claim.sentence, width - 24)}\"")
+        lines.append(f"  {'':<13} {tj.shorten(claim.evidence, width - 16)}")
     lines += ["", "Timeline (#seq in the imported trajectory)"]
     entries = []
     for action in result.actions:
         outcome = ("passed" if action.passed else "no result" if action.done is None else f"exit {action.exit_code}") \
             if action.kind == "check" else \
             ("done" if action.ok else "failed" if action.done else "no result")
-        entries.append((action.seq, f"{action.kind:<8} {tj._short(action.what, width - 30)}  -> {outcome}"))
-    entries += [(c.seq, f"{'claim':<8} \"{tj._short(c.sentence, width - 40)}\"  -> {c.verdict}") for c in result.claims]
+        entries.append((action.seq, f"{action.kind:<8} {tj.shorten(action.what, width - 30)}  -> {outcome}"))
+    entries += [(c.seq, f"{'claim':<8} \"{tj.shorten(c.sentence, width - 40)}\"  -> {c.verdict}") for c in result.claims]
     entries += [(e.seq, f"{'hook':<8} {e.payload.get('event')} {e.payload.get('action')}: "
-                        f"{tj._short(e.payload.get('reason', ''), width - 40)}") for e in hook_decisions(result)]
+                        f"{tj.shorten(e.payload.get('reason', ''), width - 40)}") for e in hook_decisions(result)]
     lines += [f"  #{seq:<4} {text}" for seq, text in sorted(entries, key=lambda e: e[0])]
     bad = [c for c in result.claims if c.verdict != "supported"]
     lines += ["", f"Result: {len(result.claims)} claim(s), " + (

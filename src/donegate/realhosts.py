@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
                                default_state_dir, file_identity, find_repo, git_dir, repo_key, safe_key,
-                               snapshot, write_private, _first_line, _names, _utc_now)
+                               snapshot, write_private, first_line, name_list, utc_now)
 
 # %% auto #0
 __all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
@@ -170,7 +170,7 @@ def _late_without_check(self: SessionGate, state: dict, now: TreeState, command,
     if changes and state.get("source") == "late" and not tool_marker(self.settings.state_dir, self.session_id).exists():
         return Verdict("allow", "completed", "not_gated",
                        f"{TAG} not gated: the gate met this session here only in its middle, and the session "
-                       f"has made no tool call that can write, so the uncommitted changes ({_names(tuple(changes))}) "
+                       f"has made no tool call that can write, so the uncommitted changes ({name_list(tuple(changes))}) "
                        "are not its work.", changed=tuple(changes))
     return StopGate._without_check(self, state, now, command, changes)
 
@@ -332,7 +332,7 @@ def _debt(self: SessionGate, state: Mapping, now: TreeState, open_counts: bool =
         return end["why"]
     failure = state.get("last_failure")
     if failure:
-        return f"the last check failed ({failure['exit']}): {_first_line(failure['detail'])}"
+        return f"the last check failed ({failure['exit']}): {first_line(failure['detail'])}"
     if open_counts and state.get("open"):
         return ("files changed and the turn ended without a stop decision (a turn limit, an API error or "
                 "an interrupted run), so no check ran")
@@ -437,7 +437,7 @@ def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tup
     gone = None if problem else self.hooks_gone(state)
     if not gone:
         return problem or self._scripts_integrity(state, changes)
-    return ("disarmed", f"The gate's hooks in {_names(gone)} were removed or changed in this session (git stash -u "
+    return ("disarmed", f"The gate's hooks in {name_list(gone)} were removed or changed in this session (git stash -u "
                         "and git clean -fd remove an uncommitted settings file): the next session here would run "
                         "ungated. Put them back (`donegate install` for that host, or `git stash pop`); "
                         "removing the gate does not finish the work.")
@@ -453,7 +453,7 @@ def _scripts_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> t
     committed = [p for p in changed if p not in base.entries]  # clean at the start: as committed then
     back = "; ".join([f"git checkout {base.head[:12]} -- {' '.join(map(shlex.quote, committed))}"] * bool(committed)
                      + [f"put back the {p} this session started with" for p in changed if p in base.entries])
-    return ("disarmed", f"{_names(changed)}, which {SCRIPT_NAME} runs, changed in this session: the check would no "
+    return ("disarmed", f"{name_list(changed)}, which {SCRIPT_NAME} runs, changed in this session: the check would no "
                         f"longer be the operator's, and changing it does not finish the work: restore it ({back}) "
                         "and fix the code instead.")
 
@@ -538,7 +538,7 @@ def _record_end(self: SessionGate, how: str, why: str) -> None:
     if self._debt(state, now, open_counts=True) is None:
         return
     state.update(open=None, end={"status": "yielded_unverified", "exit": how, "why": why,
-                                 "tree": now.digest, "ts": _utc_now()})
+                                 "tree": now.digest, "ts": utc_now()})
     self._save(state)
 
 def _status(self: SessionGate) -> tuple[int, str]:
@@ -549,7 +549,7 @@ def _status(self: SessionGate) -> tuple[int, str]:
     now = snapshot(self.root, self.cache)
     why, gone = self._debt(state, now), self.hooks_gone(state)
     if gone:
-        why = f"the gate's hooks in {_names(gone)} are gone (`donegate doctor`)" + (f"; {why}" if why else "")
+        why = f"the gate's hooks in {name_list(gone)} are gone (`donegate doctor`)" + (f"; {why}" if why else "")
     if why:
         return 1, f"unverified: {why}"
     if now.digest == state.get("baseline_digest"):
@@ -565,7 +565,7 @@ SessionGate.record_end, SessionGate.status = _record_end, _status
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-704
 def count_stop(state_dir: Path, host: str, root: Path, exit: str) -> None:
     """Add one line to the state folder's stops.log: when, which host, which repository, which exit."""
-    append_private(Path(state_dir) / "stops.log", f"{_utc_now()}\t{host}\t{root}\t{exit}")
+    append_private(Path(state_dir) / "stops.log", f"{utc_now()}\t{host}\t{root}\t{exit}")
 
 
 def stops_seen(state_dir: Path, root: Path) -> list[tuple[str, str, str]]:

@@ -27,7 +27,7 @@ __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'TAG
            'FAILED_TEST', 'MODEL_KEY', 'CHECK_OUTPUT_KEEP', 'default_state_dir', 'Settings', 'glob_regex',
            'is_protected', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
            'session_files', 'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
-           'check_environment', 'exit_within', 'run_check', 'StopGate']
+           'check_environment', 'exit_within', 'run_check', 'StopGate', 'utc_now', 'first_line', 'name_list']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -400,11 +400,11 @@ class StopGate:
         self.blob_dir = state_dir / "blobs"
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028b
-def _utc_now() -> str:
+def utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _first_line(text: str) -> str:
+def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else ""
 
 
@@ -413,7 +413,7 @@ def _last_lines(text: str, n: int) -> list[str]:
     return [line.rstrip() for line in text.splitlines() if line.strip()][-n:]
 
 
-def _names(paths: Sequence[str], limit: int = 6) -> str:
+def name_list(paths: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(paths[:limit])
     return shown + (f" and {len(paths) - limit} more" if len(paths) > limit else "")
 
@@ -465,7 +465,7 @@ def _start(self: StopGate, source: str = "startup", base: TreeState | None = Non
     now = snapshot(self.root, self.cache)
     baseline = base or now
     self._keep_protected_blobs(now)
-    state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": _utc_now(),
+    state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": utc_now(),
              "source": source, "baseline": baseline.to_json(), "baseline_digest": baseline.digest,
              "hidden_protected": self._ignored_protected(now), "armed": self._script_armed(), "stretch": 1,
              "blocks": 0, "last_failure": None, "ledger_written": False, "prompts": False, "open": None,
@@ -486,7 +486,7 @@ def _new_prompt(self: StopGate, prompt: str | None = None) -> None:
     """A new user prompt: a new stretch of work (the retry count starts again)."""
     state = self.start()
     state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
-                 open={"ts": _utc_now()})
+                 open={"ts": utc_now()})
     self._save(state)
 
 def _missed_start(self: StopGate) -> dict:
@@ -515,7 +515,7 @@ def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = 
     verdict = self._decide(stop_hook_active, claim)
     self.last_verdict = verdict
     if self.writer is not None:
-        self.writer.gate_decision("stopgate", verdict.exit, [_first_line(verdict.message), *verdict.warnings])
+        self.writer.gate_decision("stopgate", verdict.exit, [first_line(verdict.message), *verdict.warnings])
     return verdict
 
 
@@ -542,7 +542,7 @@ StopGate.on_stop, StopGate._decide = _on_stop, _decide
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028h
 def _skipped(self: StopGate) -> Verdict:
     append_private(Path(self.settings.state_dir) / "skips.jsonl", json.dumps(
-        {"ts": _utc_now(), "repo": str(self.root), "session": self.session_id}))
+        {"ts": utc_now(), "repo": str(self.root), "session": self.session_id}))
     return Verdict("allow", "yielded_unverified", "skipped",
                    f"{TAG} SKIPPED: DONEGATE_SKIP=1 is set, so the acceptance check did not run. "
                    "Nothing is verified (yielded_unverified); the skip is recorded.")
@@ -602,7 +602,7 @@ def _without_check(self: StopGate, state: dict, now: TreeState, command, changes
                 f" {SCRIPT_NAME} was not executable when the session started (chmod +x {SCRIPT_NAME}; "
                 "the next session runs it).")
     verdict = Verdict("allow", "yielded_unverified", "no_check",
-                      f"{TAG} UNVERIFIED: files changed ({_names(changed)}) but no acceptance check is "
+                      f"{TAG} UNVERIFIED: files changed ({name_list(changed)}) but no acceptance check is "
                       f"configured: add an executable {SCRIPT_NAME} at the repository root or set "
                       f"DONEGATE_VERIFY_COMMAND.{note}", changed=changed)
     self._ended(state, now, verdict, "no acceptance check is configured")
@@ -619,7 +619,7 @@ def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, chan
         verdict = self._hand_over(failure["status"], "no_change", failure,
                                   "nothing changed since the last failed check, so it was not run again", changed)
         self._ended(state, now, verdict, f"handed over with no change since the last failed check: "
-                                         f"{_first_line(failure['detail'])}")
+                                         f"{first_line(failure['detail'])}")
         return verdict
     if state.get("hidden_protected") is not None:
         for path in sorted(set(self._ignored_protected(now)) - set(state["hidden_protected"])):
@@ -753,7 +753,7 @@ def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun
         shutil.copytree(self.root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         restored = self._restore_protected(copy, changes)
         run = run_check(command, copy, timeout)
-    note = (f"{TAG} pristine mode: ran on a copy with {_names(restored)} as at the session start\n"
+    note = (f"{TAG} pristine mode: ran on a copy with {name_list(restored)} as at the session start\n"
             if restored else "")
     return CheckRun(run.command, run.exit_code, note + run.output, run.seconds)
 
@@ -793,8 +793,8 @@ def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, stat
     naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
     naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
     return {"tree": now.to_json(), "exit": exit, "status": status,
-            "detail": detail, "exit_code": run.exit_code if run else None, "ts": _utc_now(),
-            "actual": naming[0] if naming else _first_line(detail),
+            "detail": detail, "exit_code": run.exit_code if run else None, "ts": utc_now(),
+            "actual": naming[0] if naming else first_line(detail),
             "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
 
 
@@ -817,7 +817,7 @@ def _fail(self: StopGate, state: dict, now: TreeState, exit: str, detail: str, s
                "DONEGATE_MAX_BLOCKS)")
         verdict = self._hand_over(status, "report_only" if self.settings.max_blocks == 0 else "budget",
                                   failure, why, changed, output)
-        self._ended(state, now, verdict, f"{why}; the last check: {_first_line(detail)}")
+        self._ended(state, now, verdict, f"{why}; the last check: {first_line(detail)}")
         return verdict
     attempt = state["blocks"]
     message = (f"{TAG} Message from the acceptance check, not from the user. Stop refused "
@@ -836,7 +836,7 @@ StopGate._fail = _fail
 def _ended(self: StopGate, state: dict, now: TreeState, verdict: Verdict, why: str) -> None:
     """Save the state of a turn that ends unverified, with the reason `status` will give."""
     state.update(open=None, end={"status": verdict.status, "exit": verdict.exit, "why": why,
-                                 "tree": now.digest, "ts": _utc_now()})
+                                 "tree": now.digest, "ts": utc_now()})
     self._save(state)
 
 def _hand_over(self: StopGate, status: str, exit: str, failure: Mapping, why: str, changed: tuple[str, ...],
@@ -860,7 +860,7 @@ def _read_stamp(self: StopGate) -> dict:
 def _write_stamp(self: StopGate, digests: Sequence[str], command: str) -> None:
     """Record that these tree states passed `command`."""
     write_private(self.stamp_path, json.dumps({"digests": sorted(set(digests)), "command": command,
-                                               "ts": _utc_now()}))
+                                               "ts": utc_now()}))
 
 def _ledger_path(self: StopGate) -> Path:
     """Where ledger rows go (Settings.ledger_file)."""

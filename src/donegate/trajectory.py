@@ -19,11 +19,11 @@ from typing import Any, Callable, Mapping, Sequence
 # %% auto #0
 __all__ = ['PREVIEW_CHARS', 'FORMAT_VERSION', 'EVENT_TYPES', 'STATUSES', 'PASSED_STATUSES', 'STATUS_LABELS', 'FSYNC_POLICIES',
            'CURRENT', 'LANES', 'OUTCOME_COLORS', 'ArtifactError', 'sha256_ref', 'short_ref', 'ArtifactStore',
-           'make_preview', 'record_output', 'counts_as_passed', 'status_label', 'Event', 'summarize', 'TrajectoryError',
-           'RunFinishedError', 'utc_timestamp', 'new_run_id', 'default_artifact_dir', 'TrajectoryWriter', 'Problem',
-           'LoadResult', 'load', 'validate', 'ToolCall', 'tool_calls', 'successful_calls', 'failed_calls',
-           'decisions_by_hook', 'hook_errors', 'claims_by_turn', 'promises_by_turn', 'terminal_status', 'outcome',
-           'plot_timeline', 'format_timeline', 'trajectory_command']
+           'make_preview', 'record_output', 'counts_as_passed', 'status_label', 'Event', 'shorten', 'exit_words',
+           'counted', 'summarize', 'TrajectoryError', 'RunFinishedError', 'utc_timestamp', 'new_run_id',
+           'default_artifact_dir', 'TrajectoryWriter', 'Problem', 'LoadResult', 'load', 'validate', 'ToolCall',
+           'tool_calls', 'successful_calls', 'failed_calls', 'decisions_by_hook', 'hook_errors', 'claims_by_turn',
+           'promises_by_turn', 'terminal_status', 'outcome', 'plot_timeline', 'format_timeline', 'trajectory_command']
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-017
 PREVIEW_CHARS: int = 4000
@@ -223,16 +223,16 @@ class Event:
         return f"<{self.seq} turn {turn} {self.type}: {summarize(self)}>"
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-034
-def _short(text: Any, limit: int) -> str:
+def shorten(text: Any, limit: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _exit(code: Any) -> str:
+def exit_words(code: Any) -> str:
     return "no exit code" if code is None else f"exit {code}"
 
 
-def _count(n: int, noun: str) -> str:
+def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-034-k1-b
@@ -243,7 +243,7 @@ def summarize(event: Event) -> str:
     try:
         return summary_line(event)
     except Exception:
-        return _short(json.dumps(event.payload, default=str), 80)
+        return shorten(json.dumps(event.payload, default=str), 80)
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-040
 FSYNC_POLICIES: tuple[str, ...] = ("terminal", "always")
@@ -692,7 +692,7 @@ def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLik
     if any(p.kind == "torn_line" for p in problems):
         torn = next(i for i, p in enumerate(problems) if p.kind == "torn_line")
         problems[torn] = Problem(problems[torn].line, "torn_line", problems[torn].message +
-                                 f"; the {_count(len(events), 'complete event')} before it are kept")
+                                 f"; the {counted(len(events), 'complete event')} before it are kept")
     return LoadResult(path, events, problems, store, len(checked))
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-050-k2-k1
@@ -873,7 +873,7 @@ def _banner(status: str | None, reason: str) -> list[str]:
         return ["#" * width, *(f"## {x.ljust(width - 6)} ##" for x in lines), "#" * width]
     if status is None:
         return ["result: UNFINISHED: no run_finished record (still running, or the writer stopped early)"]
-    return [f"result: {status_label(status)} · {_short(reason, 70)}"]
+    return [f"result: {status_label(status)} · {shorten(reason, 70)}"]
 
 
 def format_timeline(result: LoadResult, width: int = 120) -> str:
@@ -881,7 +881,7 @@ def format_timeline(result: LoadResult, width: int = 120) -> str:
     what happened), the run's result (a yielded_unverified run in a loud UNVERIFIED box), then any problems."""
     events = result.events
     day = events[0].ts[:10] if events else "?"
-    lines = [f"{result.path}: run {result.run_id} · task {result.task_id} · {_count(len(events), 'event')} · {day} (UTC)",
+    lines = [f"{result.path}: run {result.run_id} · task {result.task_id} · {counted(len(events), 'event')} · {day} (UTC)",
              "", f"{'seq':>4}  {'time (UTC)':<12}  {'turn':>4}  {'type':<19}  what happened"]
     for event in events:
         turn = "-" if event.turn is None else str(event.turn)

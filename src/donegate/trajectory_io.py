@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .trajectory import (EVENT_TYPES, FORMAT_VERSION, FSYNC_POLICIES, LANES, OUTCOME_COLORS, STATUSES,
-    ArtifactStore, Event, LoadResult, Problem, _count, _exit, _short, counts_as_passed, new_run_id, outcome, short_ref,
+    ArtifactStore, Event, LoadResult, Problem, counted, exit_words, shorten, counts_as_passed, new_run_id, outcome, short_ref,
     status_label, terminal_status, tool_calls)
 
 # %% auto #0
@@ -445,8 +445,8 @@ def file_problem(prog: str, file: str | None) -> str | None:
 
 def report_valid(file: str, result: LoadResult) -> None:
     """What `validate` prints for a valid file: its events, run, task and artifacts, then the run's result."""
-    print(f"valid: {file}: {_count(len(result.events), 'event')}, run {result.run_id}, task {result.task_id}; "
-          f"{_count(result.artifacts_checked, 'artifact')} checked by hash in {result.artifacts.root}")
+    print(f"valid: {file}: {counted(len(result.events), 'event')}, run {result.run_id}, task {result.task_id}; "
+          f"{counted(result.artifacts_checked, 'artifact')} checked by hash in {result.artifacts.root}")
     note = "" if counts_as_passed(result.status) else " (the record is intact; the run it records is not verified)"
     print(f"the run's result: {status_label(result.status)}{note}")
 
@@ -459,13 +459,13 @@ def report_invalid(file: str, result: LoadResult) -> None:
     if first.kind == "artifact_missing":
         print(f"  (artifacts were looked for in {result.artifacts.root}; pass --artifacts DIR if they are elsewhere)")
     if len(result.problems) > 1:
-        print(f"{_count(len(result.problems) - 1, 'more problem')}:")
+        print(f"{counted(len(result.problems) - 1, 'more problem')}:")
         print("\n".join(f"  {p}" for p in result.problems[1:]))
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-096
 def _reply_summary(p: dict) -> str:
     """A model reply: its text, shortened, then its claims and its promises."""
-    text = f'"{_short(p["text"], 60)}"'
+    text = f'"{shorten(p["text"], 60)}"'
     if p.get("claims"):
         text += f" · claims: {'; '.join(p['claims'])}"
     if p.get("promises"):
@@ -477,30 +477,30 @@ def _tool_summary(kind: str, p: dict) -> str:
     """A tool event: the tool and its call id, then the input asked for or how the call ended."""
     if kind == "tool_requested":
         shown = p["input"].get("command") or p["input"].get("file_path") or json.dumps(p["input"])
-        return f"{p['tool']} {p['call_id']}: {_short(shown, 60)}"
+        return f"{p['tool']} {p['call_id']}: {shorten(shown, 60)}"
     if kind == "tool_completed":
         ok = p.get("exit_code") in (None, 0)
         out = p["output"]
-        return (f"{p['tool']} {p['call_id']}: {'ok' if ok else 'FAILED'}, {_exit(p.get('exit_code'))} · "
+        return (f"{p['tool']} {p['call_id']}: {'ok' if ok else 'FAILED'}, {exit_words(p.get('exit_code'))} · "
                 f"{out['size']:,} bytes in {short_ref(out['artifact_ref'])}")
-    return f"{p['tool']} {p['call_id']}: FAILED, {_short(p['error'], 70)}"
+    return f"{p['tool']} {p['call_id']}: FAILED, {shorten(p['error'], 70)}"
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-098
 def _hook_summary(kind: str, p: dict) -> str:
     """A hook event: the hook and its decision (with the reason), or its failure and policy."""
     if kind == "hook_decision":
         on = f"{p['event']} {p['tool_name']}" if p.get("tool_name") else p["event"]
-        return f"{p['hook']}: {p['action'].upper()} on {on}" + (f": {_short(p['reason'], 60)}" if p["reason"] else "")
-    return f"{p['hook']} FAILED on {p['event']} (fail-{p['policy']}): {_short(p['cause'], 60)}"
+        return f"{p['hook']}: {p['action'].upper()} on {on}" + (f": {shorten(p['reason'], 60)}" if p["reason"] else "")
+    return f"{p['hook']} FAILED on {p['event']} (fail-{p['policy']}): {shorten(p['cause'], 60)}"
 
 
 def _check_summary(kind: str, p: dict) -> str:
     """A verification, review or gate: what it found, with its output or its reasons."""
     if kind == "verification_result":
-        return (f"{p['command']}: {'passed' if p['passed'] else 'FAILED'}, {_exit(p['exit_code'])} · "
+        return (f"{p['command']}: {'passed' if p['passed'] else 'FAILED'}, {exit_words(p['exit_code'])} · "
                 f"{p['output']['size']:,} bytes in {short_ref(p['output']['artifact_ref'])}")
     head = p["verdict"] if kind == "review_result" else f"{p['gate']}: {p['decision']}"
-    return head + (f" · {_short('; '.join(p['reasons']), 70)}" if p.get("reasons") else "")
+    return head + (f" · {shorten('; '.join(p['reasons']), 70)}" if p.get("reasons") else "")
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-100
 def summary_line(event: Event) -> str:
@@ -509,7 +509,7 @@ def summary_line(event: Event) -> str:
     p = event.payload
     kind = event.type
     if kind == "run_started":
-        return f"task: {_short(p['task'], 80)}"
+        return f"task: {shorten(p['task'], 80)}"
     if kind == "turn_started":
         return f"turn {event.turn} begins"
     if kind == "model_reply":
@@ -519,12 +519,12 @@ def summary_line(event: Event) -> str:
     if kind in ("hook_decision", "hook_error"):
         return _hook_summary(kind, p)
     if kind == "stop_requested":
-        return _short(p["reason"], 80)
+        return shorten(p["reason"], 80)
     if kind in ("verification_result", "review_result", "gate_decision"):
         return _check_summary(kind, p)
     if kind == "run_finished":
-        return f"{status_label(p['status']).split(':')[0]} ({p['status']}) · {_short(p['reason'], 70)}"
-    return _short(json.dumps(p), 80)
+        return f"{status_label(p['status']).split(':')[0]} ({p['status']}) · {shorten(p['reason'], 70)}"
+    return shorten(json.dumps(p), 80)
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-081
 _MARKERS = {"run_started": ">", "turn_started": "|", "model_reply": "o", "stop_requested": "v",
@@ -536,14 +536,14 @@ _MARKERS = {"run_started": ">", "turn_started": "|", "model_reply": "o", "stop_r
 def _mark_label(event: Event) -> str:
     p = event.payload
     labels = {
-        "model_reply": f"claims: {_short('; '.join(p['claims']), 22)}" if p.get("claims") else "",
+        "model_reply": f"claims: {shorten('; '.join(p['claims']), 22)}" if p.get("claims") else "",
         "stop_requested": "stop",
         "tool_requested": str(p.get("tool")),
-        "tool_completed": _exit(p.get("exit_code")) if p.get("exit_code") not in (None, 0) else "",
+        "tool_completed": exit_words(p.get("exit_code")) if p.get("exit_code") not in (None, 0) else "",
         "tool_failed": "failed",
         "hook_decision": f"{p.get('hook')}: {p.get('action')}",
         "hook_error": f"{p.get('hook')} crashed",
-        "verification_result": _exit(p.get("exit_code")),  # a diamond in the verification lane: the check
+        "verification_result": exit_words(p.get("exit_code")),  # a diamond in the verification lane: the check
         "review_result": str(p.get("verdict")),
         "gate_decision": f"{p.get('gate')}: {p.get('decision')}",
     }
@@ -679,7 +679,7 @@ def draw_timeline(ax, events: list[Event], by: str = "seq") -> None:
             label = _mark_label(event)
             if label:
                 result = outcome(event)
-                marks.append((x_of[event.seq], lane_of[event.type], _short(label, 26),
+                marks.append((x_of[event.seq], lane_of[event.type], shorten(label, 26),
                               "#424242" if result == "no outcome" else OUTCOME_COLORS[result],
                               result not in ("ok", "no outcome")))
     _draw_frame(ax, x_of, by)
