@@ -315,7 +315,7 @@ class TrajectoryWriter:
         self._calls = 0
         self._broken: str | None = None
         self._lock = threading.RLock()
-        self._file = self._open()
+        self.sink = self.open_sink()
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1
 def _check_writable(self: TrajectoryWriter) -> None:
@@ -326,7 +326,7 @@ def _check_writable(self: TrajectoryWriter) -> None:
     if self._broken:
         raise TrajectoryError(f"{self.path}: an earlier write failed ({self._broken}); the file may end in "
                               "a torn line, so nothing more is appended")
-    if self._file is None:
+    if self.sink is None:
         raise TrajectoryError(f"{self.path}: the writer is closed")
 
 
@@ -341,7 +341,7 @@ def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None
     """The next event as one line of JSON, and that line decoded again; ValueError if it breaks the schema."""
     from donegate.trajectory_io import schema_problem  # the event schema and its fast check: appendix 98
 
-    draft = self._draft(type, payload, turn)
+    draft = self.draft(type, payload, turn)
     try:
         text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -353,16 +353,16 @@ def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None
     return text, event
 
 
-TrajectoryWriter._check_writable, TrajectoryWriter._draft, TrajectoryWriter._encode = _check_writable, _draft, _encode
+TrajectoryWriter.check_writable, TrajectoryWriter.draft, TrajectoryWriter._encode = _check_writable, _draft, _encode
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1-a
 def _write_line(self: TrajectoryWriter, text: str, type: str) -> None:
     """Write `text` and a newline with one call and flush; fsync if the policy or a run_finished asks."""
     try:
-        self._file.write((text + "\n").encode("utf-8"))
-        self._file.flush()
+        self.sink.write((text + "\n").encode("utf-8"))
+        self.sink.flush()
         if self.fsync == "always" or type == "run_finished":
-            os.fsync(self._file.fileno())
+            os.fsync(self.sink.fileno())
     except OSError as exc:
         self._broken = f"{exc.__class__.__name__}: {exc}"
         raise
@@ -371,13 +371,13 @@ def _write_line(self: TrajectoryWriter, text: str, type: str) -> None:
 def _emit(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> Event:
     """Append one event of `type` with `payload`; `turn` is the agent turn (None for run-level events)."""
     with self._lock:
-        self._check_writable()
+        self.check_writable()
         text, event = self._encode(type, payload, turn)
         self._write_line(text, type)
         self.seq += 1
         if type == "run_finished":
             self.status = event["payload"]["status"]
-            self._close()
+            self.close_sink()
         return Event.from_dict(event, line=self.seq)
 
 
@@ -558,20 +558,20 @@ def _open(self: TrajectoryWriter):
 def _close(self: TrajectoryWriter) -> None:
     from donegate.trajectory_io import fsync_dir  # a new file's name is durable once its folder is synced
 
-    if self._file is not None:
+    if self.sink is not None:
         try:
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            self.sink.flush()
+            os.fsync(self.sink.fileno())
         finally:
-            self._file.close()
-            self._file = None
+            self.sink.close()
+            self.sink = None
         fsync_dir(self.path.parent)
 
 
 def _writer_close(self: TrajectoryWriter) -> None:
     """Flush, fsync and close without writing anything (an unfinished run stays unfinished)."""
     with self._lock:
-        self._close()
+        self.close_sink()
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c6-k1
 def _writer_enter(self: TrajectoryWriter) -> "TrajectoryWriter":
@@ -581,21 +581,21 @@ def _writer_enter(self: TrajectoryWriter) -> "TrajectoryWriter":
 def _writer_exit(self: TrajectoryWriter, exc_type, exc, tb) -> bool:
     """Leaving a `with` block finishes an unfinished run as failed, naming the exception if there was one."""
     with self._lock:
-        if self.status is None and self._file is not None and not self._broken:
+        if self.status is None and self.sink is not None and not self._broken:
             why = (f"the code recording the run raised {exc_type.__name__}: {exc}" if exc_type
                    else "the run ended without recording its outcome")
             self.run_finished("failed", why)
-        self._close()
+        self.close_sink()
     return False
 
 
 def _writer_repr(self: TrajectoryWriter) -> str:
-    state = f"finished: {self.status}" if self.status else "closed" if self._file is None else "open"
+    state = f"finished: {self.status}" if self.status else "closed" if self.sink is None else "open"
     return f"TrajectoryWriter({str(self.path)!r}, run {self.run_id}, task {self.task_id}, {self.seq} events, {state})"
 
 
 TrajectoryWriter.finished = property(_finished)
-TrajectoryWriter._open, TrajectoryWriter._close = _open, _close
+TrajectoryWriter.open_sink, TrajectoryWriter.close_sink = _open, _close
 TrajectoryWriter.close = _writer_close
 TrajectoryWriter.__enter__ = _writer_enter
 TrajectoryWriter.__exit__ = _writer_exit

@@ -525,21 +525,21 @@ class MemoryWriter(tj.TrajectoryWriter):
         super().__init__("(in memory)", task_id=task_id, artifacts=_Unkept("(in memory)"), clock=clock)
         self.events: list[tj.Event] = []
 
-    def _open(self) -> io.BytesIO:  # a buffer that stays empty: `emit` keeps each event instead of writing it
+    def open_sink(self) -> io.BytesIO:  # a buffer that stays empty: `emit` keeps each event instead of writing it
         return io.BytesIO()
 
     def emit(self, type: str, payload: Mapping[str, Any] | None = None, turn: int | None = None) -> tj.Event:
-        self._check_writable()
-        event = tj.Event.from_dict(self._draft(type, payload, turn), line=self.seq + 1)
+        self.check_writable()
+        event = tj.Event.from_dict(self.draft(type, payload, turn), line=self.seq + 1)
         self.seq += 1
         self.events.append(event)
         if type == "run_finished":
             self.status = event.payload["status"]
-            self._close()
+            self.close_sink()
         return event
 
-    def _close(self) -> None:  # nothing was written, so nothing to make durable
-        self._file = None
+    def close_sink(self) -> None:  # nothing was written, so nothing to make durable
+        self.sink = None
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-066
 def _write_session(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime] | None,
