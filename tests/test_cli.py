@@ -1,6 +1,7 @@
 """The `donegate` console script: exit codes and the lines a learner reads."""
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -325,6 +326,37 @@ def test_lab_updates_the_copies_you_only_ran_and_keeps_the_ones_you_changed(chec
     notes = "\n".join(lab_notes(checkout, again))
     assert "new version of 00_start_here.ipynb" in notes
     assert "chapters/02_hooks.ipynb has a new version; your copy work/chapters/02_hooks.ipynb" in notes
+
+
+def test_work_chapters_holds_the_teaching_chapters_and_their_links_reach_the_appendix(tmp_path):
+    """The learner's copies are the teaching chapters (00-09) only; the appendix stays in chapters/, and every link
+    from a copy to an appendix notebook opens the notebook in chapters/ (JupyterLab resolves it from the copy)."""
+    from donegate.cli import copy_chapters
+
+    shutil.copytree(ROOT / "chapters", tmp_path / "chapters")
+    copies = copy_chapters(tmp_path)
+    teaching = sorted(p.name for p in (ROOT / "chapters").glob("0[0-9]_*.ipynb"))
+    assert copies.copied == tuple(teaching) and len(teaching) >= 12
+    mine = tmp_path / "work" / "chapters"
+    assert sorted(p.name for p in mine.glob("*.ipynb")) == teaching
+    links = []
+    for copy in mine.glob("*.ipynb"):
+        for cell in json.loads(copy.read_text(encoding="utf-8"))["cells"]:
+            links += [(copy.name, target) for target in re.findall(r"\]\(([^)#\s]+\.ipynb)", "".join(cell["source"]))]
+    appendix = [(name, target) for name, target in links if "../../chapters/" in target]
+    assert len(appendix) >= 3, links
+    broken = [(name, target) for name, target in links if not (mine / target).resolve().is_file()]
+    assert not broken, f"links from work/chapters/ that open nothing: {broken}"
+    assert copy_chapters(tmp_path) == type(copies)(mine), "copies that are as made are not copied again"
+
+
+def test_lab_on_an_appendix_notebook_says_it_is_read_where_it_is(checkout):
+    from donegate.cli import copy_chapters, lab_notes
+
+    shutil.copyfile(ROOT / "chapters" / "98_trajectory_io.ipynb", checkout / "chapters" / "98_trajectory_io.ipynb")
+    notes = lab_notes(checkout, copy_chapters(checkout), str(checkout / "chapters" / "98_trajectory_io.ipynb"))
+    assert any("chapters/98_trajectory_io.ipynb is an appendix notebook, read where it is" in n for n in notes), notes
+    assert not (checkout / "work" / "chapters" / "98_trajectory_io.ipynb").exists()
 
 
 def test_lab_on_a_tracked_chapter_opens_it_and_says_it_is_tracked(checkout):

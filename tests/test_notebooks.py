@@ -112,8 +112,8 @@ def test_a_recall_test_cell_names_its_case_in_a_heading(path):
 
 
 def test_every_chapter_states_the_time_it_takes_as_measured():
-    """The time a chapter's first cell states is tools/reading_times.py's measure of it (prose and code, within
-    15 %): a chapter that grows says so. `uv run python tools/reading_times.py --write` puts the measures in."""
+    """The time a chapter's first cell states is tools/reading_times.py's measure of it (prose and code), to the
+    minute: a chapter that grows says so. `uv run python tools/reading_times.py --write` puts the measures in."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("reading_times", ROOT / "tools" / "reading_times.py")
@@ -122,7 +122,7 @@ def test_every_chapter_states_the_time_it_takes_as_measured():
     wrong = {}
     for path in reading.chapters():
         minutes, said = reading.measure(path)[2], reading.stated(path)
-        if said is None or abs(said - minutes) > max(5, 0.15 * minutes):
+        if said != minutes:
             wrong[path.name] = (said, minutes)
     assert len(reading.chapters()) >= 10 and not wrong, f"(stated, measured) minutes: {wrong}"
 

@@ -1,8 +1,8 @@
 """How long each chapter takes, measured from the notebook instead of guessed, and the sentence that says so.
 
 A chapter is read and run: its prose at WORDS_PER_MINUTE, its code at CODE_LINES_PER_MINUTE (reading a line of
-code, running it and looking at what it printed takes longer than a sentence). The estimate is rounded to 5
-minutes. Each chapter states it in its first cell ("**How long.** About N minutes." or "**Time:** about N
+code, running it and looking at what it printed takes longer than a sentence). The estimate is rounded to the
+minute. Each chapter states it in its first cell ("**How long.** About N minutes." or "**Time:** about N
 minutes."); tests/test_notebooks.py checks that every stated time is this estimate.
 
     uv run python tools/reading_times.py           # print words, code lines, estimate and the stated time
@@ -23,12 +23,12 @@ PRACTICE_STATED = re.compile(r"([Aa]bout )(\d+)( more for the exercises)")
 
 
 def measure(path: Path) -> tuple[int, int, int]:
-    """(words of prose, non-blank code lines, estimated minutes rounded to 5) of one chapter."""
+    """(words of prose, non-blank code lines, estimated minutes rounded to the minute) of one chapter."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     words = sum(len("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
     code = sum(1 for c in cells if c["cell_type"] == "code" for line in "".join(c["source"]).splitlines() if line.strip())
     minutes = words / WORDS_PER_MINUTE + code / CODE_LINES_PER_MINUTE
-    return words, code, max(5, 5 * round(minutes / 5))
+    return words, code, max(1, round(minutes))
 
 
 def stated(path: Path) -> int | None:

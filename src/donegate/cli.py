@@ -11,10 +11,10 @@ from typing import Callable, Sequence
 
 # %% auto #0
 __all__ = ['COMMANDS', 'GATE_HOSTS', 'WORKBOOK_MODULES', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD',
-           'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'workbook_missing', 'workbook_needed',
-           'load', 'main', 'assignment_named', 'Handout', 'start_lab', 'open_step', 'start_command', 'recall_command',
-           'cells_fingerprint', 'ChapterCopies', 'copy_chapters', 'lab_config', 'lab_arguments', 'lab_notes',
-           'lab_command']
+           'FIRST_APPENDIX', 'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'workbook_missing',
+           'workbook_needed', 'load', 'main', 'assignment_named', 'Handout', 'start_lab', 'open_step', 'start_command',
+           'recall_command', 'is_teaching_chapter', 'learner_copy', 'cells_fingerprint', 'ChapterCopies',
+           'copy_chapters', 'lab_config', 'lab_arguments', 'lab_notes', 'lab_command']
 
 # %% ../../chapters/85_workbook_cli.ipynb #4fcae88a
 @dataclass(frozen=True)
@@ -477,16 +477,30 @@ def recall_command(name: str) -> int:
 CHAPTER_COPIES = "chapters"  # the learner's copies of the chapters: work/chapters/
 FIRST_CHAPTER = "00_start_here.ipynb"
 COPIES_RECORD = ".copied-from.json"
+FIRST_APPENDIX = 80  # notebooks numbered from here are the appendix: read in chapters/, never copied
+
+
+def is_teaching_chapter(name: str) -> bool:
+    """A teaching chapter's notebook (00-79), the ones a learner gets a copy of; the appendix stays in chapters/."""
+    return name[:2].isdigit() and int(name[:2]) < FIRST_APPENDIX and name.endswith(".ipynb")
+
+
+def learner_copy(chapter) -> bytes:
+    """A chapter as its learner's copy holds it: the same bytes, except that a link to an appendix notebook points
+    at chapters/, where the appendix stays (seen from work/chapters/, that is ../../chapters/)."""
+    import re
+
+    return re.sub(rb"\]\(([89][0-9]_[\w-]+\.ipynb)", rb"](../../chapters/\1", chapter.read_bytes())
 
 
 def cells_fingerprint(path) -> str | None:
     """What a learner can change in a notebook, as one hash: each cell's type and source (no outputs, counts
-    or metadata); None if the file is not a readable notebook."""
+    or metadata); None if the file is not a readable notebook. `path` may also be the notebook's bytes."""
     import hashlib
     import json
 
     try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        cells = json.loads(path if isinstance(path, bytes) else path.read_text(encoding="utf-8"))["cells"]
         seen = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]]
                 for c in cells]
     except (OSError, ValueError, KeyError, TypeError):
@@ -505,10 +519,10 @@ class ChapterCopies:
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-copies2
 def copy_chapters(root) -> ChapterCopies:
-    """Bring work/chapters/ up to date with root/chapters/: copy each notebook not there yet, replace a copy
-    that is as it was made when its chapter has changed, and keep a copy whose cells the learner changed."""
+    """Bring work/chapters/ up to date with root/chapters/'s teaching chapters: copy each one not there yet,
+    replace a copy that is as it was made when its chapter has changed, and keep a copy whose cells the learner
+    changed. The appendix notebooks (80 and up) are not copied: they are read where they are."""
     import json
-    import shutil
 
     source, folder = root / "chapters", root / WORK_FOLDER / CHAPTER_COPIES
     folder.mkdir(parents=True, exist_ok=True)
@@ -518,8 +532,9 @@ def copy_chapters(root) -> ChapterCopies:
         record = {}
     record = record if isinstance(record, dict) else {}
     done = {"copied": [], "updated": [], "kept": []}
-    for chapter in sorted(source.glob("*.ipynb")):
-        mine, new = folder / chapter.name, cells_fingerprint(chapter)
+    for chapter in sorted(p for p in source.glob("*.ipynb") if is_teaching_chapter(p.name)):
+        text = learner_copy(chapter)
+        mine, new = folder / chapter.name, cells_fingerprint(text)
         if mine.exists():
             have = cells_fingerprint(mine)
             if have == new:
@@ -532,7 +547,7 @@ def copy_chapters(root) -> ChapterCopies:
             done["updated"].append(chapter.name)
         else:
             done["copied"].append(chapter.name)
-        shutil.copyfile(chapter, mine)
+        mine.write_bytes(text)
         record[chapter.name] = new
     (folder / COPIES_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return ChapterCopies(folder, *(tuple(done[k]) for k in ("copied", "updated", "kept")))
@@ -591,7 +606,10 @@ def lab_notes(root, copies: ChapterCopies, notebook: str | None = None) -> list[
         lines.append(f"chapters/{name} has a new version; your copy {folder}/{name} has changes of yours and is kept. "
                      f"To take the new one, rename your copy and start donegate lab again")
     named = Path(notebook).resolve() if notebook else None
-    if named is not None and named.parent == (Path(root) / "chapters").resolve():
+    if named is not None and named.parent == (Path(root) / "chapters").resolve() and not is_teaching_chapter(named.name):
+        lines.append(f"{named.relative_to(Path(root).resolve()).as_posix()} is an appendix notebook, read where it is "
+                     "(running it saves its outputs into a tracked file: `git checkout` it to go back)")
+    elif named is not None and named.parent == (Path(root) / "chapters").resolve():
         lines.append(f"{named.relative_to(Path(root).resolve()).as_posix()} is the tracked chapter, the one "
                      f"authors edit: running it changes a tracked file. Your copy: {folder}/{named.name}")
     return lines
