@@ -307,6 +307,58 @@ def private_uses(source: str, package: str = PACKAGE) -> list[tuple[str, str, in
     return sorted(found, key=lambda f: f[2])
 
 
+def inherited_private_uses(source: str, package: str = PACKAGE) -> list[tuple[str, str, int]]:
+    """(class, name, line) for each underscore name a class reaches on itself (`self._y`) that neither it nor its
+    module defines, where the class's base comes from another module of `package`: such a name is the base's
+    private one. A method counts whether it is written in the class or attached to it later (nbdev's style:
+    `def _m(self: Class)` then `Class.m = _m`)."""
+    tree = ast.parse(source)
+    foreign = {alias.asname or alias.name for node in ast.walk(tree)
+               if isinstance(node, ast.ImportFrom) and node.level <= 1
+               and (node.level == 1 or (node.module or "").split(".")[0] == package)
+               for alias in node.names}
+    found = []
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        if not any(isinstance(b, ast.Name) and b.id in foreign for b in cls.bases):
+            continue
+        functions = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        functions += [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.args.args
+                      and isinstance(n.args.args[0].annotation, ast.Name) and n.args.args[0].annotation.id == cls.name]
+        own = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        own |= {t.id for n in cls.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+        own |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                and isinstance(n.value, ast.Name) and n.value.id == cls.name}
+        for f in functions:
+            me = f.args.args[0].arg if f.args.args else "self"
+            own |= {n.attr for n in ast.walk(f) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                    and isinstance(n.value, ast.Name) and n.value.id == me}
+        for f in functions:
+            me = f.args.args[0].arg if f.args.args else "self"
+            found += [(cls.name, n.attr, n.lineno) for n in ast.walk(f)
+                      if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me
+                      and n.attr.startswith("_") and not n.attr.startswith("__") and n.attr not in own]
+    return sorted(set(found), key=lambda f: (f[2], f[1]))
+
+
+def test_a_subclass_uses_only_its_base_s_public_names():
+    taken = []
+    for name, path in library_modules().items():
+        taken += [f"donegate.{name}.{cls} reaches its base's {private} (src/donegate/{name}.py line {line})"
+                  for cls, private, line in inherited_private_uses(path.read_text(encoding="utf-8"))]
+    assert not taken, ("a subclass in another module uses its base's private names; make the seam public in the "
+                       "chapter that offers it:\n  " + "\n  ".join(taken))
+
+
+def test_the_subclass_reader_finds_a_base_s_private_name_and_not_its_own():
+    source = ("from .stopgate import StopGate\n\n\nclass SessionGate(StopGate):\n    def start(self):\n"
+              "        self._mine = 1\n        return self._load(), self._mine, self._helper()\n\n"
+              "    def _helper(self):\n        return 2\n\n\n"
+              "def _settle(self: SessionGate):\n    return self._settled()\n\n\nSessionGate.settle = _settle\n"
+              "class Local:\n    def f(self):\n        return self._x\n")
+    assert inherited_private_uses(source) == [("SessionGate", "_load", 7), ("SessionGate", "_settled", 14)]
+
+
 def test_no_module_imports_a_module_that_imports_it_back():
     found = circles(import_graph(import_edges()))
     assert not found, ("import circles (each module reaches the next; break each with a seam the later notebook "
