@@ -147,8 +147,6 @@ def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_c
     from collections import Counter
     from pathlib import Path
 
-    from donegate import transcripts as tr
-
     def session(*commands: str):
         steps = [tr.Step("prompt", text="Fix add."), tr.Step("call", call_id="c0", tool="Bash", action="shell",
                                                              command="./verify.sh"),

@@ -12,9 +12,9 @@ Two sessions are measured:
 
 For each, the same interpreter times, in turns (so that a machine that speeds up or slows down during the run
 favours neither): `json.loads` of every line of the file, and what `donegate audit` does with it short of
-printing: `format_audit(audit(path))` (reading the transcript, taking its events, judging every claim, writing
-the report). Python's start and the imports are not in either figure. It prints both medians and their ratio
-against the goal of at most 3x.
+printing: `format_audit(audit_transcript(path))` (reading the transcript, taking its events, judging every
+claim, writing the report). Python's start and the imports are not in either figure. It prints both medians
+and their ratio against the goal of at most 3x.
 """
 from __future__ import annotations
 
