@@ -13,6 +13,7 @@ import pytest
 from donegate import audit as au
 from donegate import trajectory as tj
 from donegate import transcripts as tr
+from donegate.claims import AuditRules
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "demo" / "transcripts"
@@ -50,7 +51,7 @@ def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
     printed = [line.split()[0].lower() for line in run.stdout.splitlines()
                if line.startswith("  ") and line.split() and line.split()[0] in au.LABELS.values()]
     assert printed == EXPECTED[scenario]["verdicts"], run.stdout
-    result = au.audit(FIXTURES[name])
+    result = tr.audit_transcript(FIXTURES[name])
     assert result.imported.host == name.split("/")[0] and not result.imported.damaged
     assert [c.verdict for c in result.claims] == EXPECTED[scenario]["verdicts"]
 
@@ -73,7 +74,7 @@ def test_a_session_without_a_claim_says_so_and_exits_0():
 
 @pytest.mark.parametrize("host", tr.HOSTS)
 def test_the_imported_session_is_a_valid_trajectory_with_its_calls_and_their_exit_codes(host, tmp_path):
-    result = au.audit(FIXTURES[f"{host}/mixed"], trajectory_path=tmp_path / "t.jsonl")
+    result = tr.audit_transcript(FIXTURES[f"{host}/mixed"], trajectory_path=tmp_path / "t.jsonl")
     assert tj.validate(tmp_path / "t.jsonl").ok
     checks = [(a.what.split()[-1], a.exit_code) for a in result.actions if a.kind == "check"]
     assert checks == [("tests", 1), ("./verify.sh", 0)]  # pytest failing, then verify.sh passing
@@ -87,7 +88,7 @@ def test_the_imported_session_is_a_valid_trajectory_with_its_calls_and_their_exi
 
 @pytest.mark.parametrize("host", tr.HOSTS)
 def test_the_stop_gates_refusal_is_read_as_a_hook_decision(host):
-    result = au.audit(FIXTURES[f"{host}/gated"])
+    result = tr.audit_transcript(FIXTURES[f"{host}/gated"])
     blocks = [e for e in au.hook_decisions(result) if e.payload["action"] == "block"]
     assert len(blocks) == 1 and "Stop refused (attempt 1 of 3)" in blocks[0].payload["reason"]
     assert "hook     Stop block" in au.format_audit(result)
@@ -98,7 +99,7 @@ def test_an_unknown_record_is_kept_opaque_and_counted(tmp_path):
     novel = json.dumps({"type": "brand-new-kind", "sessionId": "x", "detail": {"n": 1}})
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join([source[0], novel, *source[1:], novel]) + "\n")
-    result = au.audit(path)
+    result = tr.audit_transcript(path)
     assert result.imported.opaque["brand-new-kind"] == 2 and [c.verdict for c in result.claims] == ["stale"]
     records = [e for e in result.trajectory.events if e.type == "host_record" and e.payload["kind"] == "brand-new-kind"]
     assert len(records) == 2 and json.loads(records[0].payload["record"]["preview"]) == json.loads(novel)
@@ -113,7 +114,7 @@ def test_a_damaged_line_is_named_and_the_rest_is_read(host, tmp_path):
     path.write_text("\n".join(lines) + "\n")
     run = cli(str(path))
     assert f"line {middle + 1} is damaged (not JSON" in run.stdout and "the rest was read" in run.stdout
-    assert run.returncode in (0, 1) and au.audit(path).claims  # the claim after it was still read
+    assert run.returncode in (0, 1) and tr.audit_transcript(path).claims  # the claim after it was still read
 
 
 def test_input_it_cannot_read_exits_2_and_says_why(tmp_path):
@@ -156,7 +157,7 @@ def test_the_rule_is_the_last_check_before_the_claim():
 
 
 def test_a_shell_edit_counts_as_an_edit_and_a_question_is_no_claim():
-    rules = au.Rules()
+    rules = AuditRules()
     assert rules.writes("sed -i 's/a/b/' calc.py") and rules.writes("echo x > calc.py") and rules.writes("git checkout -- t.py")
     assert not rules.writes("cat calc.py 2>&1") and not rules.writes("ls > /dev/null")
     assert rules.is_check("./verify.sh") and rules.is_check("uv run pytest -q") and rules.is_check("npm test")
@@ -191,13 +192,13 @@ def test_a_gemini_session_written_as_one_json_document_is_read_too(tmp_path):
     messages = {r["id"]: r for r in records[1:] if r.get("id")}
     path = tmp_path / "session-2026-01-01T00-00-old.json"
     path.write_text(json.dumps({**records[0], "messages": list(messages.values())}, indent=2))
-    result = au.audit(path)
+    result = tr.audit_transcript(path)
     assert result.imported.host == "gemini" and [c.verdict for c in result.claims] == ["stale"]
 
 
 def test_a_pass_whose_exit_code_is_not_the_checks_own_is_no_evidence(tmp_path):
     """`verify.sh | tail -3` exits with tail's code: the claim after it is unsupported, not supported."""
-    rules = au.Rules()
+    rules = AuditRules()
     assert rules.masks("pytest -q | tail -5") and rules.masks("pytest || true") and rules.masks("pytest; echo ok")
     assert not rules.masks("./verify.sh") and not rules.masks("pytest && echo ok") and not rules.masks("cd x && pytest")
     assert not rules.masks("set -o pipefail; pytest | tee log")
@@ -207,5 +208,5 @@ def test_a_pass_whose_exit_code_is_not_the_checks_own_is_no_evidence(tmp_path):
                       FIXTURES["claude-code/supported"].read_text())
     assert n == 1
     path.write_text(text)
-    [claim] = au.audit(path).claims
+    [claim] = tr.audit_transcript(path).claims
     assert claim.verdict == "unsupported" and "not the check's own" in claim.evidence

@@ -10,7 +10,8 @@ import shlex
 import pytest
 
 from donegate import audit as au
-from donegate.claims import check_scope, clauses, find_claims, partial_count, read_only, sentences, shell_words
+from donegate import transcripts as tr
+from donegate.claims import AuditRules, check_scope, clauses, find_claims, partial_count, read_only, sentences, shell_words
 from test_audit import FIXTURES, TRANSCRIPTS
 
 CLAIMS = [  # (reply, the kinds it claims)
@@ -84,7 +85,7 @@ def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_s
     said_json = json.dumps(said, ensure_ascii=False)[1:-1]
     assert text.count("All tests pass now.") >= 1
     path.write_text(text.replace("All tests pass now.", said_json))
-    result = au.audit(path)
+    result = tr.audit_transcript(path)
     assert [c.verdict for c in result.claims] == verdicts
     assert result.exit_code == (1 if verdicts else 0)
 
@@ -105,12 +106,12 @@ NEITHER = ["python app.py", "make build", "npm install", "command -v python3", "
 @pytest.mark.parametrize("command", EDITS)
 def test_a_command_that_runs_code_inline_from_stdin_or_written_in_the_session_is_an_edit(command):
     written = ["/work/repo/fix.sh", "/work/repo/scripts/fix.sh", "/work/repo/tools/regen.py"]
-    assert au.Rules().writes(command, written) and not read_only(command)
+    assert AuditRules().writes(command, written) and not read_only(command)
 
 
 @pytest.mark.parametrize("command", READ_ONLY + NEITHER)
 def test_a_reading_command_or_one_nothing_says_wrote_is_no_edit(command):
-    assert not au.Rules().writes(command, ["/work/repo/calc.py"])
+    assert not AuditRules().writes(command, ["/work/repo/calc.py"])
     assert read_only(command) == (command in READ_ONLY)
 
 
@@ -135,7 +136,7 @@ def test_a_check_narrowed_to_one_file_backs_no_claim_that_all_tests_pass(host, t
         path = tmp_path / said[:8] / original.name
         path.parent.mkdir()
         path.write_text(narrowed.replace("All tests pass now.", said))
-        [claim] = au.audit(path).claims
+        [claim] = tr.audit_transcript(path).claims
         assert claim.verdict == verdict, claim
         assert verdict == "supported" or "ran only tests/test_calc.py" in claim.evidence
 
@@ -146,8 +147,6 @@ def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_c
     from collections import Counter
     from pathlib import Path
 
-    from donegate import transcripts as tr
-
     def session(*commands: str):
         steps = [tr.Step("prompt", text="Fix add."), tr.Step("call", call_id="c0", tool="Bash", action="shell",
                                                              command="./verify.sh"),
@@ -157,7 +156,7 @@ def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_c
                       tr.Step("result", call_id=f"c{i}", tool="Bash", exit_code=0)]
         imported = tr.Imported("claude-code", Path("session.jsonl"), "s", [*steps, tr.Step("reply", text="All tests pass now.")],
                                Counter(), [])
-        rules = au.Rules()
+        rules = AuditRules()
         loaded = tr.write_trajectory(imported, None, rules.is_check, lambda text: [s for _, s in rules.claims(text)])
         [claim] = au.audit_events(loaded.events, rules)[0]
         return claim
@@ -192,7 +191,7 @@ def test_shell_words_reads_a_line_as_shlex_does():
     for path in TRANSCRIPTS.rglob("*.json*"):
         if path.name == "expected.json":
             continue
-        result = au.audit(path)
+        result = tr.audit_transcript(path)
         lines += [line for a in result.actions for line in a.what.split("\n")]
     differ = [(line, _shlex_reads(line), _words_read(line)) for line in lines if _shlex_reads(line) != _words_read(line)]
     assert differ == []
@@ -214,6 +213,6 @@ def test_any_of_matches_where_any_member_does(patterns):
     alphabet = [*"abcxyz ./|;&>-_", "foo", "bar", "baz", "pytest", "make", "test", "verify.sh", "sed -i", "git ",
                 "checkout", "npm", "go", "tox", "TEST", "]", "aa", "cd", "/dev/null", "tee", "\n"]
     texts = ["".join(draw.choice(alphabet) for _ in range(draw.randint(0, 12))) for _ in range(3000)]
-    texts += [a.what for path in FIXTURES.values() for a in au.audit(path).actions]
+    texts += [a.what for path in FIXTURES.values() for a in tr.audit_transcript(path).actions]
     one = any_of(tuple(patterns))
     assert [bool(one.search(t)) for t in texts] == [any(re.search(p, t) for p in patterns) for t in texts]

@@ -130,9 +130,9 @@ def test_a_command_still_running_is_not_back_and_its_later_exit_is_the_calls():
 
 def test_the_trajectory_in_memory_is_the_one_written(tmp_path):
     """`write_trajectory(imported, None, ...)` (what `donegate audit` judges) builds the very events the written
-    and loaded trajectory holds, on every committed fixture, with chapter 09's rules; the written one is valid."""
-    from donegate import audit as au
-    rules = au.Rules()
+    and loaded trajectory holds, on every committed fixture, with `donegate audit`'s rules; the written one is valid."""
+    from donegate.claims import AuditRules
+    rules = AuditRules()
     claims_of = lambda text: [s for _, s in rules.claims(text)]  # noqa: E731
     for name, path in FIXTURES.items():
         imported = tr.read_transcript(path)
@@ -152,7 +152,8 @@ def test_the_outline_is_the_trajectory_without_its_envelope(tmp_path):
     import hashlib
 
     from donegate import audit as au
-    rules = au.Rules()
+    from donegate.claims import AuditRules
+    rules = AuditRules()
     claims_of = lambda text: [s for _, s in rules.claims(text)]  # noqa: E731
     for name, path in FIXTURES.items():
         imported = tr.read_transcript(path)
@@ -167,8 +168,8 @@ def test_the_outline_is_the_trajectory_without_its_envelope(tmp_path):
                     raw = sketch.payload[key]  # an output's text; an opaque record as it was read
                     text = (raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False)).encode("utf-8")
                     assert hashlib.sha256(text).hexdigest() == event.payload[key]["sha256"], (name, sketch.seq)
-        judged = au.audit(path)
-        from_file = au.audit(path, trajectory_path=tmp_path / f"{name.replace('/', '-')}-audited.jsonl")
+        judged = tr.audit_transcript(path)
+        from_file = tr.audit_transcript(path, trajectory_path=tmp_path / f"{name.replace('/', '-')}-audited.jsonl")
         assert judged.claims == from_file.claims and judged.actions == from_file.actions, name
         assert [e.seq for e in au.hook_decisions(judged)] == [e.seq for e in au.hook_decisions(from_file)], name
 

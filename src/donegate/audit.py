@@ -7,22 +7,16 @@
 from __future__ import annotations
 
 import bisect
-import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from . import trajectory as tj
-from .claims import Written, any_of, check_scope, each_of, files_written, find_claims, may_write, names_scope
-from .transcripts import CLAUDE_EDITS, GEMINI_EDITS, Imported, TranscriptError
-from .transcripts import outline, read_transcript, write_trajectory
 
 # %% auto #0
 __all__ = ['CHECK_COMMANDS', 'WRITING_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'VERDICTS', 'EDIT_TOOLS', 'LABELS',
-           'COLOURS', 'Rules', 'sentences', 'claims_in', 'to_trajectory', 'Action', 'ClaimVerdict', 'timeline', 'judge',
-           'audit_events', 'Audit', 'audit', 'hook_decisions', 'format_audit', 'plot_audit', 'audit_html',
-           'audit_command']
+           'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict', 'timeline', 'judge', 'audit_events',
+           'Audit', 'audit_session', 'hook_decisions', 'format_audit', 'plot_audit', 'audit_html']
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
 # Which shell commands count as a test or check run: the repository's verify.sh and the usual runners.
@@ -51,31 +45,42 @@ NEGATION = re.compile(r"\b(not|never|no longer|cannot|fail(s|ed|ing)?)\b|n't\b",
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041
 @dataclass(frozen=True)
 class Rules:
-    """What counts as a check run and as an edit by shell; overridable (`donegate audit --check REGEX`)."""
+    """What counts as a check run, an edit by shell and a claim: this chapter's plain rules, one method each, which
+    appendix 92's `AuditRules` overrides for `donegate audit`; `--check REGEX` replaces `checks`."""
     checks: tuple[str, ...] = CHECK_COMMANDS
     writing: tuple[str, ...] = WRITING_COMMANDS
 
     def is_check(self, command: str) -> bool:
-        return bool(any_of(self.checks).search(command))  # the list as one pattern (appendix 92)
+        return any(re.search(p, command) for p in self.checks)
 
     def claims(self, text: str) -> list[tuple[str, str]]:
-        """The claims of a reply, as `donegate audit` reads them: appendix 92's reader (`claims_in`'s idea in the
-        languages agents answer in, clause by clause, with a partial count read as a report)."""
-        return find_claims(text)
+        return claims_in(text)
 
-    def writes(self, command: str, written: Sequence[str] = ()) -> bool:
-        """May the command have changed files: the writing rule, or appendix 92's reading of what it runs (an
-        interpreter on inline code, a heredoc or a file the session wrote in `written`)?"""
-        return bool(any_of(self.writing).search(command)) or may_write(command, written)
+    def writes(self, command: str, written=()) -> bool:
+        """May the command have changed files? (`written`: the files the session wrote before it, see `written`.)"""
+        return any(re.search(p, command) for p in self.writing)
 
     def masks(self, command: str) -> bool:
         """True when the command's exit code is not the check's: the check is piped into another command
         (without pipefail), followed by `||`, or followed by another command after `;` or a new line."""
         if "pipefail" in command:
             return False
-        ends = [m.end() for p in each_of(self.checks) for m in p.finditer(command)]
+        ends = [m.end() for p in self.checks for m in re.finditer(p, command)]
         rest = command[max(ends):] if ends else ""
         return bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
+
+    def check_scope(self, command: str) -> tuple[str, ...]:
+        return ()  # what a check run selected: () is the whole suite, which every run is here
+
+    def names_scope(self, sentence: str, scope: Sequence[str]) -> bool:
+        """Does a claim name what a narrowed run selected (a word of three letters or more of it)?"""
+        return any(word in sentence for item in scope for word in re.findall(r"\w{3,}", item))
+
+    def files_written(self, command: str) -> tuple[str, ...]:
+        return ()  # the files a shell edit names as what it writes: none, here
+
+    def written(self) -> set:
+        return set()  # the files a session wrote so far (`update` adds, `in` asks), for `writes`
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
 def sentences(text: str) -> list[str]:
@@ -96,17 +101,11 @@ def claims_in(text: str) -> list[tuple[str, str]]:
             found.append(("done", sentence))
     return found
 
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-047
-def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: Rules = Rules()) -> tj.LoadResult:
-    """Write the session as a donegate trajectory at `path` (appendix 97's `write_trajectory`; None: in memory)
-    with this chapter's rules: a shell call the check rule matches is marked check, and each reply carries its
-    claims."""
-    return write_trajectory(imported, path, is_check=rules.is_check,
-                            claims_of=lambda text: [sentence for _, sentence in rules.claims(text)])
-
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
-EDIT_TOOLS = frozenset({*CLAUDE_EDITS, *GEMINI_EDITS, "apply_patch", "write", "edit"})
+# The edit tools of the three hosts (appendix 97 reads which is which) and of chapter 07's agent.
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "replace", "write_file", "edit", "apply_patch",
+                        "write"})
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-051
 @dataclass(slots=True)
@@ -120,7 +119,7 @@ class Action:
     ok: bool = False
     exit_code: int | None = None
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
-    scope: tuple[str, ...] = ()  # what a narrowed check selected (appendix 92): () is the whole suite
+    scope: tuple[str, ...] = ()  # what a narrowed check selected (`Rules.check_scope`): () is the whole suite
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
 
     @property
@@ -144,11 +143,11 @@ def _check_facts(command: str, rules: Rules, seen: dict) -> tuple[bool, tuple[st
     """(masked, scope) when `command` is a check run, None when it is not: read once per command line (`seen`),
     since a session runs its check again and again."""
     if command not in seen:
-        seen[command] = (rules.masks(command), tuple(check_scope(command))) if rules.is_check(command) else None
+        seen[command] = (rules.masks(command), rules.check_scope(command)) if rules.is_check(command) else None
     return seen[command]
 
 
-def _action(event: tj.Event, rules: Rules, written: Sequence[str] = (), seen: dict | None = None) -> Action | None:
+def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None) -> Action | None:
     given = event.payload.get("input") or {}
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
@@ -161,19 +160,19 @@ def _action(event: tj.Event, rules: Rules, written: Sequence[str] = (), seen: di
     if command:
         edit = rules.writes(command, written)
         return Action(event.seq, "edit" if edit else "command", command,
-                      files=tuple(files_written(command)) if edit else ())
+                      files=rules.files_written(command) if edit else ())
     return None
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
     """The session's edits, check runs and other commands, each with its outcome. An edit counts once it
     succeeded; a check passed only with exit code 0. donegate's own verification_result events are checks."""
-    actions, by_call, written, seen = [], {}, Written(), {}  # the files edited so far; the command lines read
+    actions, by_call, written, seen = [], {}, rules.written(), {}  # the files edited so far; the command lines read
     for event in events:
         p = event.payload
         if event.type == "tool_requested" and (action := _action(event, rules, written, seen)):
             actions.append(action)
-            written.add(action.files)
+            written.update(action.files)
             by_call[p.get("call_id")] = action
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])
@@ -184,7 +183,8 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
     return actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
-def judge(seq: int, actions: Sequence[Action], sentence: str = "") -> tuple[str, str, Action | None, list[Action]]:
+def judge(seq: int, actions: Sequence[Action], sentence: str = "",
+          rules: Rules = Rules()) -> tuple[str, str, Action | None, list[Action]]:
     """The evidence rule for a claim made at `seq`: the last check run that ended before it decides (a run that
     selected some tests backs only a `sentence` that names them)."""
     runs = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
@@ -196,7 +196,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "") -> tuple[str,
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||` or a later command decides it)"), last, []
-    if last.passed and last.scope and not names_scope(sentence, last.scope):
+    if last.passed and last.scope and not rules.names_scope(sentence, last.scope):
         return "unsupported", (f"the last check ran only {', '.join(last.scope)}: #{last.seq} {last.what} backs a "
                                "claim about those tests, not this one"), last, []
     if not last.passed:
@@ -220,41 +220,30 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
         if event.type == "model_reply":
             before = deciding[:bisect.bisect_left(starts, event.seq)]
             for kind, sentence in rules.claims(str(event.payload.get("text") or "")):
-                verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, before, sentence)))
+                verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, before, sentence, rules)))
     return verdicts, actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
 @dataclass
 class Audit:
-    """The audit of one session: where it came from, its claims with their verdicts, its timeline, the events
-    they were judged on; `trajectory` is the session as a trajectory, built the first time it is asked for."""
-    imported: Imported
+    """The audit of one session: where it came from (`imported`: its host, path and session id, the records kept
+    opaque, the lines damaged), its claims with their verdicts, its timeline, the events they were judged on."""
+    imported: Any
     claims: list[ClaimVerdict]
     actions: list[Action]
     events: list = field(default_factory=list)
     rules: Rules = Rules()
-    loaded: tj.LoadResult | None = None
-
-    @property
-    def trajectory(self) -> tj.LoadResult:
-        if self.loaded is None:
-            self.loaded = to_trajectory(self.imported, None, self.rules)
-        return self.loaded
 
     @property
     def exit_code(self) -> int:
         return 0 if all(c.verdict == "supported" for c in self.claims) else 1
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
-def audit(path: str | os.PathLike, host: str = "auto", rules: Rules = Rules(),
-          trajectory_path: str | os.PathLike | None = None) -> Audit:
-    """Read the transcript, and judge each claim in it by the evidence rule on the session's events: the
-    trajectory written to `trajectory_path` when one is given, else appendix 97's outline of it."""
-    imported = read_transcript(path, host)
-    loaded = to_trajectory(imported, trajectory_path, rules) if trajectory_path else None
-    events = loaded.events if loaded else outline(imported)
+def audit_session(imported: Any, events: Sequence[tj.Event], rules: Rules = Rules()) -> Audit:
+    """The audit of a session already read (`imported`, appendix 97's `Imported`): each claim in its `events`
+    judged by the evidence rule, with `rules`."""
     claims, actions = audit_events(events, rules)
-    return Audit(imported, claims, actions, events, rules, loaded)
+    return Audit(imported, claims, actions, list(events), rules)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-067
 LABELS = {"supported": "SUPPORTED", "contradicted": "CONTRADICTED", "stale": "STALE", "unsupported": "UNSUPPORTED"}
@@ -351,25 +340,3 @@ def audit_html(result: Audit) -> str:
             f"<h2>Claims</h2><table><tr><th>seq</th><th>verdict</th><th>claim</th><th>evidence</th></tr>{rows}</table>"
             f"<h2>Timeline</h2><table><tr><th>seq</th><th>kind</th><th>what</th><th>outcome</th></tr>{steps}</table>"
             f"<p>Exit status {result.exit_code}.</p>")
-
-# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-077
-def audit_command(transcript: str, host: str = "auto", html: str | None = None, check: Sequence[str] | None = None,
-                  trajectory: str | None = None) -> int:
-    """`donegate audit`: 0 when no claim is contradicted, stale or unsupported, 1 otherwise, 2 unreadable input."""
-    import sys
-    try:
-        patterns = tuple(check) if check else CHECK_COMMANDS
-        for pattern in patterns:
-            re.compile(pattern)
-        result = audit(transcript, host, Rules(checks=patterns), trajectory)
-    except re.error as error:
-        print(f"donegate audit: --check {error.pattern!r} is not a regular expression ({error})", file=sys.stderr)
-        return 2
-    except (TranscriptError, OSError, UnicodeError) as error:
-        print(f"donegate audit: {error}", file=sys.stderr)
-        return 2
-    print(format_audit(result))
-    if html:
-        Path(html).write_text(audit_html(result), encoding="utf-8")
-        print(f"\nReport: {html}")
-    return result.exit_code

@@ -14,7 +14,8 @@ from typing import Iterable, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'sentences',
            'Language', 'clauses', 'partial_count', 'claim_of', 'find_claims', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'each_of', 'any_of']
+           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'each_of', 'any_of',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -258,9 +259,9 @@ class Written:
 
     def __init__(self, paths: Iterable[str] = ()) -> None:
         self.tails: set[str] = set()
-        self.add(paths)
+        self.update(paths)
 
-    def add(self, paths: Iterable[str]) -> None:
+    def update(self, paths: Iterable[str]) -> None:
         for path in paths:
             if path in self.tails:  # written before: its tails are here
                 continue
@@ -425,3 +426,33 @@ def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
         return re.compile("|".join(members)) if members else re.compile(r"(?!)")
     except re.error:  # a member with global flags, or two members naming a group alike
         return _EachOf(patterns)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-091
+from .audit import Rules
+
+
+class AuditRules(Rules):
+    """Chapter 09's `Rules` answered as this appendix reads: the rules of `donegate audit`."""
+
+    def is_check(self, command: str) -> bool:
+        return bool(any_of(self.checks).search(command))
+
+    def claims(self, text: str) -> list[tuple[str, str]]:
+        return find_claims(text)
+
+    def writes(self, command: str, written=()) -> bool:
+        """The writing rule, or what the command runs: an interpreter on inline code, a heredoc or a file the
+        session wrote (`written`, a `Written`)."""
+        return bool(any_of(self.writing).search(command)) or may_write(command, written)
+
+    def check_scope(self, command: str) -> tuple[str, ...]:
+        return tuple(check_scope(command))
+
+    def names_scope(self, sentence: str, scope: Sequence[str]) -> bool:
+        return names_scope(sentence, scope)
+
+    def files_written(self, command: str) -> tuple[str, ...]:
+        return tuple(files_written(command))
+
+    def written(self) -> Written:
+        return Written()

@@ -141,7 +141,7 @@ COMMANDS.update({
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-audit
 COMMANDS.update({
     "audit": Command(
-        "donegate.audit:audit_command",
+        "donegate.transcripts:audit_command",
         "audit a real agent's session: did its claims that tests pass match what it ran?",
         (arg("transcript", help="the host's own session file: Claude Code's ~/.claude/projects/<project>/<id>.jsonl, "
                                 "Codex's ~/.codex/sessions/.../rollout-*.jsonl or Gemini's ~/.gemini/tmp/<project>/chats/session-*.jsonl"),

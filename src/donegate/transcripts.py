@@ -17,7 +17,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
+from . import audit as au
 from . import trajectory as tj
+from .claims import AuditRules
 
 HOSTS = ("claude-code", "codex", "gemini")
 
@@ -25,7 +27,7 @@ HOSTS = ("claude-code", "codex", "gemini")
 __all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS', 'Step',
            'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
            'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory', 'Sketch', 'Outline',
-           'outline']
+           'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript', 'audit_command']
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-008
 @dataclass(slots=True)
@@ -631,3 +633,55 @@ def outline(imported: Imported, is_check: Callable[[str], bool] | None = None,
     sketch = Outline()
     _write_session(sketch, imported, None, is_check, claims_of)
     return sketch.events
+
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-072
+def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: au.Rules = AuditRules()) -> tj.LoadResult:
+    """The session as a donegate trajectory at `path` (None: in memory) with `rules` handed in: a shell call the
+    check rule matches is marked check, and each reply carries its claims."""
+    return write_trajectory(imported, path, is_check=rules.is_check,
+                            claims_of=lambda text: [sentence for _, sentence in rules.claims(text)])
+
+
+@dataclass
+class SessionAudit(au.Audit):
+    """Chapter 09's `Audit` of a transcript: `trajectory` is the session as a trajectory, the one written to
+    `trajectory_path`, else built in memory the first time it is asked for."""
+    loaded: tj.LoadResult | None = None
+
+    @property
+    def trajectory(self) -> tj.LoadResult:
+        if self.loaded is None:
+            self.loaded = to_trajectory(self.imported, None, self.rules)
+        return self.loaded
+
+
+def audit_transcript(path: str | os.PathLike, host: str = "auto", rules: au.Rules = AuditRules(),
+                     trajectory_path: str | os.PathLike | None = None) -> SessionAudit:
+    """Read the transcript, and judge each claim in it by chapter 09's evidence rule on the session's events: the
+    trajectory written to `trajectory_path` when one is given, else the session's outline."""
+    imported = read_transcript(path, host)
+    loaded = to_trajectory(imported, trajectory_path, rules) if trajectory_path else None
+    judged = au.audit_session(imported, loaded.events if loaded else outline(imported), rules)
+    return SessionAudit(judged.imported, judged.claims, judged.actions, judged.events, rules, loaded)
+
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-073
+def audit_command(transcript: str, host: str = "auto", html: str | None = None, check: Sequence[str] | None = None,
+                  trajectory: str | None = None) -> int:
+    """`donegate audit`: 0 when no claim is contradicted, stale or unsupported, 1 otherwise, 2 unreadable input."""
+    import sys
+    try:
+        patterns = tuple(check) if check else au.CHECK_COMMANDS
+        for pattern in patterns:
+            re.compile(pattern)
+        result = audit_transcript(transcript, host, AuditRules(checks=patterns), trajectory)
+    except re.error as error:
+        print(f"donegate audit: --check {error.pattern!r} is not a regular expression ({error})", file=sys.stderr)
+        return 2
+    except (TranscriptError, OSError, UnicodeError) as error:
+        print(f"donegate audit: {error}", file=sys.stderr)
+        return 2
+    print(au.format_audit(result))
+    if html:
+        Path(html).write_text(au.audit_html(result), encoding="utf-8")
+        print(f"\nReport: {html}")
+    return result.exit_code

@@ -12,9 +12,9 @@ Two sessions are measured:
 
 For each, the same interpreter times, in turns (so that a machine that speeds up or slows down during the run
 favours neither): `json.loads` of every line of the file, and what `donegate audit` does with it short of
-printing: `format_audit(audit(path))` (reading the transcript, taking its events, judging every claim, writing
-the report). Python's start and the imports are not in either figure. It prints both medians and their ratio
-against the goal of at most 3x.
+printing: `format_audit(audit_transcript(path))` (reading the transcript, taking its events, judging every
+claim, writing the report). Python's start and the imports are not in either figure. It prints both medians
+and their ratio against the goal of at most 3x.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from pathlib import Path
 
 from bench_stop_hook import interleaved_medians
 from donegate import audit as au
+from donegate import transcripts as tr
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "demo" / "transcripts"
@@ -80,8 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         generated = generated_session(Path(tmp) / "session.jsonl", args.calls, args.output_bytes)
         for name, path in ((f"generated session, {args.calls} tool calls", generated),
                            (f"largest fixture, {largest.relative_to(ROOT)}", largest)):
-            claims = len(au.audit(path).claims)  # and a warm-up: the first call pays for what it loads
-            audit_s, parse_s = interleaved_medians(lambda: au.format_audit(au.audit(path)), lambda: parse(path),
+            claims = len(tr.audit_transcript(path).claims)  # and a warm-up: the first call pays for what it loads
+            audit_s, parse_s = interleaved_medians(lambda: au.format_audit(tr.audit_transcript(path)), lambda: parse(path),
                                                    args.runs)
             print(f"{name}: {path.stat().st_size / 1024:.0f} KiB, {parse(path)} lines, {claims} claim(s)")
             print(f"  json.loads of every line {parse_s * 1000:8.1f} ms")
