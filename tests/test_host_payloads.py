@@ -19,7 +19,7 @@ from typing import Callable
 import pytest
 
 from donegate.doctor import captured_calls
-from donegate.hosts import run_hook
+from donegate.realhosts import run_hook
 from donegate.quickstop import quick_tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -293,7 +293,7 @@ def test_the_gate_depends_on_no_agent_and_no_book_setup():
     for module in (treestate, stopgate, realhosts):
         source = Path(module.__file__).read_text()
         assert "donegate.agent" not in source and "donegate.setup" not in source and not hasattr(module, "play")
-    code = ("import sys, donegate.hosts; "
+    code = ("import sys, donegate.realhosts; "
             "print(sorted(m for m in sys.modules if m.startswith('donegate')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert eval(done.stdout) == ["donegate", "donegate.hosts", "donegate.realhosts", "donegate.stopgate",

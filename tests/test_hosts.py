@@ -24,8 +24,8 @@ import pytest
 from gitrepo import GitRepo
 
 from donegate.doctor import codex_hook_hash, codex_hook_keys, missing_program
-from donegate.hosts import (HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, merge_hooks, run_hook, stop_answer,
-                            tool_policy)
+from donegate.hosts import HOSTS, SETTINGS_FILES, HookAnswer, hook_entries, merge_hooks, stop_answer, tool_policy
+from donegate.realhosts import run_hook  # chapter 08's run_hook with the real hosts' steps (appendix 95)
 from donegate.stopgate import Settings, Verdict
 from donegate.treestate import GateError, find_repo
 
@@ -771,12 +771,12 @@ def test_a_bad_setting_denies_the_tool_call_and_names_it(repo):
 
 
 def test_an_internal_error_blocks_the_stop(repo, monkeypatch):
-    import donegate.hosts as hosts
+    import donegate.realhosts as realhosts
 
     def broken_gate(*args, **kwargs):
         raise RuntimeError("the disk is on fire")
 
-    monkeypatch.setattr(hosts, "_gates", broken_gate)
+    monkeypatch.setattr(realhosts, "_gates", broken_gate)
     got = run_hook("stop", json.dumps(repo.payload("stop", stop_hook_active=False)),
                    env={"DONEGATE_STATE_DIR": str(repo.state)})
     assert got.exit_code == 2

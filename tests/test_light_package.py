@@ -21,7 +21,7 @@ import pytest
 
 from donegate.cli import COMMANDS, WORKBOOK_MODULES
 from donegate.doctor import captured_calls
-from donegate.hosts import run_hook
+from donegate.realhosts import run_hook
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ROOT / "demo" / "hosts"

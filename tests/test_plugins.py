@@ -33,9 +33,9 @@ def test_the_committed_plugins_are_what_the_code_writes():
 
 
 def test_each_plugin_carries_the_hooks_install_writes_for_its_host():
-    from donegate.hosts import hook_entries
+    from donegate.doctor import installed_hook_entries
     for host in ("claude-code", "codex", "gemini"):
-        assert plugin_files(host)["hooks/hooks.json"]["hooks"] == hook_entries(host)
+        assert plugin_files(host)["hooks/hooks.json"]["hooks"] == installed_hook_entries(host)
 
 
 class Home:

@@ -18,7 +18,7 @@ import pytest
 from gitrepo import GitRepo
 
 from donegate import quickstop
-from donegate.hosts import run_hook
+from donegate.realhosts import run_hook
 from donegate.stopgate import default_state_dir
 from donegate.treestate import find_repo
 
@@ -243,17 +243,17 @@ def test_another_session_s_pass_changes_the_stamp_and_goes_back_to_the_gate(veri
 def test_nothing_is_recorded_when_the_tree_moves_while_the_gate_decides(verified, stops, monkeypatch):
     """The recorded key is read before the gate runs and again after; if they differ, the answer may be
     about another tree, so it is not kept."""
-    import donegate.hosts
+    import donegate.realhosts
     for memo in verified.memos():
         memo.unlink()
-    original = donegate.hosts.run_hook
+    original = donegate.realhosts.run_hook
 
     def run_hook_while_a_file_changes(*args, **kwargs):
         answer = original(*args, **kwargs)
         verified.write("notes/todo.txt", "written during the stop\n")
         return answer
 
-    monkeypatch.setattr(donegate.hosts, "run_hook", run_hook_while_a_file_changes)
+    monkeypatch.setattr(donegate.realhosts, "run_hook", run_hook_while_a_file_changes)
     assert stops(verified)[:2] == ("gate", 0)
     assert verified.memos() == []
 

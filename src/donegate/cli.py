@@ -168,7 +168,7 @@ GATE_HOSTS = ("claude-code", "codex", "gemini", "qwen", "copilot")  # donegate.h
 
 COMMANDS.update({
     "hook": Command(
-        "donegate.hosts:hook_command",
+        "donegate.realhosts:hook_command",
         "answer one hook call from a coding agent (JSON on stdin), e.g. a Stop",
         (arg("event", choices=["session-start", "user-prompt", "stop", "pre-tool-use", "post-tool-use", "stop-failure"],
              help="the hook event: session-start takes the baseline, user-prompt starts a new stretch of "
@@ -182,7 +182,7 @@ COMMANDS.update({
         workbook=False,
     ),
     "install": Command(
-        "donegate.hosts:install",
+        "donegate.plugins:install_command",
         "add the gate's hooks to a coding agent's project settings",
         (arg("--host", required=True, choices=GATE_HOSTS, help="the coding agent"),
          arg("--repo", default=".", help="the repository (default: the current folder)"),
@@ -209,7 +209,7 @@ COMMANDS.update({
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-agent2
 COMMANDS.update({
     "doctor": Command(
-        "donegate.doctor:doctor",
+        "donegate.plugins:doctor_command",
         "show what the gate sees in a repository and what a stop would do now",
         (arg("--repo", default=".", help="the repository (default: the current folder)"),),
         description="Report the repository, the acceptance check, the settings, the state folder, the "
@@ -224,7 +224,7 @@ COMMANDS.update({
         workbook=False,
     ),
     "status": Command(
-        "donegate.hosts:status_command",
+        "donegate.realhosts:status_command",
         "did the last agent turn in this repository end verified? (for scripts, after claude -p or codex exec)",
         (arg("--repo", default=".", help="the repository (default: the current folder)"),),
         description="Print one line and exit 0 when the last gated turn here ended verified or changed "

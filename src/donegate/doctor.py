@@ -14,14 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any, Mapping
 
-from .hosts import HOSTS, SETTINGS_FILES, hook_entries, hook_executable, stops_seen
-from .realhosts import SessionGate
+from .hosts import HOSTS, SETTINGS_FILES, InstallSteps, hook_entries, hook_executable
+from .realhosts import SessionGate, stops_seen
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, find_repo
 
 # %% auto #0
 __all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program', 'stale_programs',
-           'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust', 'write_codex_trust', 'after_install',
-           'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'ledger_command', 'captured_calls']
+           'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust',
+           'write_codex_trust', 'after_install', 'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts',
+           'TrustSteps', 'installed_hook_entries', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
 def missing_program(command: str) -> str | None:
@@ -45,20 +46,22 @@ def stale_programs(entry: Any) -> list[str]:
     return [p for p in (missing_program(c) for c in commands if "donegate" in c) if p]
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-301
-def _home(env: Mapping[str, str]) -> Path:
+def home_folder(env: Mapping[str, str]) -> Path:
+    """The person's home folder, as `env` names it."""
     return Path(env.get("HOME") or os.path.expanduser("~"))
 
 
-def _codex_config(env: Mapping[str, str]) -> Path:
-    return Path(env.get("CODEX_HOME") or _home(env) / ".codex") / "config.toml"
+def codex_config(env: Mapping[str, str]) -> Path:
+    """Codex CLI's config.toml, where its trust records live."""
+    return Path(env.get("CODEX_HOME") or home_folder(env) / ".codex") / "config.toml"
 
 
 def _gemini_trust_file(env: Mapping[str, str]) -> Path:
-    return Path(env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or _home(env) / ".gemini" / "trustedFolders.json")
+    return Path(env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or home_folder(env) / ".gemini" / "trustedFolders.json")
 
 
 def _copilot_config(env: Mapping[str, str]) -> Path:
-    return Path(env.get("COPILOT_HOME") or _home(env) / ".copilot") / "config.json"
+    return Path(env.get("COPILOT_HOME") or home_folder(env) / ".copilot") / "config.json"
 
 
 def _toml_string(text: str) -> str:
@@ -121,7 +124,7 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
     env = os.environ if env is None else env
     problems = []
     if host == "codex":
-        path = _codex_config(env)
+        path = codex_config(env)
         try:
             config = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
         except (tomllib.TOMLDecodeError, OSError) as exc:
@@ -236,7 +239,7 @@ def write_codex_trust(keys: list[tuple[str, str]], env: Mapping[str, str], proje
     hash) of `keys`, a [hooks.state] table. One line per change. A project or a hook trusted otherwise already is
     the person's to change (GateError)."""
     import tomllib
-    path = _codex_config(env)
+    path = codex_config(env)
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     try:
         config = tomllib.loads(text)
@@ -296,9 +299,11 @@ def _uncommitted(root: Path, rel: str) -> bool:
     return done.returncode != 0 or tracked.returncode != 0
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-601
-def doctor(repo: str | os.PathLike = ".", out=print) -> int:
+def doctor(repo: str | os.PathLike = ".", out=print, plugin_lines=None) -> int:
     """`donegate doctor`: the repository, the check, the settings, the state, the ledger, the installed
-    hooks and what a stop would do now. Exit 0 if the gate can work here, 1 if something is missing."""
+    hooks and what a stop would do now. Exit 0 if the gate can work here, 1 if something is missing.
+    `plugin_lines(host, root)`: doctor's (active, line) for each plugin of the host that runs the gate (appendix 91
+    fills it; by default there are none)."""
     from donegate.stopgate import repo_key, script_armed
     problems = 0
     root = find_repo(repo)
@@ -328,7 +333,7 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     ledger = settings.ledger_file
     rows = ledger.read_text(encoding="utf-8").splitlines() if ledger.exists() else []
     out(f"ledger       {'on' if settings.ledger else 'off'} · {ledger} ({len(rows)} row(s))")
-    problems += _doctor_hooks(root, out) + _doctor_timeouts(root, settings, out)
+    problems += _doctor_hooks(root, out, plugin_lines or (lambda host, root: [])) + _doctor_timeouts(root, settings, out)
     seen = stops_seen(settings.state_dir, root)
     out(f"stops seen   {len(seen)}" + (f", the last at {seen[-1][0]} ({seen[-1][1]})" if seen else
                                      ": none yet (after an agent session here, none means the hooks did not run)"))
@@ -336,14 +341,13 @@ def doctor(repo: str | os.PathLike = ".", out=print) -> int:
     return 1 if problems else 0
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-603
-def _doctor_hooks(root: Path, out) -> int:
+def _doctor_hooks(root: Path, out, plugin_lines) -> int:
     """doctor's line for each host's settings: not installed, broken, installed but not active, or active.
     The number of problems."""
     problems = 0
     for host, rel in SETTINGS_FILES.items():
         path = root / rel
         text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-        from donegate.plugins import plugin_lines  # appendix 91 (it imports this module)
         plugins = plugin_lines(host, root)
         for active, line in plugins:
             problems += not active
@@ -451,6 +455,31 @@ def _doctor_timeouts(root: Path, settings: Settings, out) -> int:
                 f"({settings.verify_timeout:g} s) and {STOP_MARGIN} s more: the host would end a slow check and the turn "
                 f"without a word; `donegate install --host {host}` writes one that fits (or lower DONEGATE_VERIFY_TIMEOUT)")
     return problems
+
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-6s1
+class TrustSteps(InstallSteps):
+    """Chapter 08's InstallSteps for the real hosts: a stop limit that fits the check's budget, programs that are
+    gone replaced, short limits raised, and what `install` says after the merge (trust records with `trust`)."""
+
+    def __init__(self, trust: bool = False) -> None:
+        self.trust = trust
+
+    def stop_seconds(self) -> int:
+        return stop_hook_seconds()
+
+    def stale(self, entry: Any) -> list[str]:
+        return stale_programs(entry)
+
+    def refit(self, name: str, entries: list, limit: int | None) -> list[str]:
+        return fit_timeouts(name, entries, limit)
+
+    def after(self, host: str, root: Path, out) -> bool:
+        return after_install(host, root, self.trust, out)
+
+
+def installed_hook_entries(host: str, executable: str | None = None) -> dict[str, list[dict]]:
+    """The hooks object `install` writes for `host`: chapter 08's, with the stop limit of `stop_hook_seconds`."""
+    return hook_entries(host, executable, stop_seconds=stop_hook_seconds())
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-701
 def _lines(actual: Any) -> str:

@@ -15,13 +15,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected
-from .realhosts import (mark_tool_call, remember_session, remember_worktree, same_repository,
-                                session_repository, worktree_baseline)
 
 # %% auto #0
 __all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'SETTINGS_BASE', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM',
-           'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets', 'tool_policy', 'run_hook',
-           'hook_command', 'hook_executable', 'hook_entries', 'merge_hooks', 'install', 'verify_script', 'init']
+           'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets', 'tool_policy', 'HookSteps', 'run_hook',
+           'hook_executable', 'hook_entries', 'InstallSteps', 'merge_hooks', 'install', 'verify_script', 'init']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -112,11 +110,9 @@ _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Mov
 
 
 def _owner(full: str, roots: Sequence[Path]) -> Path | None:
-    """The working tree among `roots` (or a checkout of the same repository) that holds the path `full`."""
+    """The working tree among `roots` that holds the path `full`, or None."""
     top = find_repo(os.path.dirname(full))
-    if top is None:
-        return None
-    return top if top in roots or any(same_repository(top, r) for r in roots[:1]) else None
+    return top if top in roots else None
 
 
 def tool_targets(payload: Mapping[str, Any]) -> list[str]:
@@ -193,105 +189,124 @@ def _command_policy(command: str, data: Mapping[str, Any]) -> tuple[str, str, di
     return None
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012a
-from .realhosts import (SessionGate, _gates, count_stop, error_verdict, mark_tool_call, session_roots,
-                                session_start, status_command, stop_verdict, stops_seen, transcript_claim,
-                                turn_failed, typed_payload, written_roots)
+class HookSteps:
+    """The steps `run_hook` takes for a readable call, each doing the plain thing with one chapter 07 StopGate
+    for the repository that holds `cwd`: read the payload, find the trees and their gates, start, stop, a failed
+    turn, the tool policy, before and after an allowed tool call, and the verdict when a stop cannot be decided."""
+
+    def payload(self, payload: dict, host: str) -> dict:
+        return payload
+
+    def roots(self, payload: Mapping, settings: Settings, env: Mapping | None) -> list[Path]:
+        found = find_repo(payload.get("cwd") or os.getcwd())
+        return [found] if found else []
+
+    def gates(self, roots: list[Path], session: str, settings: Settings, starting=False, here=None) -> list[StopGate]:
+        return [StopGate(root, session, settings) for root in roots]
+
+    def session_start(self, gates: list[StopGate], payload: Mapping) -> str:
+        gates[0].start(str(payload.get("source") or "startup"))
+        return ""  # no note for the person
+
+    def stop(self, gates: list[StopGate], payload: Mapping, settings: Settings, host: str, env: Mapping | None) -> Verdict:
+        active, claim = payload.get("stop_hook_active"), payload.get("last_assistant_message") or ""
+        return gates[0].on_stop(active if isinstance(active, bool) else None, str(claim))
+
+    def stop_failure(self, gates: list[StopGate], payload: Mapping) -> None:
+        pass
+
+    def policy(self, payload: Mapping, settings: Settings, roots: list[Path]) -> tuple[str, str, dict | None]:
+        return tool_policy(payload, settings, roots)
+
+    def tool_allowed(self, payload: Mapping, settings: Settings, roots: list[Path], targets: list[str]) -> None:
+        pass
+
+    def tool_done(self, payload: Mapping, settings: Settings) -> None:
+        pass
+
+    def error_verdict(self, payload: Any, env: Mapping | None, message: str) -> Verdict:
+        return Verdict("block", "blocked", "error", message)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012h
-def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequence[SessionGate], settings: Settings,
-                env: Mapping[str, str] | None) -> HookAnswer:
+def _gate_event(event: str, host: str, payload: Mapping[str, Any], gates: Sequence[StopGate], settings: Settings,
+                env: Mapping[str, str] | None, steps: HookSteps) -> HookAnswer:
     """The answer for one of the gate's events (session-start, user-prompt, stop-failure, stop)."""
     if event == "session-start":
-        note = session_start(gates[0], payload)
+        note = steps.session_start(gates, payload)
         return HookAnswer(0, _json({"systemMessage": note}) if note else "")
     if event == "user-prompt":
         for gate in gates:
             gate.new_prompt(payload.get("prompt"))  # None when the host sends none
         return HookAnswer(0)
     if event == "stop-failure":
-        turn_failed(gates, payload)
+        steps.stop_failure(gates, payload)
         return HookAnswer(0)
-    return stop_answer(host, stop_verdict(gates, payload, settings, host, env))
+    return stop_answer(host, steps.stop(gates, payload, settings, host, env))
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012tool
 def _tool_event(event: str, host: str, payload: Mapping[str, Any], settings: Settings,
-                roots: Sequence[Path]) -> HookAnswer:
-    """The answer before a tool call (the policy; an allowed call gates the trees it writes into and marks
-    the session as one that made a tool call that can write), or after one (the mark only: `install` does
-    not ask for that event, but where it is called, as the peer gate's marker is, it counts)."""
-    session = str(payload.get("session_id") or "unknown-session")
+                roots: Sequence[Path], steps: HookSteps) -> HookAnswer:
+    """The answer before a tool call (the policy), or after one (nothing to say)."""
     if event == "post-tool-use":
-        mark_tool_call(settings.state_dir, session)
+        steps.tool_done(payload, settings)
         return HookAnswer(0)
-    action, why, rewritten = tool_policy(payload, settings, roots)
-    if action == "allow":  # before the write: a tree it goes into is gated from now on
-        _gates(written_roots(payload, settings, roots, tool_targets(payload)), session, settings)
-        mark_tool_call(settings.state_dir, session)
+    action, why, rewritten = steps.policy(payload, settings, roots)
+    if action == "allow":  # before the write
+        steps.tool_allowed(payload, settings, roots, tool_targets(payload))
     return tool_answer(host, action, why, rewritten)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
-             env: Mapping[str, str] | None = None, reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
-    """Answer one hook call the way `host` expects. Unreadable input or an internal error never reads
-    as "allow" where it matters: a stop is blocked, a tool call is denied. Bytes must be UTF-8 JSON.
-    `reading`: (tree, git status, ls-files -v) already read for this stop (appendix 93), used instead."""
+             env: Mapping[str, str] | None = None, steps: HookSteps | None = None) -> HookAnswer:
+    """Answer one hook call the way `host` expects, taking `steps` (plain HookSteps by default). Unreadable
+    input or an internal error never reads as "allow" where it matters: a stop is blocked, a tool call is
+    denied. Bytes must be UTF-8 JSON."""
+    steps = steps or HookSteps()
     if host not in HOSTS:
         return HookAnswer(2, "", f"donegate hook: unknown host {host!r}; use one of {', '.join(HOSTS)}")
     if event not in HOSTS[host]:
         return HookAnswer(2, "", f"donegate hook: unknown event {event!r} for {host}; use one of {', '.join(HOSTS[host])}")
     payload: Any = None
+    refuse = lambda why: _refusal(event, host, payload, env, why, steps)  # noqa: E731 (the payload as read so far)
     try:
         payload = json.loads(stdin_text) if stdin_text.strip() else None
     except ValueError as exc:  # UnicodeDecodeError too: JSON is UTF-8
-        return _refusal(event, host, payload, env, f"the hook input is not JSON: {exc}")
+        return refuse(f"the hook input is not JSON: {exc}")
     if not isinstance(payload, dict):
-        return _refusal(event, host, payload, env, "no hook input on stdin: the host sends one JSON object per call")
-    payload = typed_payload(payload, host)  # a field of another type reads as missing (appendix 95)
+        return refuse("no hook input on stdin: the host sends one JSON object per call")
+    payload = steps.payload(payload, host)
     try:
-        return _hook_answer(event, host, payload, env, reading)
+        return _hook_answer(event, host, payload, env, steps)
     except GateError as exc:
-        return _refusal(event, host, payload, env, str(exc))
+        return refuse(str(exc))
     except Exception as exc:
-        return _refusal(event, host, payload, env, f"{type(exc).__name__}: {exc}")
+        return refuse(f"{type(exc).__name__}: {exc}")
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-012-k1
-def _refusal(event: str, host: str, payload: Any, env: Mapping[str, str] | None, why: str) -> HookAnswer:
+def _refusal(event: str, host: str, payload: Any, env: Mapping[str, str] | None, why: str,
+             steps: HookSteps) -> HookAnswer:
     """The answer to a call the adapter could not decide: a blocked stop, a denied tool call, else a message."""
     message = f"donegate could not decide this {HOSTS[host][event]} ({why}), so it refuses rather than allow."
     if event == "stop":
-        return stop_answer(host, error_verdict(payload, env, message))
+        return stop_answer(host, steps.error_verdict(payload, env, message))
     if event == "pre-tool-use":
         return tool_answer(host, "deny", message)
     return HookAnswer(0, _json({"systemMessage": message}))
 
 
-def _hook_answer(event: str, host: str, payload: dict, env: Mapping[str, str] | None,
-                 reading: tuple[str, bytes, bytes] | None) -> HookAnswer:
-    """The answer to a readable hook call: a tool event goes to the policy, any other to the session's gates."""
+def _hook_answer(event: str, host: str, payload: dict, env: Mapping[str, str] | None, steps: HookSteps) -> HookAnswer:
+    """A tool event goes to the policy, any other to the session's gates."""
     settings = Settings.from_env(env)
     session = str(payload.get("session_id") or "unknown-session")
-    roots = session_roots(payload, settings, env)
+    roots = steps.roots(payload, settings, env)
     if event in ("pre-tool-use", "post-tool-use"):
-        return _tool_event(event, host, payload, settings, roots)
+        return _tool_event(event, host, payload, settings, roots, steps)
     if not roots:
         note = f"donegate: {payload.get('cwd') or os.getcwd()} is not in a git repository; nothing was gated."
         return HookAnswer(0, _json({"systemMessage": note}) if event == "stop" else "")
-    gates = _gates(roots, session, settings, starting=event == "session-start",
-                   here=find_repo(payload.get("cwd") or os.getcwd()))
-    for gate in gates if reading is not None and event == "stop" else ():
-        gate.reading = reading[1:] if str(gate.root) == reading[0] else None
-    return _gate_event(event, host, payload, gates, settings, env)
-
-# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-134
-def hook_command(event: str, host: str = "claude-code") -> int:
-    """`donegate hook EVENT`: read the host's JSON from stdin, write the answer, return the exit code."""
-    stdin = getattr(sys.stdin, "buffer", None)  # bytes, so input that is not UTF-8 is refused, not a crash
-    answer = run_hook(event, stdin.read() if stdin is not None else sys.stdin.read(), host)
-    if answer.stdout:
-        sys.stdout.write(answer.stdout + "\n")
-    if answer.stderr:
-        sys.stderr.write(answer.stderr + "\n")
-    return answer.exit_code
+    gates = steps.gates(roots, session, settings, starting=event == "session-start",
+                        here=find_repo(payload.get("cwd") or os.getcwd()))
+    return _gate_event(event, host, payload, gates, settings, env, steps)
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-014
 HOOK_PROGRAM = "donegate"
@@ -303,8 +318,9 @@ def hook_executable() -> str:
     return HOOK_PROGRAM
 
 
-def hook_entries(host: str, executable: str | None = None) -> dict[str, list[dict]]:
-    """The host's `hooks` object for the gate: one command hook per event (the tool hook with a matcher)."""
+def hook_entries(host: str, executable: str | None = None, stop_seconds: int = 600) -> dict[str, list[dict]]:
+    """The host's `hooks` object for the gate: one command hook per event (the tool hook with a matcher), the
+    stop's with a time limit of `stop_seconds`."""
     exe = executable or hook_executable()
     entries = {}
     for event, name in HOSTS[host].items():
@@ -314,25 +330,42 @@ def hook_entries(host: str, executable: str | None = None) -> dict[str, list[dic
         if event == "stop-failure":  # Claude Code ends `claude -p` with a SIGTERM to this hook as it starts
             command = f"trap '' TERM; {command}"
         hook = {"type": "command", "command": command}
-        if event == "stop":  # outlast the check's own budget (appendix 96's stop_hook_seconds)
-            from donegate.doctor import stop_hook_seconds
-            hook["timeout"] = stop_hook_seconds() * (1000 if host == "gemini" else 1)  # Gemini counts milliseconds
+        if event == "stop":  # outlast the check's own budget
+            hook["timeout"] = stop_seconds * (1000 if host == "gemini" else 1)  # Gemini counts milliseconds
         entry = {"hooks": [hook]}
         if event == "pre-tool-use":
             entry = {"matcher": TOOL_MATCHERS[host], **entry}
         entries[name] = [entry]
     return entries
 
+# %% ../../chapters/08_into_a_real_agent.ipynb #ch08-136-steps
+class InstallSteps:
+    """What `install` does around the merge, each step doing the plain thing: the stop hook's time limit, the
+    missing programs an entry names, raising a short limit on our entries, and what to say after the merge."""
+
+    def stop_seconds(self) -> int:
+        return 600
+
+    def stale(self, entry: Any) -> list[str]:
+        return []
+
+    def refit(self, name: str, entries: list, limit: int | None) -> list[str]:
+        return []
+
+    def after(self, host: str, root: Path, out) -> bool:  # False: install exits 2
+        return True
+
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-137-b
 def _ours(entry: Any, marker: str) -> bool:
     return f"hook {marker}" in json.dumps(entry) and "donegate" in json.dumps(entry)
 
 
-def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]]) -> tuple[dict, list[str]]:
-    """`settings` with our hook entries added where no working donegate hook for that event is present;
-    an entry whose donegate program no longer exists is replaced; other hooks are kept as they are.
-    Returns the new settings and one line per change."""
-    from donegate.doctor import stale_programs  # appendix 96 (it imports this module)
+def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]],
+                steps: InstallSteps | None = None) -> tuple[dict, list[str]]:
+    """`settings` with our hook entries added where no working donegate hook for that event is present (one
+    naming a program `steps.stale` finds gone is replaced); other hooks are kept as they are. Returns the new
+    settings and one line per change."""
+    steps = steps or InstallSteps()
     merged = json.loads(json.dumps(settings))
     hooks = merged.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -345,49 +378,38 @@ def merge_hooks(settings: Mapping[str, Any], entries: Mapping[str, list[dict]]) 
         command = ours[0]["hooks"][0]["command"]
         marker = command.split(" hook ", 1)[1].split()[0]
         mine = [e for e in present if _ours(e, marker)]
-        stale = [e for e in mine if stale_programs(e) and e not in ours]  # (ours naming itself: nothing to gain)
+        stale = [e for e in mine if steps.stale(e) and e not in ours]  # (ours naming itself: nothing to gain)
         if len(stale) < len(mine):  # a working donegate hook is there, or ours already: its time limit may be short
-            from donegate.doctor import fit_timeouts
-            changes += fit_timeouts(name, [e for e in mine if e not in stale], ours[0]["hooks"][0].get("timeout"))
+            changes += steps.refit(name, [e for e in mine if e not in stale], ours[0]["hooks"][0].get("timeout"))
             continue
         for entry in stale:
             present.remove(entry)
         present.extend(json.loads(json.dumps(ours)))
-        gone = sorted({p for e in stale for p in stale_programs(e)})
+        gone = sorted({p for e in stale for p in steps.stale(e)})
         changes.append(f"replaced {name}: {command} (the old entry named {', '.join(gone)}, which no longer exists)"
                        if stale else f"added {name}: {command}")
     return merged, changes
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-140
-def install(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike | None = None,
-            trust: bool = False, out=print) -> int:
-    """`donegate install`: merge the gate's hooks into the host's project settings, then say what still stands
-    between them and a host that runs them (with `trust`, write the person's trust records); with `plugin`,
-    write the host's plugin instead (appendix 91); where a plugin of the host already runs the gate, write no
-    project hooks. Idempotent; refuses to touch a settings file it cannot read. Exit 0,
-    or 2 on a problem."""
-    from donegate.doctor import after_install  # appendix 96 (it imports this module)
-    from donegate.plugins import install_plugin, plugin_install  # appendix 91
+def install(host: str, repo: str | os.PathLike = ".", out=print, steps: InstallSteps | None = None) -> int:
+    """`donegate install`: merge the gate's hooks into the host's project settings, then take the `steps`' last
+    word. Idempotent; refuses to touch a settings file it cannot read. Exit 0, or 2 on a problem."""
+    steps = steps or InstallSteps()
     if host not in HOSTS:
         out(f"donegate install: unknown host {host!r}; use one of {', '.join(HOSTS)}")
         return 2
-    if plugin is not None:
-        return install_plugin(host, plugin, out)
     root = find_repo(repo)
     if root is None:
         out(f"donegate install: {repo} is not in a git repository; the gate compares git tree states (git init first)")
         return 2
-    plugged = plugin_install(host, root, trust, out)  # the host's own install already runs the gate here
-    if plugged is not None:
-        return plugged
-    if not _merge_settings(host, root, out) or not after_install(host, root, trust, out):
+    if not _merge_settings(host, root, out, steps) or not steps.after(host, root, out):
         return 2
     if not (root / SCRIPT_NAME).exists():
         out(f"next: `donegate init` writes {SCRIPT_NAME}, the check the gate runs")
     return 0
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-140-b
-def _merge_settings(host: str, root: Path, out) -> bool:
+def _merge_settings(host: str, root: Path, out, steps: InstallSteps) -> bool:
     """Merge the gate's hooks into the host's settings file in `root`, saying each change; False (and
     nothing written) if the file cannot be used."""
     path = root / SETTINGS_FILES[host]
@@ -395,7 +417,7 @@ def _merge_settings(host: str, root: Path, out) -> bool:
         current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else dict(SETTINGS_BASE.get(host, {}))
         if not isinstance(current, dict):
             raise GateError("it is not a JSON object")
-        merged, changes = merge_hooks(current, hook_entries(host))
+        merged, changes = merge_hooks(current, hook_entries(host, stop_seconds=steps.stop_seconds()), steps)
     except (ValueError, GateError) as exc:
         out(f"donegate install: {path} could not be used ({exc}); nothing was changed")
         return False

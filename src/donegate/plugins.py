@@ -12,14 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .doctor import _codex_config, _home, codex_hook_keys, grant_trust, write_codex_trust
-from .hosts import HOSTS, hook_entries
+from . import hosts
+from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, grant_trust, home_folder,
+                             installed_hook_entries, write_codex_trust)
+from .hosts import HOSTS
+from .treestate import find_repo
 from .stopgate import GateError
 
 # %% auto #0
 __all__ = ['PLUGIN_NAME', 'DESCRIPTION', 'PLUGIN_HOSTS', 'PLUGINS_FOLDER', 'plugin_files', 'write_files', 'marketplace_files',
            'checkout_files', 'InstalledPlugin', 'plugin_gate_hooks', 'installed_plugins', 'plugin_trust_keys',
-           'plugin_untrusted', 'trust_plugin', 'plugin_install', 'plugin_lines', 'install_plugin']
+           'plugin_untrusted', 'trust_plugin', 'plugin_install', 'plugin_lines', 'install_plugin', 'install_command',
+           'doctor_command']
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-101
 PLUGIN_NAME = "donegate"
@@ -45,7 +49,7 @@ def plugin_files(host: str, executable: str | None = None) -> dict[str, Any]:
         raise GateError(f"{host} has no plugin format here; use one of {', '.join(PLUGIN_HOSTS)}")
     manifest, data = manifests[host]
     return {manifest: data, "hooks/hooks.json": {"description": "donegate stop gate",
-                                                 "hooks": hook_entries(host, executable)}}
+                                                 "hooks": installed_hook_entries(host, executable)}}
 
 
 def write_files(folder: str | os.PathLike, files: Mapping[str, Any]) -> list[Path]:
@@ -107,7 +111,7 @@ def plugin_gate_hooks(host: str, folder: Path) -> dict | None:
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-202
 def _claude_plugins(root: Path, env: Mapping[str, str]) -> list[InstalledPlugin]:
-    home = Path(env.get("CLAUDE_CONFIG_DIR") or _home(env) / ".claude")
+    home = Path(env.get("CLAUDE_CONFIG_DIR") or home_folder(env) / ".claude")
     enabled: dict[str, Any] = {}
     for path in (home / "settings.json", root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"):
         found = _read_json(path).get("enabledPlugins")
@@ -126,7 +130,7 @@ def _claude_plugins(root: Path, env: Mapping[str, str]) -> list[InstalledPlugin]
 
 def _codex_plugins(env: Mapping[str, str]) -> list[InstalledPlugin]:
     import tomllib
-    config = _codex_config(env)
+    config = codex_config(env)
     try:
         tables = tomllib.loads(config.read_text(encoding="utf-8")).get("plugins") or {}
     except (OSError, tomllib.TOMLDecodeError):
@@ -143,7 +147,7 @@ def _codex_plugins(env: Mapping[str, str]) -> list[InstalledPlugin]:
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-202b
 def _gemini_extensions(env: Mapping[str, str]) -> list[InstalledPlugin]:
-    base = _home(env) / ".gemini" / "extensions"
+    base = home_folder(env) / ".gemini" / "extensions"
     found = []
     for folder in sorted(p for p in base.glob("*") if p.is_dir()):
         record = _read_json(folder / ".gemini-extension-install.json")
@@ -174,7 +178,7 @@ def plugin_untrusted(plugin: InstalledPlugin, env: Mapping[str, str] | None = No
         return []
     env = os.environ if env is None else env
     try:
-        state = tomllib.loads(_codex_config(env).read_text(encoding="utf-8")).get("hooks", {}).get("state", {})
+        state = tomllib.loads(codex_config(env).read_text(encoding="utf-8")).get("hooks", {}).get("state", {})
     except (OSError, tomllib.TOMLDecodeError):
         state = {}
     return [k for k, d in plugin_trust_keys(plugin) if (state.get(k) or {}).get("trusted_hash") != d]
@@ -233,3 +237,22 @@ def install_plugin(host: str, plugin: str | os.PathLike, out) -> int:
            "gemini": f"gemini extensions install {plugin}"}
     out(f"load it with: {how[host]}")
     return 0
+
+# %% ../../chapters/91_host_plugins.ipynb #ap91-402c
+def install_command(host: str, repo: str | os.PathLike = ".", plugin: str | os.PathLike | None = None,
+                    trust: bool = False, out=print) -> int:
+    """`donegate install`: with `plugin`, write the host's plugin there; where a plugin of the host already runs the
+    gate, write no project hooks (with `trust`, trust the plugin); else chapter 08's install with TrustSteps
+    (`trust`: write the person's trust records). Exit 0, or 2 on a problem."""
+    if host in HOSTS and plugin is not None:
+        return install_plugin(host, plugin, out)
+    root = find_repo(repo) if host in HOSTS else None
+    plugged = plugin_install(host, root, trust, out) if root is not None else None
+    if plugged is not None:
+        return plugged
+    return hosts.install(host, repo, out, steps=TrustSteps(trust))
+
+
+def doctor_command(repo: str | os.PathLike = ".", out=print) -> int:
+    """`donegate doctor`: appendix 96's doctor, with a line for each plugin that runs the gate."""
+    return doctor(repo, out, plugin_lines=plugin_lines)

@@ -326,7 +326,7 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
                 run.outputs()
             run = Reading(call.root, env)
         if not os.path.exists(call.memo):
-            import donegate.hosts  # noqa: F401  (nothing to replay: load the gate while git reads)
+            import donegate.realhosts  # noqa: F401  (nothing to replay: load the gate while git reads)
         answer = replay(call, run)
         if answer is not None:
             code = emit(*answer)
@@ -356,10 +356,10 @@ def record_state(call: Call, reading: Reading) -> tuple[bytes, list[bytes], list
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c1
 def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: Reading | None = None) -> int:
-    """Ask the gate (donegate.hosts.run_hook), giving it `reading` (taken in call.root) to decide on. If
+    """Ask the gate (donegate.realhosts.run_hook), giving it `reading` (taken in call.root) to decide on. If
     `call` is given and the answer is an allow that wrote nothing, while nothing the gate read moved
     and every file was older than the racy window, record the answer for `replay`."""
-    from donegate.hosts import run_hook
+    from donegate.realhosts import run_hook
     files, before = [], None
     if call is not None:
         try:
@@ -500,7 +500,7 @@ def tool_call_parts(payload) -> tuple[str, str, object, list[str]] | None:
 def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
     """The answer to a tool call that plainly needs no policy: every file it names lies outside the
     session's protected files, in a tree the session is already gated in (or in none), and its command holds
-    none of the words the policy looks for. None sends the call to the gate (donegate.hosts.run_hook)."""
+    none of the words the policy looks for. None sends the call to the gate (donegate.realhosts.run_hook)."""
     if host not in QUICK_HOSTS or any(k.startswith("DONEGATE_") and k not in PLAIN_SETTINGS for k in env):
         return None
     parts = tool_call_parts(parse_payload(raw))
@@ -555,6 +555,6 @@ def tool_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, a
         if answered is not None:
             answered(code)
         return code
-    from donegate.hosts import run_hook
+    from donegate.realhosts import run_hook
     full = run_hook("pre-tool-use", raw, host, env=env)
     return emit(full.exit_code, full.stdout, full.stderr)

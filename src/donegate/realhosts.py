@@ -16,9 +16,12 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from . import hosts
+from .hosts import SETTINGS_FILES, HookAnswer, HookSteps, tool_policy
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
-                               default_state_dir, file_identity, find_repo, git_dir, repo_key, safe_key,
-                               snapshot, write_private, first_line, name_list, utc_now)
+                               default_state_dir, find_repo, git_dir, repo_key, safe_key, write_private,
+                               first_line, name_list, utc_now)
+from .treestate import file_identity, snapshot
 
 # %% auto #0
 __all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
@@ -27,7 +30,7 @@ __all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_
            'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'check_scripts', 'end_adopted',
            'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload', 'relayed_host',
            'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict',
-           'error_verdict']
+           'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -376,7 +379,6 @@ SessionGate._carry_on = _carry_on
 def gate_hooks(root: Path) -> dict[str, list[str]]:
     """The gate's own hook commands in each host's settings file of `root`, as `install` wrote them and the host
     reads them (a file that is missing or does not parse holds none)."""
-    from donegate.hosts import SETTINGS_FILES  # chapter 08, which imports this module
     found = {}
     for rel in SETTINGS_FILES.values():
         try:
@@ -792,3 +794,74 @@ def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> 
                        f"{message} Fix the cause (the operator's setting or state file), then stop again.")
     return Verdict("block", "blocked", "error", f"{message} (attempt {count} of {limit}; the agent cannot fix "
                                                 f"this, the operator can)", attempt=count)
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01
+class SessionSteps(HookSteps):
+    """Chapter 08's HookSteps for the real hosts: SessionGate on every tree the session works in."""
+
+    def __init__(self, reading: tuple[str, bytes, bytes] | None = None) -> None:
+        self.reading = reading  # (tree, git status, ls-files -v) already read for this stop, or None
+
+    def payload(self, payload: dict, host: str) -> dict:
+        return typed_payload(payload, host)
+
+    def roots(self, payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None) -> list[Path]:
+        return session_roots(payload, settings, env)
+
+    def gates(self, roots: Sequence[Path], session: str, settings: Settings, starting: bool = False,
+              here: Path | None = None) -> list[SessionGate]:
+        return _gates(roots, session, settings, starting, here)
+
+    def session_start(self, gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> str:
+        return session_start(gates[0], payload)
+
+    def stop(self, gates: Sequence[SessionGate], payload: Mapping[str, Any], settings: Settings, host: str,
+             env: Mapping[str, str] | None) -> Verdict:
+        for gate in gates if self.reading is not None else ():
+            gate.reading = self.reading[1:] if str(gate.root) == self.reading[0] else None
+        return stop_verdict(gates, payload, settings, host, env)
+
+    def stop_failure(self, gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> None:
+        turn_failed(gates, payload)
+
+    def policy(self, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> tuple:
+        """Chapter 08's policy, with each other checkout of the session's repository a write goes into judged
+        as the repository is."""
+        tops = {find_repo(os.path.dirname(full)) for full in hosts.tool_targets(payload)} if roots else set()
+        more = sorted(t for t in tops - {None} if t not in roots and same_repository(t, roots[0]))
+        return tool_policy(payload, settings, [*roots, *more])
+
+    def tool_allowed(self, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path],
+                     targets: Sequence[str]) -> None:
+        """Before the write: a tree it goes into is gated from now on, and the session has made a tool call
+        that can write."""
+        session = str(payload.get("session_id") or "unknown-session")
+        _gates(written_roots(payload, settings, roots, targets), session, settings)
+        mark_tool_call(settings.state_dir, session)
+
+    def tool_done(self, payload: Mapping[str, Any], settings: Settings) -> None:
+        """After a tool call (`install` does not ask for that event, but where it is called, as the peer
+        gate's marker is, it counts): the mark only."""
+        mark_tool_call(settings.state_dir, str(payload.get("session_id") or "unknown-session"))
+
+    def error_verdict(self, payload: Any, env: Mapping[str, str] | None, message: str) -> Verdict:
+        return error_verdict(payload, env, message)
+
+
+def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
+             reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
+    """What `donegate hook` answers: chapter 08's run_hook with SessionSteps. `reading`: (tree, git status,
+    ls-files -v) already read for this stop (appendix 93), used instead."""
+    return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading))
+
+
+def hook_command(event: str, host: str = "claude-code") -> int:
+    """`donegate hook EVENT --host HOST`: read the host's JSON from stdin, write the answer, return the exit code."""
+    import sys
+    stdin = getattr(sys.stdin, "buffer", None)  # bytes, so input that is not UTF-8 is refused, not a crash
+    answer = run_hook(event, stdin.read() if stdin is not None else sys.stdin.read(), host)
+    if answer.stdout:
+        sys.stdout.write(answer.stdout + "\n")
+    if answer.stderr:
+        sys.stderr.write(answer.stderr + "\n")
+    return answer.exit_code
