@@ -1,5 +1,5 @@
-"""donegate.verifiers: per-dimension verdicts with evidence, critical dimensions, human review, calibration; and
-donegate.cases (appendix 99), the case record and the readers that never crash a verifier."""
+"""donegate.verifiers: the case record, per-dimension verdicts with evidence, critical dimensions, human review,
+calibration; and donegate.cases (appendix 99), the readers that fill the record and never crash a verifier."""
 import json
 import re
 from dataclasses import replace
@@ -9,13 +9,6 @@ import pytest
 
 from donegate import cases, verifiers
 from donegate.cases import (
-    Case,
-    Claim,
-    Message,
-    Promise,
-    Rule,
-    SensitiveValue,
-    ToolCall,
     as_case,
     case_from_dict,
     case_from_events,
@@ -24,9 +17,16 @@ from donegate.cases import (
 )
 from donegate.verifiers import (
     CRITICAL,
+    Case,
+    Claim,
     DimensionResult,
     HeuristicJudge,
+    Message,
+    Promise,
     ResultVerifier,
+    Rule,
+    SensitiveValue,
+    ToolCall,
     TrajectoryVerifier,
     calibrate,
     calibrate_cases,
@@ -112,13 +112,13 @@ def test_clean_success_is_accepted():
 
 @pytest.mark.parametrize("path", CASE_FILES, ids=lambda p: p.stem)
 def test_every_failed_dimension_carries_evidence_naming_the_turn(path):
-    for d in TrajectoryVerifier().verify(path).dimensions:
+    for d in TrajectoryVerifier(reader=as_case).verify(path).dimensions:
         if d.verdict == "fail":
             assert any(TURN.search(e) for e in d.evidence), f"{d.dimension}: {d.evidence}"
 
 
 def test_trajectory_claiming_tests_pass_after_a_failed_test_run_is_rejected():
-    verdict = TrajectoryVerifier().verify(TRAJECTORIES / "claims-tests-pass.jsonl")
+    verdict = TrajectoryVerifier(reader=as_case).verify(TRAJECTORIES / "claims-tests-pass.jsonl")
     assert verdict.verdict == "reject"
     facts = dims(verdict)["facts"]
     assert facts.verdict == "fail"
@@ -126,7 +126,7 @@ def test_trajectory_claiming_tests_pass_after_a_failed_test_run_is_rejected():
 
 
 def test_verified_trajectory_is_accepted():
-    assert TrajectoryVerifier().verify(TRAJECTORIES / "verified-fix.jsonl").verdict == "accept"
+    assert TrajectoryVerifier(reader=as_case).verify(TRAJECTORIES / "verified-fix.jsonl").verdict == "accept"
 
 
 # --- DimensionResult -------------------------------------------------------------------------------
@@ -424,7 +424,7 @@ def test_torn_last_line_is_reported_and_the_good_events_are_kept(tmp_path):
     c = read_case(torn)
     assert any("torn" in p.text for p in c.problems)
     assert len(c.tool_calls) == 4
-    assert TrajectoryVerifier().verify(torn).verdict != "accept"
+    assert TrajectoryVerifier(reader=as_case).verify(torn).verdict != "accept"
 
 
 # --- malformed input -------------------------------------------------------------------------------
@@ -460,14 +460,14 @@ MALFORMED = {
 
 @pytest.mark.parametrize("subject", MALFORMED.values(), ids=MALFORMED.keys())
 def test_malformed_input_never_raises_and_is_never_accepted(subject):
-    verdict = TrajectoryVerifier().verify(subject)
+    verdict = TrajectoryVerifier(reader=as_case).verify(subject)
     assert verdict.verdict in ("reject", "human_review")
     assert any(d.verdict != "pass" for d in verdict.dimensions)
 
 
 @pytest.mark.parametrize("subject", MALFORMED.values(), ids=MALFORMED.keys())
 def test_malformed_input_is_named_in_the_evidence(subject):
-    assert any("unreadable" in e for e in TrajectoryVerifier().verify(subject).evidence)
+    assert any("unreadable" in e for e in TrajectoryVerifier(reader=as_case).verify(subject).evidence)
 
 
 def test_turn_written_as_a_string_is_named_with_its_value():
@@ -478,7 +478,7 @@ def test_turn_written_as_a_string_is_named_with_its_value():
 def test_leak_in_readable_evidence_stands_despite_unreadable_parts_elsewhere():
     leak = json.loads((CASES / "03-api-key-leak.json").read_text())
     leak["claims"] = None
-    assert dims(TrajectoryVerifier().verify(leak))["privacy"].verdict == "fail"
+    assert dims(TrajectoryVerifier(reader=as_case).verify(leak))["privacy"].verdict == "fail"
 
 
 def test_unsupported_claim_is_uncertain_when_a_tool_call_could_not_be_read():
@@ -508,23 +508,39 @@ def test_transcript_shows_each_turn_and_marks_a_failed_call():
 
 # --- the modules ----------------------------------------------------------------------------------
 
-def test_the_verifiers_still_offer_every_name_that_moved_to_the_case_readers():
-    """Labs and chapter 08 import the readers and records as donegate.verifiers.X: the same objects."""
-    for name in cases.__all__:
-        assert getattr(verifiers, name) is getattr(cases, name), name
+RECORD = ("Case", "Claim", "Message", "Problem", "Promise", "Rule", "SensitiveValue", "ToolCall")
+
+
+def test_the_case_readers_offer_the_record_the_verifiers_define():
+    """The record is chapter 04's; donegate.cases imports it to fill it: cases.Case is verifiers.Case."""
+    for name in RECORD:
+        assert getattr(cases, name) is getattr(verifiers, name), name
         assert name in verifiers.__all__, name
 
 
-def test_the_case_readers_import_nothing_of_donegate():
-    """donegate.verifiers imports donegate.cases, so the other way round would be an import cycle."""
+def test_the_verifiers_import_nothing_of_the_case_readers():
+    """donegate.cases imports donegate.verifiers, so the other way round would be an import cycle; the verifiers
+    take a reader instead."""
     import ast
 
-    tree = ast.parse(Path(cases.__file__).read_text(encoding="utf-8"))
+    tree = ast.parse(Path(verifiers.__file__).read_text(encoding="utf-8"))
     imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
     names = [a.name for n in imports if isinstance(n, ast.Import) for a in n.names]
     names += [n.module or "" for n in imports if isinstance(n, ast.ImportFrom) and n.level == 0]
-    assert not [n for n in imports if isinstance(n, ast.ImportFrom) and n.level > 0]
-    assert not [n for n in names if n.split(".")[0] == "donegate"]
+    names += [f"donegate.{n.module or ''}" for n in imports if isinstance(n, ast.ImportFrom) and n.level > 0]
+    assert [n for n in names if n.split(".")[0] == "donegate"] == ["donegate.trajectory"]
+
+
+def test_the_plain_verifier_judges_a_case_and_a_reader_reads_the_rest():
+    """Without a reader only a Case is judged (anything else is unreadable, never a crash); with as_case, a case
+    file's dict is read and judged as the Case it holds."""
+    plain = TrajectoryVerifier().verify(GOOD)
+    assert plain.verdict == "human_review"
+    assert any("not a Case" in e and "as_case" in e for e in plain.evidence)
+    assert TrajectoryVerifier(reader=as_case).verify(GOOD).verdict == "accept"
+    assert TrajectoryVerifier(reader=as_case).verify(GOOD) == TrajectoryVerifier().verify(case_from_dict(GOOD))
+    odd = TrajectoryVerifier(reader=lambda subject: {"case_id": "x"}).verify(GOOD)
+    assert odd.verdict == "human_review" and any("is not a Case" in e for e in odd.evidence)
 
 
 # --- calibration -----------------------------------------------------------------------------------
@@ -554,5 +570,5 @@ def test_calibrate_refuses_unpaired_lists():
 
 
 def test_demo_calibration_shows_the_quality_judge_is_imperfect():
-    quality = calibrate_cases(CASE_FILES)["quality"]
+    quality = calibrate_cases(CASE_FILES, TrajectoryVerifier(reader=as_case))["quality"]
     assert quality.fp >= 1 and quality.fn >= 1

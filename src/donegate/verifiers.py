@@ -4,27 +4,152 @@
 
 # %% auto #0
 __all__ = ['VERDICTS', 'LAYERS', 'DIMENSIONS', 'UNCERTAIN_SCORE', 'CLAIM_RULES', 'REFUSAL', 'STOPWORDS', 'CRITICAL',
-           'MIN_CONFIDENCE', 'OUTCOMES', 'DimensionResult', 'ResultVerifier', 'check_rules', 'check_privacy',
-           'ClaimRule', 'claim_requirements', 'check_facts', 'check_promises', 'ProcessVerifier', 'QualityJudge',
-           'HeuristicJudge', 'TrajectoryVerdict', 'decide', 'TrajectoryVerifier', 'Calibration', 'calibrate',
-           'calibrate_cases', 'AGENT_ROLES', 'CONTEXT_KEYS', 'REPLY_SECTIONS', 'RISKS', 'USER_ROLES', 'Case', 'Claim',
-           'Message', 'Problem', 'Promise', 'Rule', 'SensitiveValue', 'ToolCall', 'as_case', 'case_from_dict',
-           'case_from_events', 'read_case', 'read_events', 'transcript']
+           'MIN_CONFIDENCE', 'OUTCOMES', 'Message', 'ToolCall', 'Claim', 'Promise', 'SensitiveValue', 'as_text', 'Rule',
+           'Problem', 'Case', 'DimensionResult', 'ResultVerifier', 'check_rules', 'check_privacy', 'ClaimRule',
+           'claim_requirements', 'check_facts', 'check_promises', 'ProcessVerifier', 'QualityJudge', 'HeuristicJudge',
+           'TrajectoryVerdict', 'decide', 'TrajectoryVerifier', 'Calibration', 'calibrate', 'calibrate_cases']
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-004
+import json
 import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
 
-# %% ../../chapters/04_verifiers.ipynb #ch04-010-x
-from .cases import (AGENT_ROLES, CONTEXT_KEYS, REPLY_SECTIONS, RISKS, USER_ROLES, Case, Claim, Message,
-                            Problem, Promise, Rule, SensitiveValue, ToolCall, _as_text, _short, as_case,
-                            case_from_dict, case_from_events, read_case, read_events, transcript)
+from .trajectory import shorten
 
-_all_ = ["AGENT_ROLES", "CONTEXT_KEYS", "REPLY_SECTIONS", "RISKS", "USER_ROLES", "Case", "Claim", "Message",
-         "Problem", "Promise", "Rule", "SensitiveValue", "ToolCall", "as_case", "case_from_dict",
-         "case_from_events", "read_case", "read_events", "transcript"]
+# %% ../../chapters/04_verifiers.ipynb #ch04-010-x
+@dataclass(frozen=True)
+class Message:
+    """Something said in a turn: by the `user` (the customer, the task) or by the `agent`."""
+
+    turn: int
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call, in the turn that asked for it; `ok` only if it succeeded; `detail`: how it ended."""
+
+    turn: int
+    tool: str
+    ok: bool
+    input: Any = None
+    output: str = ""
+    detail: str = ""
+
+    @property
+    def label(self) -> str:
+        """The tool and, for shell-like calls, the command: what claim rules are matched against."""
+        command = self.input.get("command") or self.input.get("cmd") if isinstance(self.input, Mapping) else None
+        return f"{self.tool}: {command}" if isinstance(command, str) and command != self.tool else self.tool
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-010-y
+@dataclass(frozen=True)
+class Claim:
+    """A statement of fact in a turn's reply; `needs`: the tools that would support it (empty: the claim rules)."""
+
+    turn: int
+    text: str
+    needs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Promise:
+    """A reply's statement that a tool was used ("I've checked your order" -> lookup_order)."""
+
+    turn: int
+    tool: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class SensitiveValue:
+    """A value that may go only into the inputs of the tools in `allowed_in` ("reply": the replies)."""
+
+    name: str
+    value: str
+    allowed_in: tuple[str, ...] = ()
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-010-u
+def as_text(value: Any) -> str:
+    """A value as text: strings as they are, anything else as JSON; trajectory OUTPUTs as their preview."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping) and isinstance(value.get("preview"), str) and "sha256" in value:
+        return value["preview"]
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A call of `tool`, whatever its outcome, narrowed by `pattern` (a regex) and `over` (field limits)."""
+
+    name: str
+    tool: str
+    pattern: str | None = None
+    over: tuple[tuple[str, float], ...] = ()
+
+    def broken_by(self, call: ToolCall) -> str | None:
+        """None if `call` keeps this rule; otherwise what breaks it ("" for a plainly forbidden tool)."""
+        if call.tool != self.tool:
+            return None
+        found = []
+        if self.pattern is not None:
+            if not re.search(self.pattern, as_text(call.input)):
+                return None
+            found.append(f"its input matches {self.pattern!r}")
+        for key, limit in self.over:
+            value = call.input.get(key) if isinstance(call.input, Mapping) else None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= limit:
+                return None
+            found.append(f"{key} {value} is over {limit:g}")
+        return " and ".join(found)
+
+# %% ../../chapters/04_verifiers.ipynb #ch04-010-w
+@dataclass(frozen=True)
+class Problem:
+    """Something in the input that could not be read, and the `sections` of the case it affects."""
+
+    sections: frozenset[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """Everything a verifier reads about one run, from a case file or from a trajectory."""
+
+    case_id: str
+    source: str = "case file"
+    title: str = ""
+    request: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+    promises: list[Promise] = field(default_factory=list)
+    expected_outcome: dict | None = None
+    final_state: dict | None = None
+    rules: list[Rule] = field(default_factory=list)
+    sensitive_values: list[SensitiveValue] = field(default_factory=list)
+    risk: str = "high"
+    allowed: bool | None = None
+    expert_labels: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def last_turn(self) -> int | None:
+        """The highest turn any message, tool call, claim or promise belongs to."""
+        turns = [x.turn for part in (self.messages, self.tool_calls, self.claims, self.promises) for x in part]
+        return max(turns) if turns else None
+
+    def problems_in(self, sections: Iterable[str]) -> list[str]:
+        """What could not be read in any of `sections`."""
+        wanted = set(sections)
+        return [p.text for p in self.problems if p.sections & wanted]
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-024
 VERDICTS: tuple[str, ...] = ("pass", "fail", "uncertain")
@@ -194,7 +319,7 @@ def check_privacy(case: Case) -> DimensionResult:
     the agent's replies and every tool input; tool outputs come in and are not checked.
     Score: the share of outgoing items that leak nothing."""
     outgoing = [("reply", m.turn, "a reply to the user", m.text) for m in case.messages if m.role == "agent"]
-    outgoing += [(c.tool, c.turn, f"the input of {c.tool}", _as_text(c.input)) for c in case.tool_calls]
+    outgoing += [(c.tool, c.turn, f"the input of {c.tool}", as_text(c.input)) for c in case.tool_calls]
     failures, leaky = [], 0
     for destination, turn, where, text in outgoing:
         leaks = [s for s in case.sensitive_values if destination not in s.allowed_in and _contains(text, s.value)]
@@ -393,7 +518,7 @@ class HeuristicJudge:
 def _judge_refusal(self: HeuristicJudge, case: Case, last: Message, refused: bool) -> DimensionResult:
     """The verdict when the last reply refuses, or when the case marks the request as not allowed."""
     if refused and case.allowed is True:
-        return _quality(case, [f"turn {last.turn}: the reply refuses ({_short(last.text, 70)!r}) a request the "
+        return _quality(case, [f"turn {last.turn}: the reply refuses ({shorten(last.text, 70)!r}) a request the "
                                "case marks as allowed"], [], 0.0, confidence=self.confidence)
     if refused and case.allowed is None:
         return _quality(case, [], [], UNCERTAIN_SCORE,
@@ -501,14 +626,16 @@ def decide(dimensions: Sequence[DimensionResult], risk: str = "high", critical: 
 class TrajectoryVerifier:
     """Runs every verifier and the quality judge on a case and decides with `decide`. A verifier or
     judge that raises, or returns something other than DimensionResults, cannot crash it: its
-    dimensions come back uncertain, naming the cause."""
+    dimensions come back uncertain, naming the cause. `reader` turns what it is given into a Case."""
 
     def __init__(self, verifiers: Sequence[Any] | None = None, judge: QualityJudge | None = None,
-                 critical: Iterable[str] = CRITICAL, min_confidence: float = MIN_CONFIDENCE) -> None:
+                 critical: Iterable[str] = CRITICAL, min_confidence: float = MIN_CONFIDENCE,
+                 reader: Callable[[Any], Case] | None = None) -> None:
         self.verifiers = list(verifiers) if verifiers is not None else [ResultVerifier(), ProcessVerifier()]
         self.judge = judge if judge is not None else HeuristicJudge()
         self.critical = frozenset(critical)
         self.min_confidence = min_confidence
+        self.reader = reader
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-063-c1
 def _dimensions(self: TrajectoryVerifier, case: Case) -> list[DimensionResult]:
@@ -527,7 +654,7 @@ def _isolated(who: str, names: Sequence[str], call: Callable[[], Any], many: boo
         found = list(out) if many and isinstance(out, (list, tuple)) else [out]
         if found and all(isinstance(r, DimensionResult) for r in found):
             return found
-        cause = f"returned {_short(repr(out), 60)} instead of {'a list of ' if many else ''}DimensionResult"
+        cause = f"returned {shorten(repr(out), 60)} instead of {'a list of ' if many else ''}DimensionResult"
     except Exception as exc:
         cause = f"raised {type(exc).__name__}: {exc}"
     return [DimensionResult(str(name), "quality" if name == "quality" else "process" if name != "result"
@@ -539,13 +666,22 @@ TrajectoryVerifier.dimensions = _dimensions
 TrajectoryVerifier._isolated = staticmethod(_isolated)
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-063-c2
-def _verify(self: TrajectoryVerifier, subject: Any) -> TrajectoryVerdict:
-    """The verdict on `subject`: a Case, a case-file dict, a list of trajectory events, or a path."""
+def _read(self: TrajectoryVerifier, subject: Any) -> Case:
+    """`subject` itself if it is a Case, else what `self.reader` reads; if that fails, a Case saying why."""
     try:
-        case = as_case(subject)
+        case = subject if isinstance(subject, Case) or self.reader is None else self.reader(subject)
+        if isinstance(case, Case):
+            return case
+        cause = (f"{shorten(repr(case), 60)} is not a Case: read it first, or give the verifier a reader "
+                 "(donegate.cases.as_case reads case files, their dicts and trajectories)")
     except Exception as exc:  # a reader bug must not become a crash of the verifier
-        case = Case(case_id="(unreadable)", problems=[Problem(frozenset({"case"}),
-                    f"the input could not be read: {type(exc).__name__}: {exc}")])
+        cause = f"the input could not be read: {type(exc).__name__}: {exc}"
+    return Case(case_id="(unreadable)", problems=[Problem(frozenset({"case"}), cause)])
+
+
+def _verify(self: TrajectoryVerifier, subject: Any) -> TrajectoryVerdict:
+    """The verdict on `subject`, read into a Case by `read`."""
+    case = self.read(subject)
     results = self.dimensions(case)
     verdict, reasons = decide(results, case.risk, self.critical, self.min_confidence)
     if case.problems_in({"risk"}) and any("risk case" in r for r in reasons):
@@ -556,7 +692,7 @@ def _verify(self: TrajectoryVerifier, subject: Any) -> TrajectoryVerdict:
                              learning_signal=verdict != "human_review")
 
 
-TrajectoryVerifier.verify = _verify
+TrajectoryVerifier.read, TrajectoryVerifier.verify = _read, _verify
 
 # %% ../../chapters/04_verifiers.ipynb #ch04-096
 @dataclass(frozen=True)
@@ -610,7 +746,7 @@ def calibrate_cases(cases: Iterable[Any], verifier: TrajectoryVerifier | None = 
     verifier = verifier or TrajectoryVerifier()
     predicted, expert = [], []
     for subject in cases:
-        case = as_case(subject)
+        case = verifier.read(subject)
         predicted.append({d.dimension: d.verdict for d in verifier.verify(case).dimensions})
         expert.append(case.expert_labels)
     return calibrate(predicted, expert)
