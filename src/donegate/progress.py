@@ -376,10 +376,11 @@ def progress(*, now: datetime | None = None, root: Path | None = None, progress_
     rows = progress_rows(now, root, progress_path)
     where = Path(progress_path) if progress_path else progress_file()
     counts = {}
-    try:
-        counts = practice(root, progress_path) if practice else {}
-    except ValueError as err:  # a damaged practice file: the passes are still worth showing
-        echo(f"(exercises not counted: {err})")
+    if practice is not None:
+        try:
+            counts = practice(root, progress_path)
+        except ValueError as err:  # a damaged practice file: the passes are still worth showing
+            echo(f"(exercises not counted: {err})")
     echo(format_progress(rows, chapter_titles(root), now, where, counts))
     return rows
 
