@@ -18,12 +18,10 @@ import pytest
 import donegate.progress as progress_module
 from donegate import selfcheck
 from donegate.progress import (
-    CURRICULUM, chapter_titles, due_label, load_passes, progress, progress_file, progress_rows, record_pass,
-    schedule_note,
+    CURRICULUM, SelfCheckError, chapter_titles, due_label, find_root, load_passes, progress, progress_file,
+    progress_rows, record_pass, schedule_note,
 )
-from donegate.selfcheck import (
-    SelfCheckError, check, course_config, find_assignment, find_root, grading_options, read_notebook,
-)
+from donegate.selfcheck import check, course_config, find_assignment, grading_options, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 LAB01 = "lab01-fail-open-hooks"
@@ -241,7 +239,7 @@ def test_gradebook_version_read_in_process_matches_alembic():
         __file__ = nbgrader.api.__file__
         get_alembic_version = staticmethod(lambda: "not replaced")
 
-    selfcheck._in_process_gradebook_version(Module)
+    selfcheck.in_process_gradebook_version(Module)
     assert Module.get_alembic_version() == expected
 
 
@@ -351,7 +349,7 @@ def test_root_is_found_from_the_package_location(monkeypatch, tmp_path):
 
 def test_root_is_found_upward_from_the_current_directory(monkeypatch, tmp_path):
     monkeypatch.delenv("DONEGATE_ROOT", raising=False)
-    monkeypatch.setattr(selfcheck, "_package_root", lambda: None)
+    monkeypatch.setattr(progress_module, "_package_root", lambda: None)
     root = write_tiny_course(tmp_path / "repo")
     (root / "labs" / "tiny").mkdir(parents=True)
     monkeypatch.chdir(root / "labs" / "tiny")

@@ -13,8 +13,8 @@ from typing import Callable, Sequence
 __all__ = ['COMMANDS', 'GATE_HOSTS', 'WORKBOOK_MODULES', 'WORK_FOLDER', 'CHAPTER_COPIES', 'FIRST_CHAPTER', 'COPIES_RECORD',
            'FIRST_APPENDIX', 'NBGRADER_SERVER', 'Argument', 'arg', 'Command', 'build_parser', 'workbook_missing',
            'workbook_needed', 'load', 'main', 'assignment_named', 'Handout', 'start_lab', 'open_step', 'start_command',
-           'recall_command', 'is_teaching_chapter', 'learner_copy', 'cells_fingerprint', 'ChapterCopies',
-           'copy_chapters', 'lab_config', 'lab_arguments', 'lab_notes', 'lab_command']
+           'recall_command', 'progress_command', 'is_teaching_chapter', 'learner_copy', 'cells_fingerprint',
+           'ChapterCopies', 'copy_chapters', 'lab_config', 'lab_arguments', 'lab_notes', 'lab_command']
 
 # %% ../../chapters/85_workbook_cli.ipynb #4fcae88a
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ COMMANDS: dict[str, Command] = {
         "1 not yet, 2 the notebook could not be checked.",
     ),
     "progress": Command(
-        "donegate.progress:progress_command",
+        "donegate.cli:progress_command",
         "show the chapters, the labs you passed and the recall exercises due",
         description="List the chapters, the labs you passed (with the time) and the recall exercises: "
                     "each is done four times, due 1, 3, 7 and 21 days after you pass its chapter's lab.",
@@ -360,8 +360,7 @@ WORK_FOLDER = "work"  # git-ignored: the learner's copies of the labs and of the
 
 def assignment_named(name: str, root) -> str:
     """The full id of a lab or recall exercise from its id or its short name (lab01, recall02)."""
-    from donegate.progress import recall_family
-    from donegate.selfcheck import SelfCheckError, known_assignments
+    from donegate.progress import SelfCheckError, known_assignments, recall_family
 
     ids = known_assignments(root)
     # a short name (recall02) names the exercise, not one of its variants (recall02-hooks-v2: its full id only)
@@ -390,8 +389,7 @@ def start_lab(name: str, root=None, progress_path=None) -> Handout:
     import shutil
     from pathlib import Path
 
-    from donegate.progress import load_passes, recall_family, variant_for
-    from donegate.selfcheck import find_root, known_assignments
+    from donegate.progress import find_root, known_assignments, load_passes, recall_family, variant_for
 
     root = find_root() if root is None else Path(root)
     lab = assignment_named(name, root)
@@ -437,8 +435,7 @@ def open_step(notebook: "Path", root: "Path", env=None) -> str:
 def start_command(assignment: str, recall_only: bool = False) -> int:
     """`donegate start ASSIGNMENT` (and `donegate recall NAME`): 0 when the copy is ready, 2 if there is no such
     assignment (or, for `recall`, it is a lab)."""
-    from donegate.progress import recall_family, repetition_note
-    from donegate.selfcheck import SelfCheckError, find_root
+    from donegate.progress import SelfCheckError, find_root, recall_family, repetition_note
 
     command = "recall" if recall_only else "start"
     try:
@@ -472,6 +469,14 @@ def start_command(assignment: str, recall_only: bool = False) -> int:
 def recall_command(name: str) -> int:
     """`donegate recall NAME`: the next repetition's blank copy (see start_command)."""
     return start_command(name, recall_only=True)
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-progress
+def progress_command() -> int:
+    """`donegate progress`: appendix 81's listing, with appendix 87's count of the exercises done under each chapter."""
+    from donegate.practice import practice_done
+    from donegate.progress import progress_command as listing
+
+    return listing(practice=practice_done)
 
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-copies
 CHAPTER_COPIES = "chapters"  # the learner's copies of the chapters: work/chapters/
@@ -620,7 +625,7 @@ def lab_command(notebook: str | None = None, port: int | None = None) -> int:
     the server itself, so stopping one stops the other), 2 if it cannot start."""
     import os
 
-    from donegate.selfcheck import SelfCheckError, find_root
+    from donegate.progress import SelfCheckError, find_root
 
     try:
         root = find_root()

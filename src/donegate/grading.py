@@ -24,7 +24,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from .selfcheck import SelfCheckError, _one_line, find_root, known_assignments
+from .progress import SelfCheckError, find_root, known_assignments
+from .selfcheck import one_line
 
 # %% auto #0
 __all__ = ['COURSE_ID', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
@@ -62,8 +63,8 @@ def _nbgrader_api(grading: Path, log: Path, db: Path | None = None):
     import nbgrader.api
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
-    from donegate.selfcheck import _in_process_gradebook_version
-    _in_process_gradebook_version(nbgrader.api)
+    from donegate.selfcheck import in_process_gradebook_version
+    in_process_gradebook_version(nbgrader.api)
     handler = logging.FileHandler(log, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
@@ -247,7 +248,7 @@ def _finish(root: Path, run: _Running, message, course) -> Outcome:
     run.db.unlink(missing_ok=True)
     if message is None or message[0] == "error":
         why = (f"its grading process {_ended(run.child.exitcode)} before it reported a score" if message is None
-               else _one_line(message[1].strip().splitlines()[-1] if message[1].strip() else "nbgrader failed"))
+               else one_line(message[1].strip().splitlines()[-1] if message[1].strip() else "nbgrader failed"))
         graded = Path(root) / "grading" / "autograded" / run.student / run.assignment
         shutil.rmtree(graded, ignore_errors=True)  # half a graded notebook is worse than none
         return Outcome(run.assignment, run.student, "failed", why=why, seconds=seconds)
@@ -417,7 +418,7 @@ def _warm_children() -> None:
     import nbgrader.api
     from nbgrader.converters import Autograde  # noqa: F401
     from donegate import judge, sandbox, selfcheck
-    selfcheck._in_process_gradebook_version(nbgrader.api)
+    selfcheck.in_process_gradebook_version(nbgrader.api)
     sandbox.SandboxedExecute, sandbox.RepairCells, judge.JudgeOutside  # made here, once
     nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]))  # compiles the schema
     sqlalchemy.orm.configure_mappers()

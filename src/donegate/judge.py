@@ -13,7 +13,6 @@ import tempfile
 from pathlib import Path
 
 from .sandbox import SANDBOX_ENV, release_sandbox, sandbox_command
-from .selfcheck import _one_line
 
 # %% auto #0
 __all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'SCALARS',

@@ -11,7 +11,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['KINDS', 'PRACTICE_FOLDER', 'MIN_WORDS', 'Item', 'practice_folder', 'load_bank', 'record_done', 'done_items',
-           'Practice', 'Questionnaire', 'questionnaire', 'practice_counts']
+           'Practice', 'Questionnaire', 'questionnaire', 'practice_counts', 'practice_done']
 
 # %% ../../chapters/87_workbook_practice.ipynb #pr-item
 KINDS = {
@@ -219,5 +219,10 @@ def practice_counts(done: dict[str, datetime], folder: str | os.PathLike | None 
         got, total = counts.setdefault(item.chapter, {}).get(kind, (0, 0))
         counts[item.chapter][kind] = (got + (item.item_id in done), total + 1)
     return counts
+
+
+def practice_done(root: Path, progress_path: Path | None = None) -> dict[str, dict[str, tuple[int, int]]]:
+    """practice_counts of the items in root/chapters/practice/ done in the progress file (default: the learner's)."""
+    return practice_counts(done_items(progress_path), Path(root) / "chapters" / PRACTICE_FOLDER)
 
 

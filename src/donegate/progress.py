@@ -14,13 +14,55 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable
 
-from .selfcheck import SelfCheckError, find_root, known_assignments
+from .setup import find_repository
 
 # %% auto #0
-__all__ = ['PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'VARIANTS', 'progress_file', 'Pass', 'read_progress', 'load_passes',
-           'update_progress', 'record_pass', 'Step', 'Repetition', 'repetitions', 'recall_family', 'variant_for', 'Row',
+__all__ = ['ROOT_ENV', 'PROGRESS_ENV', 'CURRICULUM', 'RECALL_SCHEDULE', 'VARIANTS', 'SelfCheckError', 'find_root',
+           'known_assignments', 'progress_file', 'Pass', 'read_progress', 'load_passes', 'update_progress',
+           'record_pass', 'Step', 'Repetition', 'repetitions', 'recall_family', 'variant_for', 'Row', 'local_now',
            'due_label', 'recall_row', 'progress_rows', 'chapter_titles', 'practice_label', 'format_progress',
            'progress', 'schedule_note', 'repetition_note', 'progress_command']
+
+# %% ../../chapters/81_workbook_progress.ipynb #6a4996da
+class SelfCheckError(Exception):
+    """What a workbook command cannot do (a notebook to check, the progress file, the course); the message says
+    what happened and what to do next."""
+
+
+ROOT_ENV = "DONEGATE_ROOT"
+
+
+def _package_root() -> Path | None:
+    """The folder this module was imported from (src/donegate/ in a checkout), if any."""
+    here = globals().get("__file__")
+    return Path(here).resolve().parent if here else None
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The repository that holds solutions/: $DONEGATE_ROOT if set, else the checkout this
+    package lives in, else `start` (default: the current directory) or the nearest parent of it."""
+    override = os.environ.get(ROOT_ENV)
+    if override:
+        root = Path(override).expanduser()
+        if not root.is_dir():
+            raise SelfCheckError(f"{ROOT_ENV}={override} is not a folder. Point it at the donegate "
+                                 f"repository (the folder with solutions/ and labs/), or unset it.")
+        return root.resolve()
+    here = Path(start or Path.cwd()).resolve()
+    for begin in (_package_root(), here):
+        root = find_repository(begin) if begin is not None else None
+        if root is not None and (root / "solutions").is_dir():
+            return root
+    raise SelfCheckError(f"Could not find the donegate repository from {here}. Run the command inside "
+                         f"your copy of the repository, or set {ROOT_ENV}=/path/to/donegate.")
+
+# %% ../../chapters/81_workbook_progress.ipynb #18d1e1ef
+def known_assignments(root: Path) -> list[str]:
+    """Ids of the labs and recall exercises under root/solutions (each is solutions/<id>/<id>.ipynb)."""
+    folder = Path(root) / "solutions"
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 # %% ../../chapters/81_workbook_progress.ipynb #3f13c63a
 PROGRESS_ENV = "DONEGATE_PROGRESS_FILE"
@@ -197,7 +239,8 @@ class Row:
     label: str
 
 
-def _now() -> datetime:
+def local_now() -> datetime:
+    """The clock: now, in the local time zone (what every `now` left out stands for)."""
     return datetime.now(timezone.utc).astimezone()
 
 
@@ -247,7 +290,7 @@ def recall_row(step: Step, first: dict[str, datetime], passes: list[datetime], n
 def progress_rows(now: datetime | None = None, root: Path | None = None,
                   progress_path: Path | None = None) -> list[Row]:
     """The state of every lab and recall exercise in CURRICULUM at `now` (default: the clock)."""
-    now = _aware(now or _now())
+    now = _aware(now or local_now())
     root = Path(root) if root else find_root()
     available = set(known_assignments(root))
     first: dict[str, datetime] = {}
@@ -322,22 +365,23 @@ def format_progress(rows: list[Row], titles: dict[str, str], now: datetime, wher
     return "\n".join(lines)
 
 # %% ../../chapters/81_workbook_progress.ipynb #9ac6f24a-c1
-def progress(*, now: datetime | None = None, root: Path | None = None,
-             progress_path: Path | None = None, echo: Callable[[str], None] | None = None) -> list[Row]:
-    """Print the chapters, the labs passed (with time) and which recall exercises are due; return the rows."""
+def progress(*, now: datetime | None = None, root: Path | None = None, progress_path: Path | None = None,
+             echo: Callable[[str], None] | None = None,
+             practice: Callable[[Path, Path | None], dict[str, dict[str, tuple[int, int]]]] | None = None) -> list[Row]:
+    """Print the chapters, the labs passed (with time) and which recall exercises are due; return the rows.
+    `practice(root, progress_path)` counts each chapter's exercises and questions done, shown under it."""
     echo = echo or print
-    now = _aware(now or _now())
+    now = _aware(now or local_now())
     root = Path(root) if root else find_root()
     rows = progress_rows(now, root, progress_path)
     where = Path(progress_path) if progress_path else progress_file()
-    from donegate.practice import done_items, practice_counts
-
-    try:
-        practice = practice_counts(done_items(progress_path), Path(root) / "chapters" / "practice")
-    except ValueError as err:  # a damaged practice file: the passes are still worth showing
-        practice = {}
-        echo(f"(exercises not counted: {err})")
-    echo(format_progress(rows, chapter_titles(root), now, where, practice))
+    counts = {}
+    if practice is not None:
+        try:
+            counts = practice(root, progress_path)
+        except ValueError as err:  # a damaged practice file: the passes are still worth showing
+            echo(f"(exercises not counted: {err})")
+    echo(format_progress(rows, chapter_titles(root), now, where, counts))
     return rows
 
 # %% ../../chapters/81_workbook_progress.ipynb #sc-sched-note
@@ -368,7 +412,7 @@ def repetition_note(assignment: str, number: int, now: datetime | None = None,
                     progress_path: Path | None = None) -> str:
     """Which repetition of a recall exercise the `number`-th copy is, and when it is due: on time from then on,
     early before (and before its lab is passed)."""
-    now = _aware(now or _now())
+    now = _aware(now or local_now())
     total = len(RECALL_SCHEDULE)
     head = f"{assignment}, repetition {number} of {total}"
     if number > total:
@@ -390,10 +434,10 @@ def repetition_note(assignment: str, number: int, now: datetime | None = None,
     return f"{head}, {due_label(due, now)} ({_at(due, now)}): a pass before then still counts, marked early."
 
 # %% ../../chapters/81_workbook_progress.ipynb #prog-cmd
-def progress_command() -> int:
+def progress_command(practice: Callable[[Path, Path | None], dict] | None = None) -> int:
     """`donegate progress`: 0 after printing, 2 if the repository or the progress file cannot be read."""
     try:
-        progress()
+        progress(practice=practice)
         return 0
     except SelfCheckError as err:
         print(f"donegate progress: {err}", file=sys.stderr)

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .selfcheck import SelfCheckError
+from .progress import SelfCheckError
 from .setup import find_repository
 
 # %% auto #0

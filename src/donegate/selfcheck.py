@@ -14,13 +14,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from .setup import find_repository
+from .progress import SelfCheckError, find_root, known_assignments, local_now, record_pass, schedule_note
 
 # %% auto #0
-__all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_STYLE', 'FEEDBACK_PAGE', 'FEEDBACK_TEST_CELL',
-           'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'HIDDEN_TESTS', 'SelfCheckError', 'find_root',
-           'known_assignments', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options', 'course_config',
-           'build_course', 'nbgrader_templates', 'feedback_options', 'generate_feedback', 'grade_in_course',
+__all__ = ['STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_STYLE', 'FEEDBACK_PAGE', 'FEEDBACK_TEST_CELL',
+           'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'HIDDEN_TESTS', 'read_notebook', 'graded_ids',
+           'find_assignment', 'grading_options', 'course_config', 'build_course', 'nbgrader_templates',
+           'feedback_options', 'in_process_gradebook_version', 'generate_feedback', 'grade_in_course', 'one_line',
            'grader_failure', 'run_grader', 'GradedCell', 'CheckResult', 'failing_line', 'hidden_lines', 'reason_for',
            'read_cells', 'format_result', 'check', 'check_command']
 
@@ -28,46 +28,6 @@ __all__ = ['ROOT_ENV', 'STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDB
 from .trajectory_io import defer_iri_grammar
 
 defer_iri_grammar()  # nbformat, and so nbgrader, import jsonschema: the self-check and grading need it first
-
-# %% ../../chapters/84_workbook_self_check.ipynb #6a4996da
-class SelfCheckError(Exception):
-    """A notebook that cannot be checked; the message says what happened and what to do next."""
-
-
-ROOT_ENV = "DONEGATE_ROOT"
-
-
-def _package_root() -> Path | None:
-    """The folder this module was imported from (src/donegate/ in a checkout), if any."""
-    here = globals().get("__file__")
-    return Path(here).resolve().parent if here else None
-
-
-def find_root(start: Path | None = None) -> Path:
-    """The repository that holds solutions/: $DONEGATE_ROOT if set, else the checkout this
-    package lives in, else `start` (default: the current directory) or the nearest parent of it."""
-    override = os.environ.get(ROOT_ENV)
-    if override:
-        root = Path(override).expanduser()
-        if not root.is_dir():
-            raise SelfCheckError(f"{ROOT_ENV}={override} is not a folder. Point it at the donegate "
-                                 f"repository (the folder with solutions/ and labs/), or unset it.")
-        return root.resolve()
-    here = Path(start or Path.cwd()).resolve()
-    for begin in (_package_root(), here):
-        root = find_repository(begin) if begin is not None else None
-        if root is not None and (root / "solutions").is_dir():
-            return root
-    raise SelfCheckError(f"Could not find the donegate repository from {here}. Run the command inside "
-                         f"your copy of the repository, or set {ROOT_ENV}=/path/to/donegate.")
-
-# %% ../../chapters/84_workbook_self_check.ipynb #18d1e1ef
-def known_assignments(root: Path) -> list[str]:
-    """Ids of the labs and recall exercises under root/solutions (each is solutions/<id>/<id>.ipynb)."""
-    folder = Path(root) / "solutions"
-    if not folder.is_dir():
-        return []
-    return sorted(p.name for p in folder.iterdir() if (p / f"{p.name}.ipynb").is_file())
 
 # %% ../../chapters/84_workbook_self_check.ipynb #b05dfa9a
 def read_notebook(path: Path) -> dict:
@@ -313,7 +273,7 @@ def feedback_options(course: Path) -> dict[str, dict[str, object]]:
 STAGE_MARK = "donegate-stage:"
 
 
-def _in_process_gradebook_version(api_module) -> None:
+def in_process_gradebook_version(api_module) -> None:
     """nbgrader stamps a new gradebook with its schema version by running the `alembic` program
     (seconds, and only if it is on PATH); read the same version from nbgrader's migration scripts."""
     if getattr(api_module.get_alembic_version, "read_in_process", False):
@@ -361,7 +321,7 @@ def grade_in_course(course: str | Path, assignment: str, student: str = STUDENT,
     warnings.simplefilter("default")
     from traitlets.config.loader import PyFileConfigLoader
     import nbgrader.api
-    _in_process_gradebook_version(nbgrader.api)
+    in_process_gradebook_version(nbgrader.api)
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -403,7 +363,8 @@ def _stage(name: str, assignment: str, echo: Callable[[str], None]) -> None:
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")  # terminal colour codes, as in kernel tracebacks
 
 
-def _one_line(text: str, limit: int = 110) -> str:
+def one_line(text: str, limit: int = 110) -> str:
+    """`text` on one line, without colour codes, cut to `limit` characters: a log or error line fit for a message."""
     text = _ANSI.sub("", str(text))
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -418,7 +379,7 @@ def grader_failure(assignment: str, stage: str, status: int, log_text: str) -> s
         if (re.match(r"^[\w.]*(Error|Exception|Exit): ", text) or re.match(r"^(\[?ERROR\]?|CRITICAL)", text)) \
                 and "Traceback" not in text and text not in named:
             named.append(text)
-    shown = "\n".join("    " + _one_line(line, 200) for line in (named[:8] or lines[-15:]))
+    shown = "\n".join("    " + one_line(line, 200) for line in (named[:8] or lines[-15:]))
     return (f"The grading machinery failed (exit status {status}) during {stage} for {assignment}. That "
             f"is a problem with nbgrader, the lab's source or this installation, not a score for your "
             f"answers. {'What its log says went wrong' if named else 'The end of its log'}:\n{shown}\n"
@@ -589,18 +550,18 @@ def reason_for(cell: dict | None, points: float | None, max_points: float) -> st
     errors = [o for o in outputs if o.get("output_type") == "error"]
     hidden = hidden_lines(cell)
     if errors:
-        name, value = errors[-1].get("ename", "Error"), _one_line(errors[-1].get("evalue", ""))
+        name, value = errors[-1].get("ename", "Error"), one_line(errors[-1].get("evalue", ""))
         if value:
-            return _one_line(f"{name}: {value}")
+            return one_line(f"{name}: {value}")
         line = failing_line(errors[-1].get("traceback", []))
         if line in hidden:
             return f"{name} in a hidden test, line {hidden[line]} of the cell"
-        return _one_line(f"{name} at: {line}" if line else name)
+        return one_line(f"{name} at: {line}" if line else name)
     stderr = [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
     if stderr:
         text = "".join("".join(o.get("text", "")) for o in stderr).strip().splitlines()
         text = [line for line in text if line.strip() not in hidden]
-        return _one_line("wrote to stderr (a test cell must not): " + (text[-1] if text else ""))
+        return one_line("wrote to stderr (a test cell must not): " + (text[-1] if text else ""))
     if points >= max_points:
         return "passed"
     return "partial credit" if points > 0 else "no points"
@@ -645,7 +606,6 @@ def check(path: str | Path, *, root: Path | None = None, now: datetime | None = 
     """Autograde one lab or recall notebook against its hidden tests in a throw-away nbgrader course,
     print a line per stage and a line per test, write <stem>.feedback.html next to the notebook and,
     on full marks, record the pass time (`now`, default: the clock) in the progress file."""
-    from donegate.progress import _now, record_pass, schedule_note  # appendix 81 (it imports this module)
     echo = echo or (lambda line: print(line, flush=True))
     notebook = Path(path).expanduser()
     nb = read_notebook(notebook)
@@ -674,7 +634,7 @@ def check(path: str | Path, *, root: Path | None = None, now: datetime | None = 
         missing = result.max_score - result.score
         echo(f"Not yet: {_points(missing)} point(s) to go. Fix the first failing test, then check again.")
         return result
-    when = now or _now()
+    when = now or local_now()
     where = record_pass(assignment, when, result.score, result.max_score, progress_path)
     echo(f"Full marks. Pass recorded at {when:%Y-%m-%d %H:%M %Z} in {where}.")
     echo(schedule_note(assignment, when, progress_path))
