@@ -12,6 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -374,11 +375,52 @@ def inherited_private_uses(source: str, package: str = PACKAGE) -> list[tuple[st
     return sorted(set(found), key=lambda f: (f[2], f[1]))
 
 
+def private_members(source: str, class_name: str) -> set[str]:
+    """The underscore names a class of `source` holds: methods written in it, names assigned in its body, and
+    methods attached to it later in its module (`Class._m = _m`)."""
+    tree = ast.parse(source)
+    found = set()
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name):
+        found |= {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        found |= {t.id for n in cls.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    found |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+              and isinstance(n.value, ast.Name) and n.value.id == class_name}
+    return {name for name in found if name.startswith("_") and not name.startswith("__")}
+
+
+def overridden_privates(source: str, base_source: Callable[[str, str], str | None],
+                        package: str = PACKAGE) -> list[tuple[str, str]]:
+    """(class, name) for each underscore method a class of `source` writes over, where its base comes from another
+    module of `package` and holds that name: overriding a private method depends on it as much as calling it.
+    `base_source(module, class)` gives the base module's source (None if unknown)."""
+    tree = ast.parse(source)
+    origin = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level <= 1:
+            parts = ([package, *(node.module.split(".") if node.module else [])] if node.level == 1
+                     else (node.module or "").split("."))
+            if parts[0] == package and len(parts) > 1:
+                origin.update({alias.asname or alias.name: (parts[1], alias.name) for alias in node.names})
+    found = []
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for base in (b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in origin):
+            module, name = origin[base]
+            text = base_source(module, name)
+            if text is not None:
+                found += [(cls.name, m) for m in sorted(private_members(source, cls.name) & private_members(text, name))]
+    return found
+
+
 def test_a_subclass_uses_only_its_base_s_public_names():
+    modules = library_modules()
+    sources = {name: path.read_text(encoding="utf-8") for name, path in modules.items()}
     taken = []
-    for name, path in library_modules().items():
+    for name, source in sources.items():
         taken += [f"donegate.{name}.{cls} reaches its base's {private} (src/donegate/{name}.py line {line})"
-                  for cls, private, line in inherited_private_uses(path.read_text(encoding="utf-8"))]
+                  for cls, private, line in inherited_private_uses(source)]
+        taken += [f"donegate.{name}.{cls} writes over its base's {private}"
+                  for cls, private in overridden_privates(source, lambda module, _: sources.get(module))]
     assert not taken, ("a subclass in another module uses its base's private names; make the seam public in the "
                        "chapter that offers it:\n  " + "\n  ".join(taken))
 
@@ -390,6 +432,16 @@ def test_the_subclass_reader_finds_a_base_s_private_name_and_not_its_own():
               "def _settle(self: SessionGate):\n    return self._settled()\n\n\nSessionGate.settle = _settle\n"
               "class Local:\n    def f(self):\n        return self._x\n")
     assert inherited_private_uses(source) == [("SessionGate", "_load", 7), ("SessionGate", "_settled", 14)]
+
+
+def test_writing_over_a_base_s_private_method_is_found_and_a_public_one_is_not():
+    base = ("class StopGate:\n    def _decide(self):\n        return 1\n\n    def decide(self):\n        return 2\n\n\n"
+            "def _run(self: StopGate):\n    return 3\n\n\nStopGate._run = _run\n")
+    sub = ("from .stopgate import StopGate\n\n\nclass SessionGate(StopGate):\n    def _decide(self):\n        return 4\n\n"
+           "    def decide(self):\n        return 5\n\n    def _own(self):\n        return 6\n\n\n"
+           "def _run(self: SessionGate):\n    return 7\n\n\nSessionGate._run = _run\n")
+    assert overridden_privates(sub, lambda module, name: base if (module, name) == ("stopgate", "StopGate") else None) \
+        == [("SessionGate", "_decide"), ("SessionGate", "_run")]
 
 
 def test_no_module_imports_a_module_that_imports_it_back():
