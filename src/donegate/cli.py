@@ -96,7 +96,7 @@ COMMANDS.update({
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-work
 COMMANDS.update({
     "trajectory": Command(
-        "donegate.trajectory:trajectory_command",
+        "donegate.trajectory_io:trajectory_command",
         "show or validate a trajectory file, or print its JSON Schema",
         (arg("action", choices=["show", "validate", "schema"],
              help="show: the timeline; validate: check it; schema: print the event schema (no FILE)"),
