@@ -52,7 +52,7 @@ def short_ref(ref: str) -> str:
 # %% ../../chapters/03_trajectories.ipynb #ch03-017-k1
 class ArtifactStore:
     """A content-addressed folder of full outputs. A file's name is the SHA-256 of its bytes; a file is
-    written once (never overwritten), made read-only and fsynced before its reference is returned."""
+    written once (never overwritten) and made read-only before its reference is returned."""
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root)
@@ -88,12 +88,10 @@ def _put(self: ArtifactStore, data: bytes) -> str:
 
 
 def _write_new(self: ArtifactStore, target: Path, data: bytes) -> None:
-    """Write `data` as the new file `target`, fsynced, then make it read-only. The seam: appendix 98's
-    DurableStore writes it whole or not at all."""
+    """Write `data` as the new file `target` and make it read-only. The seam: appendix 98's DurableStore
+    writes it whole or not at all, fsynced."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "xb") as handle:
-        handle.write(data)
-        os.fsync(handle.fileno())
+    target.write_bytes(data)
     os.chmod(target, 0o444)
 
 
@@ -692,7 +690,10 @@ def read_plain(data: bytes, store: ArtifactStore | None, problems: list[Problem]
     events, refs, lines = [], set(), data.split(b"\n")
     for number, raw in enumerate(lines[:-1] if data.endswith(b"\n") else lines, 1):
         try:
-            events.append(Event.from_dict(json.loads(raw), line=number))
+            event = Event.from_dict(json.loads(raw), line=number)
+            if not (isinstance(event.seq, int) and isinstance(event.payload, dict)):
+                raise TypeError("seq is a number and payload an object")
+            events.append(event)
         except (ValueError, TypeError, KeyError):
             torn = number == len(lines)
             problems.append(Problem(number, "torn_line" if torn else "bad_line", f"torn last line: {len(raw):,} bytes "
