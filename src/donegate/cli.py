@@ -348,6 +348,7 @@ def main(argv: Sequence[str] | None = None, commands: dict[str, Command] = COMMA
     if missing:
         print(workbook_needed(name, missing), file=sys.stderr)
         return 2
+    from donegate import trajectory_io  # noqa: F401  appendix 98 registers how each trajectory event is worded
     try:
         return int(load(commands[name].target)(**args))
     except KeyboardInterrupt:
