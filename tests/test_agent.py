@@ -21,7 +21,8 @@ from donegate.agent import (
     Workspace,
 )
 from donegate.hooks import Decision, HookRegistry
-from donegate.trajectory import TrajectoryWriter, load, validate
+from donegate.trajectory import TrajectoryWriter
+from donegate.trajectory_io import load_checked, validate_checked
 
 
 def bash(command: str) -> dict:
@@ -48,7 +49,7 @@ class Run:
         self.agent = Agent(self.model, self.project, registry=self.registry, writer=self.writer, **agent_options)
 
     def events(self, type: str | None = None) -> list:
-        events = load(self.writer.path).events
+        events = load_checked(self.writer.path).events
         return [e for e in events if type is None or e.type == type]
 
     def output_of(self, n: int) -> str:
@@ -217,7 +218,7 @@ def test_a_file_tool_that_fails_on_the_file_system_is_a_tool_error_and_the_run_g
     result = run.agent.run("write things")
     assert result.status == "completed"
     assert [e.payload["call_id"] for e in run.events("tool_failed")] == ["call_1_1", "call_1_2", "call_1_3"]
-    assert validate(run.writer.path).ok
+    assert validate_checked(run.writer.path).ok
 
 
 def test_a_failing_commands_exit_code_survives_the_clipping_of_its_output(tmp_path):
@@ -407,7 +408,7 @@ def _blocked_stop_then_tool_error(tmp_path):
 def test_every_run_writes_a_trajectory_that_validates_and_ends_with_run_finished(tmp_path, make, status):
     run = make(tmp_path)
     result = run.agent.run("task")
-    checked = validate(result.trajectory)
+    checked = validate_checked(result.trajectory)
     assert checked.ok, checked.first_problem
     assert checked.events[-1].type == "run_finished"
     assert checked.events[-1].payload["status"] == result.status == status

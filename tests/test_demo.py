@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from donegate.demo import play, scenario_names
-from donegate.trajectory import terminal_status, tool_calls, validate
+from donegate.trajectory import terminal_status, tool_calls
+from donegate.trajectory_io import validate_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,7 +95,7 @@ def test_last_printed_line_states_the_outcome(played, name, mode):
 @pytest.mark.parametrize("name, mode", CASES)
 def test_scenario_trajectory_validates_and_records_the_predicted_ending(played, name, mode):
     run = played(name, mode).run
-    result = validate(run.trajectory)
+    result = validate_checked(run.trajectory)
     assert result.ok, result.problems
     assert terminal_status(result) == run.status == PREDICTED[name][0]
 
@@ -108,7 +109,7 @@ def test_playing_leaves_the_checkout_untouched(played, name, mode):
 
 def test_scope_conflict_makes_no_edit_after_the_block(played):
     run = played("scope-conflict", "bytecode-written").run
-    result = validate(run.trajectory)
+    result = validate_checked(run.trajectory)
     gate_at = min(e.seq for e in result.events if e.type == "gate_decision")
     edits_after = [c for c in tool_calls(result) if c.tool in ("edit", "write") and c.requested.seq > gate_at]
     assert edits_after == []

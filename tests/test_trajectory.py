@@ -19,24 +19,20 @@ from donegate.trajectory import (
     ArtifactError,
     ArtifactStore,
     RunFinishedError,
-    TrajectoryWriter,
     claims_by_turn,
     counts_as_passed,
     decisions_by_hook,
     default_artifact_dir,
     failed_calls,
     format_timeline,
-    load,
     make_preview,
-    plot_timeline,
     promises_by_turn,
     record_output,
     status_label,
     successful_calls,
     terminal_status,
-    validate,
 )
-from donegate.trajectory_io import EVENT_SCHEMA, schema_problem
+from donegate.trajectory_io import EVENT_SCHEMA, DurableWriter, load_checked, plot_timeline, schema_problem, validate_checked
 
 FAILING_LINE = "tests/test_pricing.py::test_bulk_discount_is_capped FAILED"
 
@@ -54,17 +50,17 @@ def path(tmp_path) -> Path:
 
 
 @pytest.fixture
-def writer(path) -> TrajectoryWriter:
-    return TrajectoryWriter(path, run_id="r-test", task_id="t-test")
+def writer(path) -> DurableWriter:
+    return DurableWriter(path, run_id="r-test", task_id="t-test")
 
 
 def lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def finished_run(path: Path, status: str = "verified") -> TrajectoryWriter:
+def finished_run(path: Path, status: str = "verified") -> DurableWriter:
     """A small complete run with one tool call, one hook decision and one verification."""
-    w = TrajectoryWriter(path, run_id="r-full", task_id="t-full")
+    w = DurableWriter(path, run_id="r-full", task_id="t-full")
     w.run_started("fix the cap")
     w.turn_started()
     w.model_reply("Running the tests.", promises=["Bash"])
@@ -105,7 +101,7 @@ def test_every_event_carries_the_envelope_of_the_format(writer, path):
 
 def test_timestamps_are_utc_iso_8601_with_a_trailing_z(path):
     moment = datetime(2026, 11, 29, 23, 30, 0, 123456, tzinfo=timezone.utc)
-    w = TrajectoryWriter(path, task_id="t", clock=lambda: moment)
+    w = DurableWriter(path, task_id="t", clock=lambda: moment)
     w.run_started("task")
     assert lines(path)[0]["ts"] == "2026-11-29T23:30:00.123456Z"
 
@@ -151,7 +147,7 @@ def test_a_payload_that_is_not_json_is_refused(writer):
 def test_the_writer_never_appends_to_an_existing_file(path):
     path.write_text("precious\n")
     with pytest.raises(FileExistsError, match="already exists"):
-        TrajectoryWriter(path, task_id="t")
+        DurableWriter(path, task_id="t")
     assert path.read_text() == "precious\n"
 
 
@@ -166,7 +162,7 @@ def test_fsync_terminal_forces_the_file_to_disk_at_run_finished(writer, monkeypa
 
 
 def test_fsync_always_forces_every_event_to_disk(path, monkeypatch):
-    w = TrajectoryWriter(path, task_id="t", fsync="always")
+    w = DurableWriter(path, task_id="t", fsync="always")
     synced = []
     monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
     w.run_started("task")
@@ -176,7 +172,7 @@ def test_fsync_always_forces_every_event_to_disk(path, monkeypatch):
 
 def test_an_exception_inside_the_with_block_is_recorded_as_a_failed_run(path):
     with pytest.raises(KeyError):
-        with TrajectoryWriter(path, task_id="t") as w:
+        with DurableWriter(path, task_id="t") as w:
             w.run_started("task")
             raise KeyError("command")
     last = lines(path)[-1]
@@ -321,7 +317,7 @@ def test_the_writers_fast_check_agrees_with_jsonschema(path):
 
 def test_load_returns_what_the_writer_wrote(path):
     finished_run(path)
-    result = load(path)
+    result = load_checked(path)
     assert result.ok, result.problems
     assert [e.to_dict() for e in result.events] == lines(path)
     assert [e.line for e in result.events] == list(range(1, 10))
@@ -330,7 +326,7 @@ def test_load_returns_what_the_writer_wrote(path):
 def test_load_reports_a_seq_gap_at_its_line(path):
     finished_run(path)
     rewrite(path, lambda ls: ls[:3] + ls[4:])
-    first = load(path).first_problem
+    first = load_checked(path).first_problem
     assert (first.line, first.kind) == (4, "seq_gap")
     assert "event 4 is missing" in first.message
 
@@ -338,17 +334,17 @@ def test_load_reports_a_seq_gap_at_its_line(path):
 def test_load_reports_a_repeated_seq(path):
     finished_run(path)
     rewrite(path, lambda ls: ls[:3] + ls[2:])
-    first = load(path).first_problem
+    first = load_checked(path).first_problem
     assert (first.line, first.kind) == (4, "seq_repeat")
 
 
 def test_load_reports_a_torn_last_line_and_keeps_every_event_before_it(path):
-    w = TrajectoryWriter(path, task_id="t")
+    w = DurableWriter(path, task_id="t")
     for _ in range(5):
         w.turn_started()
     with open(path, "a") as f:
         f.write('{"v": 1, "seq": 6, "ty')
-    result = load(path)
+    result = load_checked(path)
     assert result.torn
     assert (result.first_problem.line, result.first_problem.kind) == (6, "torn_line")
     assert "5 complete events before it are kept" in result.first_problem.message
@@ -358,7 +354,7 @@ def test_load_reports_a_torn_last_line_and_keeps_every_event_before_it(path):
 def test_a_malformed_line_in_the_middle_is_reported_and_the_rest_kept(path):
     finished_run(path)
     rewrite(path, lambda ls: ls[:2] + ["{not json\n"] + ls[3:])
-    result = load(path)
+    result = load_checked(path)
     assert (result.first_problem.line, result.first_problem.kind) == (3, "bad_json")
     assert not result.torn
     assert len(result.events) == 8
@@ -367,25 +363,25 @@ def test_a_malformed_line_in_the_middle_is_reported_and_the_rest_kept(path):
 def test_a_complete_last_line_without_a_newline_is_kept_without_complaint(path):
     finished_run(path)
     path.write_text(path.read_text().rstrip("\n"))
-    assert load(path).ok
+    assert load_checked(path).ok
 
 
 def test_load_reports_an_event_after_run_finished(path):
     finished_run(path)
     rewrite(path, lambda ls: ls + [ls[2].replace('"seq":3', '"seq":10')])
-    first = load(path).first_problem
+    first = load_checked(path).first_problem
     assert (first.line, first.kind) == (10, "after_terminal")
 
 
 def test_load_reports_a_second_run_finished(path):
     finished_run(path)
     rewrite(path, lambda ls: ls + [ls[-1].replace('"seq":9', '"seq":10')])
-    assert load(path).first_problem.kind == "second_terminal"
+    assert load_checked(path).first_problem.kind == "second_terminal"
 
 
 def test_load_reports_a_run_without_run_finished(writer, path):
     writer.run_started("task")
-    result = load(path)
+    result = load_checked(path)
     assert [p.kind for p in result.problems] == ["unfinished"]
     assert result.status is None and "UNFINISHED" in status_label(result.status)
 
@@ -393,20 +389,20 @@ def test_load_reports_a_run_without_run_finished(writer, path):
 def test_load_reports_an_event_from_another_run(path):
     finished_run(path)
     rewrite(path, lambda ls: ls[:4] + [ls[4].replace('"r-full"', '"r-other"')] + ls[5:])
-    first = load(path).first_problem
+    first = load_checked(path).first_problem
     assert (first.line, first.kind) == (5, "run_mismatch")
 
 
 def test_load_of_a_file_that_is_not_jsonl_names_line_1(path):
     path.write_text("Tests passed!\nAll good.\n")
-    first = load(path).first_problem
+    first = load_checked(path).first_problem
     assert (first.line, first.kind) == (1, "bad_json")
 
 
 def test_load_names_the_field_that_breaks_the_schema(path):
     finished_run(path)
     rewrite(path, lambda ls: ls[:-1] + [ls[-1].replace('"verified"', '"passed"')])
-    first = load(path).first_problem
+    first = load_checked(path).first_problem
     assert first.kind == "schema" and first.line == 9 and "payload.status" in first.message
 
 
@@ -416,14 +412,14 @@ def test_validate_finds_a_tampered_artifact_at_the_event_that_names_it(path):
     artifact = default_artifact_dir(path) / ref[len("sha256:"):]
     os.chmod(artifact, 0o644)
     artifact.write_text(long_test_log().replace("FAILED", "PASSED"))
-    assert load(path).ok
-    first = validate(path).first_problem
+    assert load_checked(path).ok
+    first = validate_checked(path).first_problem
     assert (first.line, first.kind) == (6, "artifact_tampered")
 
 
 def test_validate_reports_a_missing_artifact(path, tmp_path):
     finished_run(path)
-    first = validate(path, artifacts=tmp_path / "elsewhere").first_problem
+    first = validate_checked(path, artifacts=tmp_path / "elsewhere").first_problem
     assert first.kind == "artifact_missing" and first.line == 6
 
 
@@ -435,7 +431,7 @@ def test_a_successful_call_is_a_completion_matched_to_its_request(writer, path):
     writer.tool_completed("c9", "search_kb", "no request for this one")
     writer.tool_requested("Read", {"file_path": "a.py"}, call_id="c2")
     writer.tool_completed("c2", "Read", "print(1)\n")
-    assert [c.call_id for c in successful_calls(load(path))] == ["c1", "c2"]
+    assert [c.call_id for c in successful_calls(load_checked(path))] == ["c1", "c2"]
 
 
 def test_failed_calls_include_completions_with_a_nonzero_exit(writer, path):
@@ -443,15 +439,15 @@ def test_failed_calls_include_completions_with_a_nonzero_exit(writer, path):
     writer.tool_completed("c1", "Bash", "1 failed", exit_code=1)
     writer.tool_requested("Bash", {"command": "rm -rf /"}, call_id="c2")
     writer.tool_failed("c2", "Bash", "refused by no_rm_rf")
-    assert [c.call_id for c in failed_calls(load(path))] == ["c1", "c2"]
-    assert successful_calls(load(path)) == []
+    assert [c.call_id for c in failed_calls(load_checked(path))] == ["c1", "c2"]
+    assert successful_calls(load_checked(path)) == []
 
 
 def test_decisions_are_grouped_by_hook_in_order(writer, path):
     writer.hook_decision("before_tool_call", "guard", "allow", "", tool_name="Bash")
     writer.hook_decision("on_stop", "gate", "block", "tests fail")
     writer.hook_decision("before_tool_call", "guard", "deny", "rm -rf", tool_name="Bash")
-    grouped = decisions_by_hook(load(path))
+    grouped = decisions_by_hook(load_checked(path))
     assert {hook: [e.payload["action"] for e in events] for hook, events in grouped.items()} == {
         "guard": ["allow", "deny"], "gate": ["block"]}
 
@@ -461,14 +457,14 @@ def test_claims_and_promises_are_collected_per_turn(writer, path):
     writer.model_reply("I searched the knowledge base.", claims=["refund approved"], promises=["search_kb"])
     writer.turn_started()
     writer.model_reply("Done.", claims=["tests pass"])
-    result = load(path)
+    result = load_checked(path)
     assert claims_by_turn(result) == {1: ["refund approved"], 2: ["tests pass"]}
     assert promises_by_turn(result) == {1: ["search_kb"], 2: []}
 
 
 def test_terminal_status_is_the_run_finished_status(path):
     finished_run(path, status="yielded_unverified")
-    assert terminal_status(load(path)) == "yielded_unverified"
+    assert terminal_status(load_checked(path)) == "yielded_unverified"
 
 
 def test_only_verified_counts_as_passed():
@@ -478,7 +474,7 @@ def test_only_verified_counts_as_passed():
 
 def test_yielded_unverified_is_shown_as_unverified_and_never_as_passed(path):
     finished_run(path, status="yielded_unverified")
-    text = format_timeline(validate(path))
+    text = format_timeline(validate_checked(path))
     assert "UNVERIFIED" in status_label("yielded_unverified")
     assert "pass" not in status_label("yielded_unverified").lower()
     assert "UNVERIFIED" in text.split("run_finished")[1]
@@ -516,7 +512,7 @@ def test_the_timeline_has_four_lanes_and_shows_the_terminal_status(path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     finished_run(path, status="yielded_unverified")
-    fig = plot_timeline(load(path))
+    fig = plot_timeline(load_checked(path))
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["model", "tools", "hooks", "verification"]
     texts = " ".join(t.get_text() for t in ax.texts)
@@ -528,10 +524,10 @@ def test_the_timeline_has_four_lanes_and_shows_the_terminal_status(path):
 
 CHILD = textwrap.dedent("""
     import json, sys
-    from donegate.trajectory import TrajectoryWriter
+    from donegate.trajectory_io import DurableWriter
 
     path, mode = sys.argv[1], sys.argv[2]
-    writer = TrajectoryWriter(path, run_id="r-killed", task_id="count")
+    writer = DurableWriter(path, run_id="r-killed", task_id="count")
     writer.run_started("count until killed")
     announced = False
     while True:
@@ -567,7 +563,7 @@ def write_until_killed(tmp_path: Path, mode: str) -> Path:
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL is POSIX only")
 def test_a_writer_killed_mid_line_loads_with_the_torn_line_reported_and_every_complete_event(tmp_path):
-    result = load(write_until_killed(tmp_path, "torn"))
+    result = load_checked(write_until_killed(tmp_path, "torn"))
     assert [(p.line, p.kind) for p in result.problems] == [(22, "torn_line"), (None, "unfinished")]
     assert [e.seq for e in result.events] == list(range(1, 22))
 
@@ -575,7 +571,7 @@ def test_a_writer_killed_mid_line_loads_with_the_torn_line_reported_and_every_co
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL is POSIX only")
 def test_a_writer_killed_while_writing_freely_loses_no_complete_event(tmp_path):
     path = write_until_killed(tmp_path, "free")
-    result = load(path)
+    result = load_checked(path)
     complete = path.read_bytes().count(b"\n")
     assert complete >= 100
     assert [e.seq for e in result.events] == list(range(1, complete + 1))
@@ -595,8 +591,8 @@ def test_validating_an_event_does_not_build_the_iri_grammar():
 
 
 def test_the_trajectory_imports_its_appendix_module_only_where_it_uses_it():
-    """donegate.trajectory_io (appendix 98) imports donegate.trajectory; the trajectory imports it back only inside
-    the functions that use it, so importing the trajectory does not import it and there is no import cycle."""
+    """donegate.trajectory_io (appendix 98) imports donegate.trajectory and fills its seams; the trajectory never
+    imports it back, so importing the trajectory does not import it and there is no import cycle."""
     import subprocess
     import sys
     probe = "import sys, donegate.trajectory; print('donegate.trajectory_io' in sys.modules)"

@@ -96,7 +96,7 @@ COMMANDS.update({
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-work
 COMMANDS.update({
     "trajectory": Command(
-        "donegate.trajectory:trajectory_command",
+        "donegate.trajectory_io:trajectory_command",
         "show or validate a trajectory file, or print its JSON Schema",
         (arg("action", choices=["show", "validate", "schema"],
              help="show: the timeline; validate: check it; schema: print the event schema (no FILE)"),
@@ -348,6 +348,7 @@ def main(argv: Sequence[str] | None = None, commands: dict[str, Command] = COMMA
     if missing:
         print(workbook_needed(name, missing), file=sys.stderr)
         return 2
+    from donegate import trajectory_io  # noqa: F401  appendix 98 registers how each trajectory event is worded
     try:
         return int(load(commands[name].target)(**args))
     except KeyboardInterrupt:

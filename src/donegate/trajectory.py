@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['PREVIEW_CHARS', 'FORMAT_VERSION', 'EVENT_TYPES', 'STATUSES', 'PASSED_STATUSES', 'STATUS_LABELS', 'FSYNC_POLICIES',
-           'CURRENT', 'LANES', 'OUTCOME_COLORS', 'ArtifactError', 'sha256_ref', 'short_ref', 'ArtifactStore',
-           'make_preview', 'record_output', 'counts_as_passed', 'status_label', 'Event', 'shorten', 'exit_words',
-           'counted', 'summarize', 'TrajectoryError', 'RunFinishedError', 'utc_timestamp', 'new_run_id',
-           'default_artifact_dir', 'TrajectoryWriter', 'Problem', 'LoadResult', 'load', 'validate', 'ToolCall',
-           'tool_calls', 'successful_calls', 'failed_calls', 'decisions_by_hook', 'hook_errors', 'claims_by_turn',
-           'promises_by_turn', 'terminal_status', 'outcome', 'plot_timeline', 'format_timeline', 'trajectory_command']
+__all__ = ['PREVIEW_CHARS', 'FORMAT_VERSION', 'EVENT_TYPES', 'STATUSES', 'PASSED_STATUSES', 'STATUS_LABELS', 'SUMMARIES',
+           'FSYNC_POLICIES', 'CURRENT', 'LANES', 'OUTCOME_COLORS', 'ArtifactError', 'sha256_ref', 'short_ref',
+           'ArtifactStore', 'make_preview', 'record_output', 'counts_as_passed', 'status_label', 'Event', 'shorten',
+           'exit_words', 'counted', 'summarize', 'TrajectoryError', 'RunFinishedError', 'utc_timestamp', 'new_run_id',
+           'default_artifact_dir', 'TrajectoryWriter', 'Problem', 'LoadResult', 'read_plain', 'load', 'validate',
+           'ToolCall', 'tool_calls', 'successful_calls', 'failed_calls', 'decisions_by_hook', 'hook_errors',
+           'claims_by_turn', 'promises_by_turn', 'terminal_status', 'outcome', 'format_timeline']
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-017
 PREVIEW_CHARS: int = 4000
@@ -52,7 +52,7 @@ def short_ref(ref: str) -> str:
 # %% ../../chapters/03_trajectories.ipynb #ch03-017-k1
 class ArtifactStore:
     """A content-addressed folder of full outputs. A file's name is the SHA-256 of its bytes; a file is
-    written once (never overwritten), made read-only and fsynced before its reference is returned."""
+    written once (never overwritten) and made read-only before its reference is returned."""
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root)
@@ -73,8 +73,6 @@ def _path_for(self: ArtifactStore, ref: str) -> Path:
 def _put(self: ArtifactStore, data: bytes) -> str:
     """Store `data` and return its reference; storing the same bytes again is a no-op.
     ArtifactError if a file already under that name no longer matches it (it is left alone)."""
-    from donegate.trajectory_io import write_once  # whole or not at all, read-only, fsynced: appendix 98
-
     if isinstance(data, str):
         raise TypeError("put() takes bytes; encode text first, or use record_output(), which does")
     data = bytes(data)
@@ -85,11 +83,19 @@ def _put(self: ArtifactStore, data: bytes) -> str:
         if problem:
             raise ArtifactError(f"{problem}; it was left as it is (artifacts are written once)")
         return ref
-    write_once(target, data)
+    self.write_new(target, data)
     return ref
 
 
-ArtifactStore.path_for, ArtifactStore.put = _path_for, _put
+def _write_new(self: ArtifactStore, target: Path, data: bytes) -> None:
+    """Write `data` as the new file `target` and make it read-only. The seam: appendix 98's DurableStore
+    writes it whole or not at all, fsynced."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    os.chmod(target, 0o444)
+
+
+ArtifactStore.path_for, ArtifactStore.put, ArtifactStore.write_new = _path_for, _put, _write_new
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-017-c2
 def _problem(self: ArtifactStore, ref: str) -> str | None:
@@ -236,12 +242,14 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-034-k1-b
-def summarize(event: Event) -> str:
-    """One line saying what `event` records; never raises, even on an event that breaks the schema."""
-    from donegate.trajectory_io import summary_line  # the wording for each event type: appendix 98
+SUMMARIES: dict[str, Callable[[Event], str]] = {}  # event type -> its wording; appendix 98 registers each
 
+
+def summarize(event: Event) -> str:
+    """One line saying what `event` records: the wording SUMMARIES holds for its type, else (and for an event
+    that breaks the schema) its payload as JSON. Never raises."""
     try:
-        return summary_line(event)
+        return SUMMARIES[event.type](event)
     except Exception:
         return shorten(json.dumps(event.payload, default=str), 80)
 
@@ -285,28 +293,25 @@ def default_artifact_dir(path: str | os.PathLike) -> Path:
 class TrajectoryWriter:
     """Writes one run's events to a new JSONL file, append-only, one event per line.
 
-    Each event gets the next seq (1, 2, 3 ...), a UTC timestamp and the run's ids, is checked against
-    EVENT_SCHEMA (schema_problem(fast=True); an invalid event raises ValueError and uses no seq) and
-    written with one call, then flushed. Exactly one run_finished may be written; any event after it raises RunFinishedError.
+    Each event gets the next seq (1, 2, 3 ...), a UTC timestamp and the run's ids, is checked by
+    `check_event` (an invalid event raises ValueError and uses no seq) and written with one call, then
+    flushed. Exactly one run_finished may be written; any event after it raises RunFinishedError.
 
-    Durability (the fsync policy, appendix 98). A crash of the PROCESS loses nothing already emitted: at
-    most the line being written is torn, and `load` reports it. fsync="terminal" (the default) forces the
-    file to disk at run_finished and at close, so a finished run also survives a crash of the MACHINE;
-    fsync="always" forces every event to disk before `emit` returns. Artifacts are always on disk before
-    the event that names them is written.
+    fsync="terminal" (the default) forces the file to disk at run_finished and at close; fsync="always"
+    after every event. Appendix 98's DurableWriter fills the seams with the full schema and durable files.
     """
+
+    store_class: type = ArtifactStore  # what a path given as `artifacts` becomes
 
     def __init__(self, path: str | os.PathLike, *, task_id: str, run_id: str | None = None,
                  artifacts: ArtifactStore | str | os.PathLike | None = None, fsync: str = "terminal",
                  preview_chars: int = PREVIEW_CHARS, clock: Callable[[], datetime] | None = None) -> None:
-        from donegate.trajectory_io import checked_run_id  # appendix 98
-
-        run_id = checked_run_id(task_id, run_id, fsync)
+        run_id = new_run_id() if run_id is None else run_id
         self.path = Path(path)
         self.run_id, self.task_id, self.fsync = run_id, task_id, fsync
         if artifacts is None:
             artifacts = default_artifact_dir(self.path)
-        self.artifacts = artifacts if isinstance(artifacts, ArtifactStore) else ArtifactStore(artifacts)
+        self.artifacts = artifacts if isinstance(artifacts, ArtifactStore) else self.store_class(artifacts)
         self.preview_chars = preview_chars
         self.clock = clock or (lambda: datetime.now(timezone.utc))
         self.seq = 0
@@ -316,6 +321,38 @@ class TrajectoryWriter:
         self._broken: str | None = None
         self._lock = threading.RLock()
         self.sink = self.open_sink()
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c6
+def _finished(self: TrajectoryWriter) -> bool:
+    """True once the run_finished record is written."""
+    return self.status is not None
+
+
+def _open(self: TrajectoryWriter):
+    """The new file the events go to, created with its folder (an existing file is never appended to)."""
+    self.path.parent.mkdir(parents=True, exist_ok=True)
+    return open(self.path, "xb")
+
+
+def _close(self: TrajectoryWriter) -> None:
+    """Flush, fsync and close the file, if it is open."""
+    if self.sink is not None:
+        try:
+            self.sink.flush()
+            os.fsync(self.sink.fileno())
+        finally:
+            self.sink.close()
+            self.sink = None
+
+
+def _writer_close(self: TrajectoryWriter) -> None:
+    """Flush, fsync and close without writing anything (an unfinished run stays unfinished)."""
+    with self._lock:
+        self.close_sink()
+
+
+TrajectoryWriter.open_sink, TrajectoryWriter.close_sink = _open, _close
+
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1
 def _check_writable(self: TrajectoryWriter) -> None:
@@ -337,23 +374,38 @@ def _draft(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None,
             "payload": dict(payload) if isinstance(payload, Mapping) else payload if payload is not None else {}}
 
 
-def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None, turn: int | None) -> tuple[str, dict]:
-    """The next event as one line of JSON, and that line decoded again; ValueError if it breaks the schema."""
-    from donegate.trajectory_io import schema_problem  # the event schema and its fast check: appendix 98
+TrajectoryWriter.check_writable, TrajectoryWriter.draft = _check_writable, _draft
 
+
+# %% ../../chapters/03_trajectories.ipynb #ch03-041-c1-e
+def _check_event(self: TrajectoryWriter, event: dict) -> str | None:
+    """Why `event` must not be written, or None: a known type, a payload object, a known status, no pass
+    without exit 0. The seam: appendix 98's DurableWriter checks the whole EVENT_SCHEMA."""
+    kind, p = event["type"], event["payload"]
+    if kind not in EVENT_TYPES or not isinstance(p, dict):
+        return f"payload: {p!r} is not an object" if kind in EVENT_TYPES else f"type: {kind!r} is not an event type"
+    if kind == "run_finished" and p.get("status") not in STATUSES:
+        return f"payload.status: {p.get('status')!r} is not one of {list(STATUSES)!r}"
+    if kind == "verification_result" and p.get("passed") is True and p.get("exit_code") != 0:
+        return "payload.exit_code: a check that passed exits 0"
+    return None
+
+
+def _encode(self: TrajectoryWriter, type: str, payload: Mapping[str, Any] | None, turn: int | None) -> tuple[str, dict]:
+    """The next event as one line of JSON, and that line decoded again; ValueError if `check_event` refuses it."""
     draft = self.draft(type, payload, turn)
     try:
         text = json.dumps(draft, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{type} event not written: its payload is not plain JSON ({exc})") from None
     event = json.loads(text)
-    problem = schema_problem(event, fast=True)
+    problem = self.check_event(event)
     if problem:
         raise ValueError(f"{type} event not written, it does not match the event schema: {problem}")
     return text, event
 
 
-TrajectoryWriter.check_writable, TrajectoryWriter.draft, TrajectoryWriter._encode = _check_writable, _draft, _encode
+TrajectoryWriter.check_event, TrajectoryWriter._encode = _check_event, _encode
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c1-a
 def _write_line(self: TrajectoryWriter, text: str, type: str) -> None:
@@ -539,40 +591,6 @@ TrajectoryWriter.record_output = _record_output
 TrajectoryWriter._output = _output
 TrajectoryWriter.recorder = _recorder
 
-# %% ../../chapters/03_trajectories.ipynb #ch03-041-c6
-def _finished(self: TrajectoryWriter) -> bool:
-    """True once the run_finished record is written."""
-    return self.status is not None
-
-
-def _open(self: TrajectoryWriter):
-    """The new file the events go to, created when the writer is (an existing file is never appended to)."""
-    from donegate.trajectory_io import create_new, fsync_dir
-
-    file = create_new(self.path)
-    if self.fsync == "always":
-        fsync_dir(self.path.parent)
-    return file
-
-
-def _close(self: TrajectoryWriter) -> None:
-    from donegate.trajectory_io import fsync_dir  # a new file's name is durable once its folder is synced
-
-    if self.sink is not None:
-        try:
-            self.sink.flush()
-            os.fsync(self.sink.fileno())
-        finally:
-            self.sink.close()
-            self.sink = None
-        fsync_dir(self.path.parent)
-
-
-def _writer_close(self: TrajectoryWriter) -> None:
-    """Flush, fsync and close without writing anything (an unfinished run stays unfinished)."""
-    with self._lock:
-        self.close_sink()
-
 # %% ../../chapters/03_trajectories.ipynb #ch03-041-c6-k1
 def _writer_enter(self: TrajectoryWriter) -> "TrajectoryWriter":
     return self
@@ -595,7 +613,6 @@ def _writer_repr(self: TrajectoryWriter) -> str:
 
 
 TrajectoryWriter.finished = property(_finished)
-TrajectoryWriter.open_sink, TrajectoryWriter.close_sink = _open, _close
 TrajectoryWriter.close = _writer_close
 TrajectoryWriter.__enter__ = _writer_enter
 TrajectoryWriter.__exit__ = _writer_exit
@@ -666,39 +683,68 @@ LoadResult.run_id = property(_loaded_run_id)
 LoadResult.task_id = property(_loaded_task_id)
 LoadResult.status = property(_loaded_status)
 
+# %% ../../chapters/03_trajectories.ipynb #ch03-050-k1
+def read_plain(data: bytes, store: ArtifactStore | None, problems: list[Problem]) -> tuple[list[Event], int]:
+    """The plain reading: each line an event (a torn last line says so), seq 1, 2, 3 ..., one run_finished, last;
+    with `store`, each output's bytes hashed. The events, and how many artifacts were checked."""
+    events, refs, lines = [], set(), data.split(b"\n")
+    for number, raw in enumerate(lines[:-1] if data.endswith(b"\n") else lines, 1):
+        try:
+            event = Event.from_dict(json.loads(raw), line=number)
+            if not (isinstance(event.seq, int) and isinstance(event.payload, dict)):
+                raise TypeError("seq is a number and payload an object")
+            events.append(event)
+        except (ValueError, TypeError, KeyError):
+            torn = number == len(lines)
+            problems.append(Problem(number, "torn_line" if torn else "bad_line", f"torn last line: {len(raw):,} bytes "
+                                    "and no complete event" if torn else "not a JSON event; one event per line"))
+    for expected, event in zip([1] + [e.seq + 1 for e in events], events):
+        if event.seq != expected:
+            problems.append(Problem(event.line, "seq_gap" if event.seq > expected else "seq_repeat",
+                                    f"seq {event.seq} where {expected} was due: an event is missing or repeated"))
+        for output in (v for v in event.payload.values() if isinstance(v, dict) and "artifact_ref" in v):
+            problem = store.problem(output["artifact_ref"]) if store is not None else None
+            if problem:
+                problems.append(Problem(event.line, "artifact_missing" if "missing" in problem else "artifact_tampered",
+                                        f"{event.type}: {problem}"))
+            refs.update([output["artifact_ref"]] if store is not None else [])
+    ends = [e.line for e in events if e.type == "run_finished"]
+    if not ends:
+        problems.append(Problem(None, "unfinished", "no run_finished record: the run is still being written, "
+                                "or its writer stopped before the end"))
+    elif ends[0] != events[-1].line:
+        problems.append(Problem(events[-1].line, "after_terminal", f"run_finished (line {ends[0]}) is not last"))
+    return events, len(refs)
+
+
 # %% ../../chapters/03_trajectories.ipynb #ch03-050-k2
-def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
-    """Read a trajectory file: every complete event, in file order, and every problem, in line order.
-
-    Checked: each line is a JSON event matching EVENT_SCHEMA; seq runs 1, 2, 3 ... (gaps and repeats
-    reported); one run per file; exactly one run_finished, last; each output's artifact_ref names its
-    sha256. A torn last line (a crash mid-write) is reported and the events before it are all kept; a
-    malformed line elsewhere is reported and skipped. With `artifacts`, every output's stored bytes are
-    hashed too (missing or changed artifacts are problems). OSError if the file cannot be read.
-    """
-    from donegate.trajectory_io import check_outputs, check_sequence, read_events  # appendix 98
-
+def load(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLike | None = None,
+         read: Callable[..., tuple[list[Event], int]] = read_plain) -> LoadResult:
+    """Read a trajectory file: every complete event, in file order, and every problem, in line order, as `read`
+    finds them (read_plain by default; a torn last line keeps the events before it). With `artifacts`, every
+    output's stored bytes are hashed too. OSError if the file cannot be read."""
     path = Path(path)
     data = path.read_bytes()
     problems: list[Problem] = []
     if not data:
         problems.append(Problem(None, "empty", "the file is empty: no events, not even run_finished"))
         return LoadResult(path, [], problems)
-    events = read_events(data, problems)
-    check_sequence(events, problems)
     store = artifacts if isinstance(artifacts, ArtifactStore) or artifacts is None else ArtifactStore(artifacts)
-    checked = check_outputs(events, store, problems)
+    events, checked = read(data, store, problems)
     problems.sort(key=lambda p: (p.line is None, p.line or 0))
     if any(p.kind == "torn_line" for p in problems):
         torn = next(i for i, p in enumerate(problems) if p.kind == "torn_line")
         problems[torn] = Problem(problems[torn].line, "torn_line", problems[torn].message +
                                  f"; the {counted(len(events), 'complete event')} before it are kept")
-    return LoadResult(path, events, problems, store, len(checked))
+    return LoadResult(path, events, problems, store, checked)
+
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-050-k2-k1
-def validate(path: str | os.PathLike, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
+def validate(path: str | os.PathLike, artifacts: ArtifactStore | str | os.PathLike | None = None,
+             read: Callable[..., tuple[list[Event], int]] = read_plain) -> LoadResult:
     """`load` with every artifact hash checked; the store defaults to default_artifact_dir(path)."""
-    return load(path, artifacts=default_artifact_dir(path) if artifacts is None else artifacts)
+    return load(path, artifacts=default_artifact_dir(path) if artifacts is None else artifacts, read=read)
+
 
 # %% ../../chapters/03_trajectories.ipynb #ch03-065
 def _events(source: LoadResult | Sequence[Event]) -> list[Event]:
@@ -842,26 +888,6 @@ def outcome(event: Event) -> str:
         return _verdict_outcome(str(p.get("verdict" if kind == "review_result" else "decision", "")).lower())
     return "no outcome"
 
-# %% ../../chapters/03_trajectories.ipynb #ch03-071-k2-c
-def plot_timeline(source: LoadResult | Sequence[Event], *, ax=None, by: str = "seq", title: str | None = None):
-    """A timeline of one run in four lanes (model, tools, hooks, verification): one mark per event along
-    seq (or seconds, by="time"), coloured by outcome, turns shaded, tool calls joined from request to
-    outcome, and the terminal status in a box. Returns the matplotlib Figure."""
-    import matplotlib.pyplot as plt
-
-    from donegate.trajectory_io import draw_timeline  # the matplotlib layers: appendix 98
-
-    events = _events(source)
-    if by not in ("seq", "time"):
-        raise ValueError(f"by must be 'seq' or 'time'; got {by!r}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(13, 4.6))
-    draw_timeline(ax, events, by)
-    first = events[0] if events else None
-    ax.set_title(title or (f"run {first.run_id} · task {first.task_id}" if first else "empty trajectory"),
-                 loc="left", fontsize=11, pad=10)
-    return ax.figure
-
 # %% ../../chapters/03_trajectories.ipynb #ch03-075
 def _banner(status: str | None, reason: str) -> list[str]:
     if status == "yielded_unverified":
@@ -893,39 +919,3 @@ def format_timeline(result: LoadResult, width: int = 120) -> str:
     if result.problems:
         lines += ["", f"PROBLEMS ({len(result.problems)}), first one first:", *(f"  {p}" for p in result.problems)]
     return "\n".join(lines)
-
-# %% ../../chapters/03_trajectories.ipynb #ch03-076
-def trajectory_command(action: str, file: str | None = None, artifacts: str | None = None) -> int:
-    """`donegate trajectory show|validate FILE [--artifacts DIR]` and `donegate trajectory schema`.
-
-    validate: 0 if the file is a valid trajectory (schema, seq, one run_finished last, artifact hashes),
-    1 naming the first problem (line and what is wrong), 2 if the file cannot be read. show: the timeline,
-    then 0, or 1 if it has problems (listed after it), or 2. The artifact store defaults to FILE's name
-    with the suffix .artifacts, next to FILE. schema: print EVENT_SCHEMA.
-    """
-    from donegate.trajectory_io import EVENT_SCHEMA, file_problem, report_invalid, report_valid  # appendix 98
-
-    prog = f"donegate trajectory {action}"
-    if action == "schema":
-        print(json.dumps(EVENT_SCHEMA, indent=2))
-        return 0
-    if action not in ("show", "validate"):
-        print(f"donegate trajectory: unknown action {action!r}; use show, validate or schema", file=sys.stderr)
-        return 2
-    problem = file_problem(prog, file)
-    if problem:
-        print(problem, file=sys.stderr)
-        return 2
-    try:
-        result = validate(Path(file), artifacts)
-    except OSError as exc:
-        print(f"{prog}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    if action == "show":
-        print(format_timeline(result))
-        return 0 if result.ok else 1
-    if result.ok:
-        report_valid(file, result)
-        return 0
-    report_invalid(file, result)
-    return 1

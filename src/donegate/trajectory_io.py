@@ -12,16 +12,17 @@ import secrets
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from .trajectory import (EVENT_TYPES, FORMAT_VERSION, FSYNC_POLICIES, LANES, OUTCOME_COLORS, STATUSES,
-    ArtifactStore, Event, LoadResult, Problem, counted, exit_words, shorten, counts_as_passed, new_run_id, outcome, short_ref,
-    status_label, terminal_status, tool_calls)
+    SUMMARIES, ArtifactStore, Event, LoadResult, Problem, TrajectoryWriter, counted, exit_words, format_timeline, load,
+    shorten, counts_as_passed, new_run_id, outcome, short_ref, status_label, terminal_status, tool_calls, validate)
 
 # %% auto #0
 __all__ = ['EVENT_SCHEMA', 'SHOWN_WIDTH', 'LABEL_PT', 'defer_import', 'defer_iri_grammar', 'schema_problem', 'fsync_dir',
-           'write_once', 'checked_run_id', 'create_new', 'read_lines', 'read_events', 'check_sequence', 'check_outputs',
-           'file_problem', 'report_valid', 'report_invalid', 'summary_line', 'draw_timeline']
+           'write_once', 'DurableStore', 'checked_run_id', 'create_new', 'DurableWriter', 'read_lines', 'read_events',
+           'check_sequence', 'check_outputs', 'read_checked', 'load_checked', 'validate_checked', 'file_problem',
+           'report_valid', 'report_invalid', 'trajectory_command', 'summary_line', 'draw_timeline', 'plot_timeline']
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-011
 _OUTPUT = {
@@ -276,6 +277,14 @@ def write_once(target: Path, data: bytes) -> None:
     temporary.unlink(missing_ok=True)
     fsync_dir(target.parent)
 
+
+class DurableStore(ArtifactStore):
+    """Chapter 03's ArtifactStore, each new artifact put on disk by `write_once`: whole or not at all."""
+
+    def write_new(self, target: Path, data: bytes) -> None:
+        write_once(target, data)
+
+
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-046
 def checked_run_id(task_id: Any, run_id: Any, fsync: Any) -> str:
     """The run id to use (a fresh one for None), once task_id, run_id and fsync are known to be usable."""
@@ -297,6 +306,35 @@ def create_new(path: Path):
     except FileExistsError:
         raise FileExistsError(f"{path} already exists. A trajectory file holds one run and only its "
                               "own writer appends to it; choose a new file name.") from None
+
+# %% ../../chapters/98_trajectory_io.ipynb #ap98-046-w
+class DurableWriter(TrajectoryWriter):
+    """Chapter 03's TrajectoryWriter with its seams filled: ids and fsync policy checked first, every event
+    held to EVENT_SCHEMA, the file created by `create_new`, its folder synced so the new name survives a
+    crash, artifacts kept by a DurableStore. The writer the console commands and the importers use."""
+
+    store_class = DurableStore
+
+    def __init__(self, path: str | os.PathLike, *, task_id: str, run_id: str | None = None, fsync: str = "terminal",
+                 **options: Any) -> None:
+        super().__init__(path, task_id=task_id, run_id=checked_run_id(task_id, run_id, fsync), fsync=fsync, **options)
+
+    def check_event(self, event: dict) -> str | None:
+        """The whole EVENT_SCHEMA, by the fast check of section 3 (jsonschema's verdict, in a fraction of its time)."""
+        return schema_problem(event, fast=True)
+
+    def open_sink(self):
+        file = create_new(self.path)
+        if self.fsync == "always":
+            fsync_dir(self.path.parent)
+        return file
+
+    def close_sink(self) -> None:
+        was_open = self.sink is not None
+        super().close_sink()
+        if was_open:
+            fsync_dir(self.path.parent)
+
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-051
 def read_lines(data: bytes, problems: list[Problem]) -> list[tuple[int, dict]]:
@@ -430,6 +468,27 @@ def check_outputs(events: list[Event], store: ArtifactStore | None, problems: li
                                         f"bytes; artifact {short_ref(ref)} has {store.path_for(ref).stat().st_size}"))
     return checked
 
+# %% ../../chapters/98_trajectory_io.ipynb #ap98-058-r
+def read_checked(data: bytes, store: ArtifactStore | None, problems: list[Problem]) -> tuple[list[Event], int]:
+    """The reading chapter 03's `load` takes as `read`: each line held to the schema (read_events), the rules that
+    span lines (check_sequence), each output to its artifact (check_outputs). The events, and how many artifacts
+    were checked."""
+    events = read_events(data, problems)
+    check_sequence(events, problems)
+    return events, len(check_outputs(events, store, problems))
+
+
+def load_checked(path: str | os.PathLike, *, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
+    """Chapter 03's `load`, reading with every check of the format (`read_checked`)."""
+    return load(path, artifacts=artifacts, read=read_checked)
+
+
+def validate_checked(path: str | os.PathLike, artifacts: ArtifactStore | str | os.PathLike | None = None) -> LoadResult:
+    """Chapter 03's `validate` (every artifact hashed; the store defaults to the folder next to the file),
+    reading with every check of the format (`read_checked`)."""
+    return validate(path, artifacts, read=read_checked)
+
+
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-071
 def file_problem(prog: str, file: str | None) -> str | None:
     """Why `file` cannot be read as a trajectory (not given, missing, a folder), or None."""
@@ -461,6 +520,41 @@ def report_invalid(file: str, result: LoadResult) -> None:
     if len(result.problems) > 1:
         print(f"{counted(len(result.problems) - 1, 'more problem')}:")
         print("\n".join(f"  {p}" for p in result.problems[1:]))
+
+# %% ../../chapters/98_trajectory_io.ipynb #ap98-071-c
+def trajectory_command(action: str, file: str | None = None, artifacts: str | None = None) -> int:
+    """`donegate trajectory show|validate FILE [--artifacts DIR]` and `donegate trajectory schema`.
+
+    Reads with validate_checked. validate: 0 if the file is a valid trajectory (schema, seq, one run_finished last, artifact hashes),
+    1 naming the first problem (line and what is wrong), 2 if the file cannot be read. show: the timeline,
+    then 0, or 1 if it has problems (listed after it), or 2. The artifact store defaults to FILE's name
+    with the suffix .artifacts, next to FILE. schema: print EVENT_SCHEMA.
+    """
+    prog = f"donegate trajectory {action}"
+    if action == "schema":
+        print(json.dumps(EVENT_SCHEMA, indent=2))
+        return 0
+    if action not in ("show", "validate"):
+        print(f"donegate trajectory: unknown action {action!r}; use show, validate or schema", file=sys.stderr)
+        return 2
+    problem = file_problem(prog, file)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
+    try:
+        result = validate_checked(Path(file), artifacts)
+    except OSError as exc:
+        print(f"{prog}: cannot read {file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if action == "show":
+        print(format_timeline(result))
+        return 0 if result.ok else 1
+    if result.ok:
+        report_valid(file, result)
+        return 0
+    report_invalid(file, result)
+    return 1
+
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-096
 def _reply_summary(p: dict) -> str:
@@ -525,6 +619,10 @@ def summary_line(event: Event) -> str:
     if kind == "run_finished":
         return f"{status_label(p['status']).split(':')[0]} ({p['status']}) · {shorten(p['reason'], 70)}"
     return shorten(json.dumps(p), 80)
+
+
+SUMMARIES.update(dict.fromkeys(EVENT_TYPES, summary_line))  # chapter 03's summarize words each type so
+
 
 # %% ../../chapters/98_trajectory_io.ipynb #ap98-081
 _MARKERS = {"run_started": ">", "turn_started": "|", "model_reply": "o", "stop_requested": "v",
@@ -686,3 +784,22 @@ def draw_timeline(ax, events: list[Event], by: str = "seq") -> None:
     _draw_labels(ax, marks)
     _draw_status(ax, events)
     _draw_legend(ax, events)
+
+# %% ../../chapters/98_trajectory_io.ipynb #ap98-089-c
+def plot_timeline(source: LoadResult | Sequence[Event], *, ax=None, by: str = "seq", title: str | None = None):
+    """A timeline of one run in four lanes (model, tools, hooks, verification): one mark per event along
+    seq (or seconds, by="time"), coloured by outcome, turns shaded, tool calls joined from request to
+    outcome, and the terminal status in a box. Returns the matplotlib Figure."""
+    import matplotlib.pyplot as plt
+
+    events = list(getattr(source, "events", source))  # a LoadResult, or the events themselves
+    if by not in ("seq", "time"):
+        raise ValueError(f"by must be 'seq' or 'time'; got {by!r}")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(13, 4.6))
+    draw_timeline(ax, events, by)
+    first = events[0] if events else None
+    ax.set_title(title or (f"run {first.run_id} · task {first.task_id}" if first else "empty trajectory"),
+                 loc="left", fontsize=11, pad=10)
+    return ax.figure
+

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 from . import audit as au
 from . import trajectory as tj
 from .claims import AuditRules
+from .trajectory_io import DurableWriter, load_checked
 
 HOSTS = ("claude-code", "codex", "gemini")
 
@@ -564,10 +565,10 @@ def write_trajectory(imported: Imported, path: str | os.PathLike | None, is_chec
     clock = [datetime(1970, 1, 1, tzinfo=timezone.utc)]
     task = f"{imported.host}:{imported.session_id or imported.path.stem}"
     writer = MemoryWriter(task, lambda: clock[0]) if path is None else \
-        tj.TrajectoryWriter(path, task_id=task, clock=lambda: clock[0])
+        DurableWriter(path, task_id=task, clock=lambda: clock[0])
     with writer:
         _write_session(writer, imported, clock, is_check, claims_of)
-    return tj.load(path) if path is not None else tj.LoadResult(Path("(in memory)"), writer.events, [])
+    return load_checked(path) if path is not None else tj.LoadResult(Path("(in memory)"), writer.events, [])
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-068o
 class Sketch(NamedTuple):
