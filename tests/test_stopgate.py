@@ -20,7 +20,7 @@ from gitrepo import GitRepo
 
 from donegate.realhosts import SessionGate, mark_tool_call
 from donegate.stopgate import Settings, StopGate
-from donegate.treestate import ExactGate, GateError, blob_id, git, snapshot
+from donegate.treestate import FLAGGED_ARGS, STATUS_ARGS, ExactGate, GateError, blob_id, git, snapshot
 
 PY = sys.executable
 
@@ -819,6 +819,16 @@ def test_the_tree_state_module_builds_on_the_gate_and_the_gate_imports_nothing_o
 
 
 # -- the tree state as git gives it (appendix 94, donegate.treestate) --------------------------------
+
+def test_the_exact_gate_uses_a_reading_already_taken_for_one_stop_only(repo):
+    """Appendix 94's ExactGate fills StopGate.read_tree: git's output already read for a stop (appendix 93's quick
+    path hands it over) decides that stop, and the next one asks git again."""
+    gate = repo.started(exact=True)
+    gate.reading = (git(repo.root, *STATUS_ARGS), git(repo.root, *FLAGGED_ARGS))  # read before the fix
+    fix(repo)
+    assert (gate.on_stop(False).exit, gate.reading, repo.runs()) == ("not_gated", None, 0)
+    assert (gate.on_stop(True).exit, repo.runs()) == ("passed", 1)
+
 
 def test_git_missing_is_a_gate_error_that_says_so(repo, monkeypatch):
     monkeypatch.setenv("PATH", str(repo.root / "no-such-folder"))

@@ -12,8 +12,8 @@ stamped as passed, then times further stops of that same state:
 
 - gate, in process: ExactGate.on_stop(), chapter 07's StopGate reading the tree as the hook does (appendix 94's
   snapshot, compare with the stamp, answer);
-- gate, new process: a fresh Python that imports donegate.treestate (and so the gate) and decides one stop (interpreter
-  start-up included);
+- gate, new process: a fresh Python that imports donegate.treestate (and so the gate) and decides one stop
+  (interpreter start-up included);
 - `donegate hook stop`, gate deciding: the installed console script fed the host's JSON with no recorded
   answer (the memo removed before each run), so the gate decides and the answer is recorded: what the
   first stop of a state costs;
@@ -51,7 +51,8 @@ from donegate.treestate import ExactGate
 PIPELINE = ("git rev-parse HEAD >/dev/null && git status --porcelain >/dev/null && git diff HEAD >/dev/null "
             "&& git ls-files -o --exclude-standard -z | xargs -0 -r sha256sum >/dev/null")
 ONE_STOP = ("import sys; from pathlib import Path; from donegate.stopgate import Settings; "
-            "from donegate.treestate import ExactGate; v = ExactGate(sys.argv[1], 'bench', Settings(verify_command='true', state_dir=Path(sys.argv[2])))"
+            "from donegate.treestate import ExactGate; "
+            "v = ExactGate(sys.argv[1], 'bench', Settings(verify_command='true', state_dir=Path(sys.argv[2])))"
             ".on_stop(True); sys.exit(0 if v.exit == 'already_verified' else 1)")
 
 
