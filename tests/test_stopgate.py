@@ -20,7 +20,7 @@ from gitrepo import GitRepo
 
 from donegate.realhosts import SessionGate, mark_tool_call
 from donegate.stopgate import Settings, StopGate
-from donegate.treestate import GateError, blob_id, git, snapshot
+from donegate.treestate import FLAGGED_ARGS, STATUS_ARGS, ExactGate, GateError, blob_id, git, snapshot
 
 PY = sys.executable
 
@@ -83,8 +83,12 @@ class Repo(GitRepo):
         """The gate as the real hosts run it (appendix 95)."""
         return SessionGate(self.root, session, self.settings(**overrides))
 
-    def started(self, session: str = "session-1", **overrides) -> StopGate:
-        gate = self.gate(session, **overrides)
+    def exact_gate(self, session: str = "session-1", **overrides) -> ExactGate:
+        """The gate reading the tree state exactly (appendix 94), as `donegate hook` does."""
+        return ExactGate(self.root, session, self.settings(**overrides))
+
+    def started(self, session: str = "session-1", exact: bool = False, **overrides) -> StopGate:
+        gate = (self.exact_gate if exact else self.gate)(session, **overrides)
         gate.start()
         return gate
 
@@ -428,7 +432,7 @@ def test_a_nested_repository_under_a_protected_path_is_not_a_blob_to_keep(repo, 
     nested.mkdir(parents=True)
     GitRepo(nested, repo.state, repo.marker).git("init", "-q")
     (nested / "README").write_text("upstream\n")
-    gate = repo.started(protect_mode=mode)
+    gate = repo.started(exact=True, protect_mode=mode)
     (nested / "README").write_text("changed upstream\n")
     fix(repo)
     verdict = gate.on_stop(False)
@@ -449,7 +453,7 @@ def test_pristine_mode_removes_an_added_conftest_in_the_copy(pytest_repo):
 
 
 def test_an_edit_hidden_with_skip_worktree_still_counts(repo):
-    gate = repo.started()
+    gate = repo.started(exact=True)
     still_broken(repo, 1)
     repo.git("update-index", "--skip-worktree", "status.txt")
     assert repo.git("status", "--porcelain") == ""
@@ -790,24 +794,41 @@ def test_the_core_gate_takes_its_baseline_at_a_stop_whose_start_it_never_saw(mak
 
 TREESTATE_NAMES = ("FLAGGED_ARGS", "STATUS_ARGS", "GateError", "Identity", "TreeState", "blob_id", "file_identity",
                    "find_repo", "git", "git_dir", "git_finish", "git_start", "snapshot")
+SHARED_NAMES = ("GateError", "Identity", "TreeState", "blob_id", "find_repo", "git")  # chapter 07's, used by 94
 
 
-def test_the_tree_state_module_imports_nothing_of_the_library_and_stopgate_names_it_again():
-    """donegate.treestate (appendix 94) sits below the gate: it imports nothing of donegate, and every name
-    that lived in donegate.stopgate before the move is still importable from there."""
+def test_the_tree_state_module_builds_on_the_gate_and_the_gate_imports_nothing_of_it():
+    """donegate.treestate (appendix 94) hardens what chapter 07's donegate.stopgate built: it imports the gate and
+    nothing else of the library, the gate imports nothing of it, and every name that lived in either before is
+    importable from treestate, the gate's own names being the very same objects there."""
     import ast
 
     import donegate.stopgate as stopgate
     import donegate.treestate as treestate
 
-    tree = ast.parse(Path(treestate.__file__).read_text(encoding="utf-8"))
-    imported = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.level or "donegate" in (n.module or ""))]
-    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names if a.name.startswith("donegate")]
-    assert imported == []
-    assert all(getattr(stopgate, name) is getattr(treestate, name) for name in TREESTATE_NAMES)
+    def imported(module) -> list[str]:
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        found = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.level or "donegate" in (n.module or ""))]
+        return found + [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+                        if a.name.startswith("donegate")]
+
+    assert imported(treestate) == ["stopgate"]
+    assert not any("treestate" in name for name in imported(stopgate))
+    assert all(hasattr(treestate, name) for name in TREESTATE_NAMES)
+    assert all(getattr(stopgate, name) is getattr(treestate, name) for name in SHARED_NAMES)
 
 
 # -- the tree state as git gives it (appendix 94, donegate.treestate) --------------------------------
+
+def test_the_exact_gate_uses_a_reading_already_taken_for_one_stop_only(repo):
+    """Appendix 94's ExactGate fills StopGate.read_tree: git's output already read for a stop (appendix 93's quick
+    path hands it over) decides that stop, and the next one asks git again."""
+    gate = repo.started(exact=True)
+    gate.reading = (git(repo.root, *STATUS_ARGS), git(repo.root, *FLAGGED_ARGS))  # read before the fix
+    fix(repo)
+    assert (gate.on_stop(False).exit, gate.reading, repo.runs()) == ("not_gated", None, 0)
+    assert (gate.on_stop(True).exit, repo.runs()) == ("passed", 1)
+
 
 def test_git_missing_is_a_gate_error_that_says_so(repo, monkeypatch):
     monkeypatch.setenv("PATH", str(repo.root / "no-such-folder"))
@@ -870,7 +891,7 @@ def test_an_unmerged_path_counts_as_a_change(repo):
 
 def test_a_change_to_git_s_config_counts_as_a_change(repo):
     """With core.fileMode=false git no longer reports a chmod; the rule change itself is a change."""
-    gate = repo.started()
+    gate = repo.started(exact=True)
     repo.git("config", "core.fileMode", "false")
     repo.path("notes.txt").chmod(0o755)
     assert repo.git("status", "--porcelain") == ""
@@ -883,7 +904,7 @@ def test_a_rule_change_seen_from_a_linked_worktree_counts(repo):
     """A linked worktree shares info/exclude with its repository: git_dir follows .git (a file there) to it."""
     worktree = repo.root.parent / "worktree"
     repo.git("worktree", "add", "-q", str(worktree))
-    gate = StopGate(worktree, "session-1", repo.settings())
+    gate = ExactGate(worktree, "session-1", repo.settings())
     gate.start()
     repo.path(".git/info").mkdir(exist_ok=True)
     with repo.path(".git/info/exclude").open("a") as f:

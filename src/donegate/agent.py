@@ -508,6 +508,6 @@ def demo_folder(root: str | os.PathLike | None = None) -> Path:
         root = find_repository(Path.cwd(), Path(donegate.__file__).parent)
     folder = Path(root or Path.cwd()) / "demo"
     if not (folder / "scenarios").is_dir():
-        from donegate.treestate import GateError
+        from donegate.stopgate import GateError
         raise GateError(f"{folder}/scenarios not found: run this from the donegate repository (or pass root=)")
     return folder

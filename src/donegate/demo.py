@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from .agent import Agent, ScriptedModel, demo_folder
-from .stopgate import GateError, Settings, StopGate, Verdict
-from .treestate import git
+from .stopgate import GateError, Settings, StopGate, Verdict, git
 
 # %% auto #0
 __all__ = ['OUTCOME_WORDS', 'Scenario', 'scenario_names', 'load_scenario', 'DemoRun', 'closing_line', 'play', 'demo_command']

@@ -16,7 +16,8 @@ from typing import Any, Mapping
 
 from .hosts import HOSTS, SETTINGS_FILES, InstallSteps, hook_entries, hook_executable
 from .realhosts import SessionGate, stops_seen
-from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, find_repo
+from .stopgate import SCRIPT_NAME, GateError, Settings, find_repo
+from .treestate import ExactGate
 
 # %% auto #0
 __all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program', 'stale_programs',
@@ -389,7 +390,7 @@ def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
     if sessions:  # the newest session's gate says what its next stop would do, by the stop's own rules
         try:
             state = json.loads(sessions[-1].read_text())
-            what = StopGate(root, state["session"], settings).preview()
+            what = ExactGate(root, state["session"], settings).preview()
             gone = SessionGate(root, state["session"], settings).hooks_gone(state)
             if gone:
                 problems += 1

@@ -19,9 +19,9 @@ from typing import Any, Mapping, Sequence
 from . import hosts
 from .hosts import SETTINGS_FILES, HookAnswer, HookSteps, tool_policy
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
-                               default_state_dir, find_repo, git_dir, repo_key, safe_key, write_private,
+                               default_state_dir, find_repo, repo_key, safe_key, write_private,
                                first_line, name_list, utc_now)
-from .treestate import file_identity, snapshot
+from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
 __all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
@@ -149,8 +149,9 @@ def mark_tool_call(state_dir: Path, session_id: str) -> None:
         write_private(marker, "")
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-303
-class SessionGate(StopGate):
-    """The stop gate as `donegate hook` runs it in a real host: chapter 07's StopGate, plus a late baseline
+class SessionGate(ExactGate):
+    """The stop gate as `donegate hook` runs it in a real host: chapter 07's StopGate reading the tree state as
+    appendix 94's ExactGate does, plus a late baseline
     for a session met in its middle, a hash cache, the gate's own refusal sent back as a prompt, earlier
     unverified work carried on, and turns that end without a stop (`record_end`, `status`)."""
 

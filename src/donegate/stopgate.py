@@ -14,18 +14,15 @@ import stat
 import subprocess
 import time
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from .treestate import (  # the tree state is read from git in appendix 94; its names are importable from here too
-    FLAGGED_ARGS, STATUS_ARGS, GateError, Identity, TreeState, blob_id, file_identity, find_repo, git, git_dir,
-    git_finish, git_start, snapshot, _head_identities)
-
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'TAG', 'EXITS', 'NOTHING_CHANGED', 'FAILURE_LINE',
-           'FAILED_TEST', 'MODEL_KEY', 'CHECK_OUTPUT_KEEP', 'default_state_dir', 'Settings', 'glob_regex',
-           'is_protected', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'Identity', 'TAG', 'EXITS', 'NOTHING_CHANGED',
+           'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'CHECK_OUTPUT_KEEP', 'default_state_dir', 'Settings',
+           'GateError', 'glob_regex', 'is_protected', 'find_repo', 'git', 'blob_id', 'path_identity', 'TreeState',
+           'tree_state', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
            'session_files', 'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
            'check_environment', 'exit_within', 'run_check', 'StopGate', 'utc_now', 'first_line', 'name_list']
 
@@ -65,6 +62,10 @@ class Settings:
         return Path(self.ledger_dir or self.state_dir) / "ledger.jsonl"
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006-c1
+class GateError(Exception):
+    """The gate cannot do its job (bad setting, not a repository, git failing); the message says what to do."""
+
+
 def _env_number(env: Mapping[str, str], name: str, default: float, kind: type) -> Any:
     """The number in `env[name]` as `kind` (`default` if unset or blank); GateError unless finite and 0 or more."""
     raw = env.get(name, "").strip()
@@ -139,7 +140,104 @@ def is_protected(path: str, globs: Sequence[str]) -> bool:
     """True if the repository-relative `path` matches one of the protected globs."""
     return any(glob_regex(g).match(path) for g in globs)
 
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010a
+def find_repo(start: str | os.PathLike) -> Path | None:
+    """The top folder of the git working tree holding `start` (a folder with `.git`), or None."""
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def git(root: Path, *args: str) -> bytes:
+    """Run git in `root` and return its stdout; GateError with git's own message if it fails."""
+    env = {**os.environ, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, stdin=subprocess.DEVNULL, env=env)
+    except FileNotFoundError:
+        raise GateError("git is not installed or not on PATH; the stop gate needs it to see what changed") from None
+    if done.returncode != 0:
+        raise GateError(f"{' '.join(args[:2])} failed in {root}: {done.stderr.decode('utf-8', 'replace').strip()}")
+    return done.stdout
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010d
+Identity = tuple[str, str]  # (git mode, object id) of one path; None where the path does not exist
+
+
+def blob_id(data: bytes, algorithm: str = "sha1") -> str:
+    """The object id git gives a blob with this content (so our ids and git's compare directly)."""
+    h = hashlib.new(algorithm)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def path_identity(root: Path, rel: str) -> Identity | None:
+    """(mode, blob id) of `rel` in the working tree at `root`: a file's content and run bit, a symlink's target
+    (a folder stays opaque); None if nothing is there."""
+    full = os.path.join(root, rel)
+    try:
+        st = os.lstat(full)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return ("120000", blob_id(os.fsencode(os.readlink(full))))
+    if stat.S_ISDIR(st.st_mode):
+        return ("160000", "folder")
+    return ("100755" if st.st_mode & 0o100 else "100644", blob_id(Path(full).read_bytes()))
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010f
+@dataclass(frozen=True)
+class TreeState:
+    """The state of a working tree: HEAD plus every path where the working tree differs from it. Two states with
+    the same digest are the same tree. `ignored` (what git showed as ignored) is not part of the digest."""
+
+    head: str
+    entries: dict[str, Identity | None]
+    ignored: tuple[str, ...] = field(default=(), compare=False)
+
+    @cached_property
+    def digest(self) -> str:
+        data = json.dumps([self.head, sorted(self.entries.items())], separators=(",", ":"))
+        return hashlib.sha256(data.encode()).hexdigest()
+
+    def to_json(self) -> dict:
+        return {"head": self.head, "entries": {p: list(i) if i else None for p, i in self.entries.items()}}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "TreeState":
+        return cls(data["head"], {p: tuple(i) if i else None for p, i in data["entries"].items()})
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010h
+def tree_state(root: Path) -> TreeState:
+    """The tree state of the repository at `root` from one `git status`: HEAD, and the identity of each path it
+    lists as changed, unmerged or untracked (None: deleted); the paths git ignores apart."""
+    head, entries, ignored = "", {}, []
+    out = git(root, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
+              "--ignored=matching")
+    for rec in out.split(b"\0"):
+        kind = rec[:1]
+        if rec.startswith(b"# branch.oid ") and rec != b"# branch.oid (initial)":
+            head = rec[13:].decode()
+        elif kind == b"!":
+            ignored.append(os.fsdecode(rec[2:]))
+        elif kind in (b"1", b"u", b"?"):  # changed, unmerged, untracked: the path is the record's last field
+            path = os.fsdecode(rec.split(b" ", {b"1": 8, b"u": 10, b"?": 1}[kind])[-1])
+            entries[path] = path_identity(root, path.rstrip("/"))
+    return TreeState(head, entries, tuple(ignored))
+
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-k2
+def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, Identity]:
+    """(mode, id) of each of `paths` in commit `head` (paths missing there are left out)."""
+    if not head or not paths:
+        return {}
+    args = ["ls-tree", "-r", "-z", "--full-tree", head]
+    out = git(root, *args, "--", *paths) if len(paths) <= 500 else git(root, *args)  # no command line too long
+    records = (rec.split(b"\t", 1) for rec in out.split(b"\0") if rec)  # "mode type id", then the path
+    return {os.fsdecode(path): tuple(meta.decode().split(" ")[::2]) for meta, path in records}
+
+
 def changed_paths(root: Path, before: TreeState, after: TreeState) -> dict[str, tuple[Identity | None, Identity | None]]:
     """Every path whose content, mode or symlink target differs between two tree states of the
     repository at `root`, with its (before, after) identities. Commits count: paths that differ
@@ -392,12 +490,14 @@ class StopGate:
         self.settings = settings or Settings.from_env()
         self.writer = writer
         self.last_verdict: Verdict | None = None
-        self.reading: tuple[bytes, bytes] | None = None  # git's output for the next stop, if already read
-        self.cache: Any = None  # a hash cache for big trees (appendix 95)
         state_dir = private_dir(Path(self.settings.state_dir))
         self.repo_key = repo_key(top)
         self.state_path, self.stamp_path = session_files(state_dir, top, self.session_id)
         self.blob_dir = state_dir / "blobs"
+
+    def read_tree(self) -> TreeState:
+        """The repository's tree state now (appendix 94's ExactGate overrides this to read it exactly)."""
+        return tree_state(self.root)
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028b
 def utc_now() -> str:
@@ -452,17 +552,21 @@ def _keep_protected_blobs(self: StopGate, tree: TreeState) -> None:
             data = os.fsencode(os.readlink(full)) if ident[0] == "120000" else full.read_bytes()
             write_private(self.blob_dir / ident[1], data)
 
+def _ignored_protected(self: StopGate, tree: TreeState) -> list[str]:
+    """Files of `tree` that match the protected globs but that git ignores (a wholly ignored folder is one entry)."""
+    globs = (*DEFAULT_PROTECT, *self.settings.protect)
+    return sorted(p for p in tree.ignored if is_protected(p, globs))
 
-StopGate._keep_protected_blobs = _keep_protected_blobs
+
+StopGate._keep_protected_blobs, StopGate._ignored_protected = _keep_protected_blobs, _ignored_protected
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028c-b
 def _start(self: StopGate, source: str = "startup", base: TreeState | None = None) -> dict:
-    """Take the baseline for this session unless it already has one (a resume or a compaction keeps the
-    first one). `base` is a baseline given instead of the tree as it is now. Returns the session's state."""
+    """The session's state, with a baseline taken now (or `base`) unless it has one: a resume keeps the first."""
     state = self._load()
     if state is not None:
         return state
-    now = snapshot(self.root, self.cache)
+    now = self.read_tree()
     baseline = base or now
     self._keep_protected_blobs(now)
     state = {"version": 1, "repo": str(self.root), "session": self.session_id, "started": utc_now(),
@@ -498,8 +602,7 @@ StopGate.new_prompt, StopGate._missed_start = _new_prompt, _missed_start
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028f
 def _command(self: StopGate, state: Mapping) -> str | list[str] | None:
-    """The operator's acceptance command: DONEGATE_VERIFY_COMMAND, else ./verify.sh if it was
-    executable when the session started; None if there is none."""
+    """DONEGATE_VERIFY_COMMAND, else ./verify.sh if it was executable at the session's start; else None."""
     if self.settings.verify_command:
         return self.settings.verify_command
     return [f"./{SCRIPT_NAME}"] if state["armed"] else None
@@ -509,9 +612,8 @@ StopGate.command = _command
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028g
 def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = "") -> Verdict:
-    """Decide one stop. stop_hook_active (from the host) counts attempts and never lets a stop
-    through by itself: False begins a new stretch where no prompt hook was seen; True or None
-    continues the current one."""
+    """Decide one stop. stop_hook_active (from the host) counts attempts, never lets a stop through by itself:
+    False begins a new stretch where no prompt hook was seen; True or None continues the current one."""
     verdict = self._decide(stop_hook_active, claim)
     self.last_verdict = verdict
     if self.writer is not None:
@@ -522,9 +624,8 @@ def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = 
 def _decide(self: StopGate, stop_hook_active: bool | None, claim: str) -> Verdict:
     if self.settings.skip:
         return self._skipped()
+    now = self.read_tree()
     state = self._stretch(stop_hook_active)
-    now = snapshot(self.root, self.cache, self.reading)
-    self.reading = None  # the quick path's reading is good for this one moment only
     settled = self._settled(state, now)
     if settled is not None:
         return self._settle(state, settled)
@@ -558,8 +659,7 @@ def _stretch(self: StopGate, stop_hook_active: bool | None) -> dict:
 
 
 def _settled(self: StopGate, state: Mapping, now: TreeState) -> Verdict | None:
-    """The answer when no check is needed: the tree is back at the baseline, or this exact tree
-    state already passed the current acceptance command. None when it takes more."""
+    """The answer when no check is needed (back at the baseline, or this tree already passed); else None."""
     if now.digest == state.get("baseline_digest"):
         return NOTHING_CHANGED
     command = self.command(state)
@@ -611,6 +711,34 @@ def _without_check(self: StopGate, state: dict, now: TreeState, command, changes
 
 StopGate._settle, StopGate._without_check = _settle, _without_check
 
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028r
+def _read_stamp(self: StopGate) -> dict:
+    try:
+        return json.loads(self.stamp_path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+def _write_stamp(self: StopGate, digests: Sequence[str], command: str) -> None:
+    """Record that these tree states passed `command`."""
+    write_private(self.stamp_path, json.dumps({"digests": sorted(set(digests)), "command": command,
+                                               "ts": utc_now()}))
+
+def _ledger_path(self: StopGate) -> Path:
+    """Where ledger rows go (Settings.ledger_file)."""
+    return self.settings.ledger_file
+
+def _ledger_row(self: StopGate, claim: str, command: str, failure: Mapping) -> None:
+    path = self.ledger_path()
+    private_dir(path.parent)
+    row = {"ts": failure["ts"], "repo": str(self.root), "exit_code": failure["exit_code"],
+           "claim": claim, "evidence_demanded": command,
+           "actual": failure.get("lines") or [failure["actual"]]}  # a list of lines, as the peer gate writes
+    append_private(path, json.dumps(row, ensure_ascii=False))
+
+
+StopGate._read_stamp, StopGate._write_stamp = _read_stamp, _write_stamp
+StopGate.ledger_path, StopGate._ledger_row = _ledger_path, _ledger_row
+
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028j
 def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, changes: dict,
                    changed: tuple[str, ...], key: str) -> Verdict | None:
@@ -637,53 +765,14 @@ def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, chan
 
 StopGate._refused_unrun = _refused_unrun
 
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028k
-def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, changes: Mapping,
-           changed: tuple[str, ...], key: str) -> Verdict:
-    run = self._run(command, changes)
-    if self.writer is not None:
-        self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code, run.output)
-    if run.passed:
-        self._write_stamp([now.digest], key)
-        state.update(blocks=0, last_failure=None, open=None, end=None)
-        self._save(state)
-        return Verdict("allow", "verified", "passed",
-                       f"{TAG} verified: {key} passed (exit 0) on this session's changes.",
-                       exit_code=0, output=run.output, changed=changed)
-    code = "a timeout" if run.exit_code is None else f"exit {run.exit_code}"
-    detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
-    return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key, run=run)
-
-
-StopGate._check = _check
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028l
-def _preview(self: StopGate) -> str:
-    """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
-    state = self._load()
-    if state is None:
-        return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
-                "gate every uncommitted change")
-    now = snapshot(self.root, self.cache)
-    settled, changes = self._settled(state, now), {}
-    if settled is None:
-        changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
-        settled = None if changes else NOTHING_CHANGED
-    if settled is not None:
-        return f"allow: {settled.message.removeprefix(TAG).strip()}"
-    if self.command(state) is None:
-        return "allow UNVERIFIED: files changed but no acceptance check is configured"
-    if self._unchanged_since_failure(state, now):
-        return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
-    return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028l-u
 def _unchanged_since_failure(self: StopGate, state: Mapping, now: TreeState) -> bool:
     """Is the tree as it was when the last failed check ran on it?"""
     failure = state.get("last_failure")
     return bool(failure) and not changed_paths(self.root, TreeState.from_json(failure["tree"]), now)
 
 
-StopGate.preview, StopGate._unchanged_since_failure = _preview, _unchanged_since_failure
+StopGate._unchanged_since_failure = _unchanged_since_failure
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028m0
 def _script_problem(self: StopGate, state: Mapping) -> str:
@@ -706,13 +795,6 @@ def _script_problem(self: StopGate, state: Mapping) -> str:
 StopGate._script_problem = _script_problem
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028m
-def _ignored_protected(self: StopGate, tree: TreeState) -> list[str]:
-    """Files of `tree` that match the protected globs but that git ignores (and so does not list as
-    untracked), from the same git status as the rest of the tree state. A wholly ignored folder is one
-    entry ("build/"), so a large .venv costs one line, not thousands."""
-    globs = (*DEFAULT_PROTECT, *self.settings.protect)
-    return sorted(p for p in tree.ignored if is_protected(p, globs))
-
 def _integrity(self: StopGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
     if state["armed"] and not self.settings.verify_command and (SCRIPT_NAME in changes or not self._script_armed()):
         return ("disarmed", self._script_problem(state))
@@ -739,7 +821,72 @@ def _integrity(self: StopGate, state: Mapping, changes: Mapping) -> tuple[str, s
             "instead. Adding a new test file is allowed; adding or changing a conftest.py is not.")
 
 
-StopGate._ignored_protected, StopGate._integrity = _ignored_protected, _integrity
+StopGate._integrity = _integrity
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028o
+def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, status: str,
+                    run: CheckRun | None = None) -> dict:
+    naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
+    naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
+    return {"tree": now.to_json(), "exit": exit, "status": status,
+            "detail": detail, "exit_code": run.exit_code if run else None, "ts": utc_now(),
+            "actual": naming[0] if naming else first_line(detail),
+            "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
+
+
+StopGate._failure_record = _failure_record
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028p
+def _fail(self: StopGate, state: dict, now: TreeState, exit: str, detail: str, status: str, claim: str,
+          changed: tuple[str, ...], key: str, run: CheckRun | None = None) -> Verdict:
+    state["blocks"] += 1
+    failure = self._failure_record(now, exit, detail, status, run)
+    state["last_failure"] = failure
+    if self.settings.ledger and not state["ledger_written"]:
+        self._ledger_row(claim, key, failure)
+        state["ledger_written"] = True
+    output = run.output if run else ""
+    if self.settings.max_blocks == 0 or state["blocks"] > self.settings.max_blocks:
+        why = ("report-only mode (DONEGATE_MAX_BLOCKS=0): the gate reports and never blocks"
+               if self.settings.max_blocks == 0 else
+               f"the retry budget is spent ({self.settings.max_blocks} blocks in this stretch of work, "
+               "DONEGATE_MAX_BLOCKS)")
+        verdict = self._hand_over(status, "report_only" if self.settings.max_blocks == 0 else "budget",
+                                  failure, why, changed, output)
+        self._ended(state, now, verdict, f"{why}; the last check: {first_line(detail)}")
+        return verdict
+    attempt = state["blocks"]
+    message = (f"{TAG} Message from the acceptance check, not from the user. Stop refused "
+               f"(attempt {attempt} of {self.settings.max_blocks}).\n{detail}\n"
+               "Fix the work so the check passes; do not weaken the tests or the check. Stopping again "
+               "re-runs it; stopping with no new change hands the work over unverified.")
+    state["last_refusal"] = message
+    self._save(state)
+    return Verdict("block", "blocked" if status == "blocked" else "yielded_unverified", exit, message,
+                   exit_code=failure["exit_code"], output=output, changed=changed, attempt=attempt)
+
+
+StopGate._fail = _fail
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028k
+def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, changes: Mapping,
+           changed: tuple[str, ...], key: str) -> Verdict:
+    run = self._run(command, changes)
+    if self.writer is not None:
+        self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code, run.output)
+    if run.passed:
+        self._write_stamp([now.digest], key)
+        state.update(blocks=0, last_failure=None, open=None, end=None)
+        self._save(state)
+        return Verdict("allow", "verified", "passed",
+                       f"{TAG} verified: {key} passed (exit 0) on this session's changes.",
+                       exit_code=0, output=run.output, changed=changed)
+    code = "a timeout" if run.exit_code is None else f"exit {run.exit_code}"
+    detail = f"{key} failed ({code}, {run.seconds:.1f} s).\n{failure_summary(run.output)}"
+    return self._fail(state, now, "check_failed", detail, "yielded_unverified", claim, changed, key, run=run)
+
+
+StopGate._check = _check
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028n
 def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun:
@@ -787,51 +934,6 @@ def _restore_protected(self: StopGate, copy: Path, changes: Mapping) -> list[str
 
 StopGate._restore_protected = _restore_protected
 
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028o
-def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, status: str,
-                    run: CheckRun | None = None) -> dict:
-    naming = [l.strip() for l in (run.output if run else "").splitlines() if FAILURE_LINE.search(l)]
-    naming.sort(key=lambda l: not FAILED_TEST.match(l))  # a named failing test first, banners last
-    return {"tree": now.to_json(), "exit": exit, "status": status,
-            "detail": detail, "exit_code": run.exit_code if run else None, "ts": utc_now(),
-            "actual": naming[0] if naming else first_line(detail),
-            "lines": naming[:20] or _last_lines(run.output if run else "", 5)}
-
-
-StopGate._failure_record = _failure_record
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028p
-def _fail(self: StopGate, state: dict, now: TreeState, exit: str, detail: str, status: str, claim: str,
-          changed: tuple[str, ...], key: str, run: CheckRun | None = None) -> Verdict:
-    state["blocks"] += 1
-    failure = self._failure_record(now, exit, detail, status, run)
-    state["last_failure"] = failure
-    if self.settings.ledger and not state["ledger_written"]:
-        self._ledger_row(claim, key, failure)
-        state["ledger_written"] = True
-    output = run.output if run else ""
-    if self.settings.max_blocks == 0 or state["blocks"] > self.settings.max_blocks:
-        why = ("report-only mode (DONEGATE_MAX_BLOCKS=0): the gate reports and never blocks"
-               if self.settings.max_blocks == 0 else
-               f"the retry budget is spent ({self.settings.max_blocks} blocks in this stretch of work, "
-               "DONEGATE_MAX_BLOCKS)")
-        verdict = self._hand_over(status, "report_only" if self.settings.max_blocks == 0 else "budget",
-                                  failure, why, changed, output)
-        self._ended(state, now, verdict, f"{why}; the last check: {first_line(detail)}")
-        return verdict
-    attempt = state["blocks"]
-    message = (f"{TAG} Message from the acceptance check, not from the user. Stop refused "
-               f"(attempt {attempt} of {self.settings.max_blocks}).\n{detail}\n"
-               "Fix the work so the check passes; do not weaken the tests or the check. Stopping again "
-               "re-runs it; stopping with no new change hands the work over unverified.")
-    state["last_refusal"] = message
-    self._save(state)
-    return Verdict("block", "blocked" if status == "blocked" else "yielded_unverified", exit, message,
-                   exit_code=failure["exit_code"], output=output, changed=changed, attempt=attempt)
-
-
-StopGate._fail = _fail
-
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028q
 def _ended(self: StopGate, state: dict, now: TreeState, verdict: Verdict, why: str) -> None:
     """Save the state of a turn that ends unverified, with the reason `status` will give."""
@@ -850,33 +952,26 @@ def _hand_over(self: StopGate, status: str, exit: str, failure: Mapping, why: st
 
 StopGate._ended, StopGate._hand_over = _ended, _hand_over
 
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028r
-def _read_stamp(self: StopGate) -> dict:
-    try:
-        return json.loads(self.stamp_path.read_text())
-    except (OSError, ValueError):
-        return {}
-
-def _write_stamp(self: StopGate, digests: Sequence[str], command: str) -> None:
-    """Record that these tree states passed `command`."""
-    write_private(self.stamp_path, json.dumps({"digests": sorted(set(digests)), "command": command,
-                                               "ts": utc_now()}))
-
-def _ledger_path(self: StopGate) -> Path:
-    """Where ledger rows go (Settings.ledger_file)."""
-    return self.settings.ledger_file
-
-def _ledger_row(self: StopGate, claim: str, command: str, failure: Mapping) -> None:
-    path = self.ledger_path()
-    private_dir(path.parent)
-    row = {"ts": failure["ts"], "repo": str(self.root), "exit_code": failure["exit_code"],
-           "claim": claim, "evidence_demanded": command,
-           "actual": failure.get("lines") or [failure["actual"]]}  # a list of lines, as the peer gate writes
-    append_private(path, json.dumps(row, ensure_ascii=False))
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028l
+def _preview(self: StopGate) -> str:
+    """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
+    state = self._load()
+    if state is None:
+        return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
+                "gate every uncommitted change")
+    now = self.read_tree()
+    changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
+    settled = self._settled(state, now) or (None if changes else NOTHING_CHANGED)
+    if settled is not None:
+        return f"allow: {settled.message.removeprefix(TAG).strip()}"
+    if self.command(state) is None:
+        return "allow UNVERIFIED: files changed but no acceptance check is configured"
+    if self._unchanged_since_failure(state, now):
+        return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
+    return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
 
 
-StopGate._read_stamp, StopGate._write_stamp = _read_stamp, _write_stamp
-StopGate.ledger_path, StopGate._ledger_row = _ledger_path, _ledger_row
+StopGate.preview = _preview
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028s
 def _hook(self: StopGate, payload: Mapping[str, Any]):

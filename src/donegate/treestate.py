@@ -6,33 +6,19 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 import subprocess
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable
+
+from .stopgate import GateError, Identity, StopGate, TreeState, blob_id, find_repo, git
 
 # %% auto #0
-__all__ = ['Identity', 'STATUS_ARGS', 'FLAGGED_ARGS', 'GateError', 'find_repo', 'git_start', 'git_finish', 'git', 'git_dir',
-           'blob_id', 'file_identity', 'stream_blob_id', 'TreeState', 'nested_identity', 'snapshot']
+__all__ = ['STATUS_ARGS', 'FLAGGED_ARGS', 'git_start', 'git_finish', 'git_dir', 'file_identity', 'stream_blob_id',
+           'nested_identity', 'snapshot', 'ExactGate']
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-101
-class GateError(Exception):
-    """The gate cannot do its job (bad setting, not a repository, git failing); the message says what to do."""
-
-
-def find_repo(start: str | os.PathLike) -> Path | None:
-    """The top folder of the git working tree holding `start` (a folder with `.git`), or None."""
-    here = Path(start).resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
 def git_start(root: Path, *args: str) -> subprocess.Popen:
     """Start git in `root` (pathspecs taken literally); finish it with `git_finish`. Two started
     commands run side by side."""
@@ -52,11 +38,6 @@ def git_finish(proc: subprocess.Popen) -> bytes:
         raise GateError(f"{' '.join(proc.args[3:5])} failed in {proc.args[2]}: {msg}")
     return out
 
-
-def git(root: Path, *args: str) -> bytes:
-    """Run git in `root` and return its stdout; GateError with git's own message if it fails."""
-    return git_finish(git_start(root, *args))
-
 # %% ../../chapters/94_tree_state.ipynb #ch94-201
 def git_dir(root: Path) -> Path:
     """The folder holding the repository's shared files (info/exclude, config), also for a linked worktree."""
@@ -67,17 +48,6 @@ def git_dir(root: Path) -> Path:
         if common.is_file():
             dot = (dot / common.read_text().strip()).resolve()
     return dot
-
-# %% ../../chapters/94_tree_state.ipynb #ch94-301
-Identity = tuple[str, str]  # (git mode, object id) of one path; None where the path does not exist
-
-
-def blob_id(data: bytes, algorithm: str = "sha1") -> str:
-    """The object id git gives a blob with this content (so our hashes and git's compare directly)."""
-    h = hashlib.new(algorithm)
-    h.update(b"blob %d\0" % len(data))
-    h.update(data)
-    return h.hexdigest()
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-304
 def file_identity(root: Path, rel: str, algorithm: str = "sha1", st: os.stat_result | None = None) -> Identity | None:
@@ -105,31 +75,6 @@ def stream_blob_id(f, algorithm: str = "sha1", chunk: int = 1 << 20) -> str:
     while block := f.read(chunk):
         h.update(block)
     return h.hexdigest()
-
-# %% ../../chapters/94_tree_state.ipynb #ch94-401
-@dataclass(frozen=True)
-class TreeState:
-    """The state of a working tree: HEAD plus every path where the working tree differs from HEAD
-    (index, worktree and untracked content, modes, symlink targets). Two states with the same
-    digest are the same tree. `ignored` lists what git showed as ignored (a folder as one entry); it is
-    not part of the digest, since an ignored file is not work, but a protected file hidden that way is
-    something the gate looks for."""
-
-    head: str
-    entries: dict[str, Identity | None]
-    ignored: tuple[str, ...] = field(default=(), compare=False)
-
-    @cached_property
-    def digest(self) -> str:
-        data = json.dumps([self.head, sorted(self.entries.items())], separators=(",", ":"))
-        return hashlib.sha256(data.encode()).hexdigest()
-
-    def to_json(self) -> dict:
-        return {"head": self.head, "entries": {p: list(i) if i else None for p, i in self.entries.items()}}
-
-    @classmethod
-    def from_json(cls, data: Mapping) -> "TreeState":
-        return cls(data["head"], {p: tuple(i) if i else None for p, i in data["entries"].items()})
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-501
 STATUS_ARGS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
@@ -230,16 +175,13 @@ def snapshot(root: Path, cache: Any = None, reading: tuple[bytes, bytes] | None 
     return TreeState(head, entries, tuple(ignored))
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-801
-def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, Identity]:
-    """(mode, id) of each of `paths` in commit `head` (paths missing there are left out)."""
-    if not head or not paths:
-        return {}
-    args = ["ls-tree", "-r", "-z", "--full-tree", head]
-    out = git(root, *args, "--", *paths) if len(paths) <= 500 else git(root, *args)
-    found = {}
-    for rec in out.split(b"\0"):
-        if rec:
-            meta, path = rec.split(b"\t", 1)
-            mode, _, oid = meta.decode().split(" ")
-            found[os.fsdecode(path)] = (mode, oid)
-    return found
+class ExactGate(StopGate):
+    """Chapter 07's StopGate reading the tree state with `snapshot`: through `cache` (appendix 95's HashCache) if
+    one is set, and from `reading`, git's output already read for this stop (appendix 93), once."""
+
+    cache: Any = None
+    reading: tuple[bytes, bytes] | None = None
+
+    def read_tree(self) -> TreeState:
+        reading, self.reading = self.reading, None  # the quick path's reading is good for this one moment only
+        return snapshot(self.root, self.cache, reading)

@@ -10,9 +10,10 @@ It builds a git repository with TRACKED committed files and UNTRACKED untracked 
 baseline, changes one tracked file, lets one stop run the acceptance command (`true`) so the state is
 stamped as passed, then times further stops of that same state:
 
-- gate, in process: StopGate.on_stop() (snapshot, compare with the stamp, answer);
-- gate, new process: a fresh Python that imports donegate.stopgate and decides one stop (interpreter
-  start-up included);
+- gate, in process: ExactGate.on_stop(), chapter 07's StopGate reading the tree as the hook does (appendix 94's
+  snapshot, compare with the stamp, answer);
+- gate, new process: a fresh Python that imports donegate.treestate (and so the gate) and decides one stop
+  (interpreter start-up included);
 - `donegate hook stop`, gate deciding: the installed console script fed the host's JSON with no recorded
   answer (the memo removed before each run), so the gate decides and the answer is recorded: what the
   first stop of a state costs;
@@ -44,12 +45,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from donegate.stopgate import Settings, StopGate
+from donegate.stopgate import Settings
+from donegate.treestate import ExactGate
 
 PIPELINE = ("git rev-parse HEAD >/dev/null && git status --porcelain >/dev/null && git diff HEAD >/dev/null "
             "&& git ls-files -o --exclude-standard -z | xargs -0 -r sha256sum >/dev/null")
-ONE_STOP = ("import sys; from pathlib import Path; from donegate.stopgate import Settings, StopGate; "
-            "v = StopGate(sys.argv[1], 'bench', Settings(verify_command='true', state_dir=Path(sys.argv[2])))"
+ONE_STOP = ("import sys; from pathlib import Path; from donegate.stopgate import Settings; "
+            "from donegate.treestate import ExactGate; "
+            "v = ExactGate(sys.argv[1], 'bench', Settings(verify_command='true', state_dir=Path(sys.argv[2])))"
             ".on_stop(True); sys.exit(0 if v.exit == 'already_verified' else 1)")
 
 
@@ -144,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.file_bytes:,} bytes "
               f"(built in {time.perf_counter() - t0:.1f} s)")
         settings = Settings(verify_command="true", state_dir=state)
-        gate = StopGate(repo, "bench", settings)
+        gate = ExactGate(repo, "bench", settings)
         gate.start()
         changed = repo / "src" / "d0000" / "f000.py"
         changed.write_text(changed.read_text() + "CHANGED = True\n")
