@@ -405,11 +405,32 @@ def overridden_privates(source: str, base_source: Callable[[str, str], str | Non
     found = []
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for base in (b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in origin):
-            module, name = origin[base]
-            text = base_source(module, name)
-            if text is not None:
-                found += [(cls.name, m) for m in sorted(private_members(source, cls.name) & private_members(text, name))]
+            held = _private_members_up(*origin[base], base_source, package)
+            found += [(cls.name, m) for m in sorted(private_members(source, cls.name) & held)]
     return found
+
+
+def _private_members_up(module: str, name: str, base_source: Callable[[str, str], str | None], package: str,
+                        seen: frozenset = frozenset()) -> set[str]:
+    """The underscore names class `name` of `module` holds, and those of the classes it builds on, up the chain."""
+    text = base_source(module, name)
+    if text is None or (module, name) in seen:
+        return set()
+    held = private_members(text, name)
+    tree = ast.parse(text)
+    origin = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level <= 1:
+            parts = ([package, *(node.module.split(".") if node.module else [])] if node.level == 1
+                     else (node.module or "").split("."))
+            if parts[0] == package and len(parts) > 1:
+                origin.update({alias.asname or alias.name: (parts[1], alias.name) for alias in node.names})
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name):
+        for base in cls.bases:
+            if isinstance(base, ast.Name):
+                up = origin.get(base.id, (module, base.id))
+                held |= _private_members_up(*up, base_source, package, seen | {(module, name)})
+    return held
 
 
 def test_a_subclass_uses_only_its_base_s_public_names():
@@ -442,6 +463,12 @@ def test_writing_over_a_base_s_private_method_is_found_and_a_public_one_is_not()
            "def _run(self: SessionGate):\n    return 7\n\n\nSessionGate._run = _run\n")
     assert overridden_privates(sub, lambda module, name: base if (module, name) == ("stopgate", "StopGate") else None) \
         == [("SessionGate", "_decide"), ("SessionGate", "_run")]
+    middle = "from .stopgate import StopGate\n\n\nclass ExactGate(StopGate):\n    def read_tree(self):\n        return 8\n"
+    sources = {("stopgate", "StopGate"): base, ("treestate", "ExactGate"): middle}
+    on_middle = sub.replace("from .stopgate import StopGate", "from .treestate import ExactGate").replace(
+        "SessionGate(StopGate)", "SessionGate(ExactGate)")
+    assert overridden_privates(on_middle, lambda module, name: sources.get((module, name))) \
+        == [("SessionGate", "_decide"), ("SessionGate", "_run")], "the chain of bases is followed"
 
 
 def test_no_module_imports_a_module_that_imports_it_back():

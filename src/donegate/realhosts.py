@@ -167,7 +167,7 @@ def _start_late(self: SessionGate, source: str = "late") -> dict:
     folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
     at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
     session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
-    return self._load() or self.start(source, base=worktree_baseline(self.root))
+    return self.load_state() or self.start(source, base=worktree_baseline(self.root))
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
@@ -176,21 +176,21 @@ def _late_without_check(self: SessionGate, state: dict, now: TreeState, command,
                        f"{TAG} not gated: the gate met this session here only in its middle, and the session "
                        f"has made no tool call that can write, so the uncommitted changes ({name_list(tuple(changes))}) "
                        "are not its work.", changed=tuple(changes))
-    return StopGate._without_check(self, state, now, command, changes)
+    return StopGate.without_check(self, state, now, command, changes)
 
 
 def _noted_decide(self: SessionGate, stop_hook_active: bool | None, claim: str) -> Verdict:
-    verdict = StopGate._decide(self, stop_hook_active, claim)
+    verdict = StopGate.decide(self, stop_hook_active, claim)
     if verdict.exit not in ("not_gated", "already_verified", "skipped") and \
-            (self._load() or {}).get("source") == "late":
+            (self.load_state() or {}).get("source") == "late":
         verdict = replace(verdict, warnings=(*verdict.warnings, (
             f"{TAG} NOTE: the gate first saw this session in {self.root} in the middle of it (its "
             "SessionStart ran elsewhere), so every uncommitted change there counts as the session's.")))
     return verdict
 
 
-SessionGate.start_late = SessionGate._missed_start = _start_late
-SessionGate._without_check, SessionGate._decide = _late_without_check, _noted_decide
+SessionGate.start_late = SessionGate.missed_start = _start_late
+SessionGate.without_check, SessionGate.decide = _late_without_check, _noted_decide
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-401
 def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None) -> list[Path]:
@@ -329,7 +329,7 @@ def same_repository_id(state: Mapping, root: Path) -> bool:
 def _debt(self: SessionGate, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
     """Why this session's changes, as the tree is now, are not verified; None if they are (or there
     are none, or the tree changed only after the session ended cleanly)."""
-    if now.digest == state.get("baseline_digest") or self._settled(state, now) is not None:
+    if now.digest == state.get("baseline_digest") or self.settled(state, now) is not None:
         return None
     end = state.get("end")
     if end:
@@ -374,7 +374,7 @@ def _carry_on(self: SessionGate, state: dict, now: TreeState) -> None:
                      inherited={"session": other["session"], "why": why})
 
 
-SessionGate._carry_on = _carry_on
+SessionGate.carry_on = _carry_on
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01
 def gate_hooks(root: Path) -> dict[str, list[str]]:
@@ -398,7 +398,7 @@ def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeSt
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
         state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
                      check_scripts=check_scripts(self.root))
-        self._save(state)
+        self.save_state(state)
     return state
 
 
@@ -436,7 +436,7 @@ def check_scripts(root: Path) -> list[str]:
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a02
 def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
-    problem = StopGate._integrity(self, state, changes)
+    problem = StopGate.integrity(self, state, changes)
     gone = None if problem else self.hooks_gone(state)
     if not gone:
         return problem or self._scripts_integrity(state, changes)
@@ -461,7 +461,7 @@ def _scripts_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> t
                         "and fix the code instead.")
 
 
-SessionGate._integrity, SessionGate._scripts_integrity = _hooks_integrity, _scripts_integrity
+SessionGate.integrity, SessionGate._scripts_integrity = _hooks_integrity, _scripts_integrity
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a11
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2): orphans of this process's descendants are re-parented to it
@@ -521,20 +521,20 @@ def _contained_run(self: SessionGate, command, changes: Mapping):
     """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said)."""
     adopting = _adopting()
     known = {pid for pid, parent in _parents().items() if parent == os.getpid()} if adopting else set()
-    run = StopGate._run(self, command, changes)
+    run = StopGate.run_command(self, command, changes)
     ended = end_adopted(known) if adopting else 0
     if ended:
         run = replace(run, output=f"{run.output}\n{TAG} the check left {ended} process(es) running; the gate ended them\n")
     return run
 
 
-SessionGate._run = _contained_run
+SessionGate.run_command = _contained_run
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-701
 def _record_end(self: SessionGate, how: str, why: str) -> None:
     """A turn that ended without a stop decision (an API error, say): recorded as unverified if the
     session's changes are not verified, so `status` and the next session start can say so."""
-    state = self._load()
+    state = self.load_state()
     if state is None:
         return
     now = snapshot(self.root, self.cache)
@@ -542,11 +542,11 @@ def _record_end(self: SessionGate, how: str, why: str) -> None:
         return
     state.update(open=None, end={"status": "yielded_unverified", "exit": how, "why": why,
                                  "tree": now.digest, "ts": utc_now()})
-    self._save(state)
+    self.save_state(state)
 
 def _status(self: SessionGate) -> tuple[int, str]:
     """(exit code, one line) for `donegate status`: 0 verified or nothing changed, 1 unverified."""
-    state = self._load()
+    state = self.load_state()
     if state is None:
         return 2, f"no gated session here: the gate has not seen this session in {self.root}"
     now = snapshot(self.root, self.cache)
@@ -557,7 +557,7 @@ def _status(self: SessionGate) -> tuple[int, str]:
         return 1, f"unverified: {why}"
     if now.digest == state.get("baseline_digest"):
         return 0, "nothing changed: the last session here changed no file, so there was nothing to verify"
-    settled = self._settled(state, now)
+    settled = self.settled(state, now)
     if settled is not None:
         return 0, f"verified: {settled.message.split('verified: ', 1)[-1]}"
     return 0, "the session ended cleanly; files changed after it, outside a gated turn (run the check yourself)"
@@ -749,7 +749,7 @@ def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], setti
     active = payload.get("stop_hook_active")
     claim = (payload.get("last_assistant_message") or payload.get("prompt_response")
              or transcript_claim(payload.get("transcript_path")))
-    turn = [payload.get("turn_id"), (gates[0]._load() or {}).get("stretch")]  # a new prompt: a new stretch
+    turn = [payload.get("turn_id"), (gates[0].load_state() or {}).get("stretch")]  # a new prompt: a new stretch
     relayed = relayed_stop(settings.state_dir, gates[0].session_id, turn, str(claim)) \
         if relayed_host(host, env) else None  # 9.1: a hand-over this run will not show, still being relayed
     if relayed is None:

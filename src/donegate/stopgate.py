@@ -538,7 +538,7 @@ def _script_armed(self: StopGate) -> bool:
     return script_armed(self.root)
 
 
-StopGate._load, StopGate._save = _load, _save
+StopGate.load_state, StopGate.save_state = _load, _save
 StopGate._script, StopGate._script_armed = _script, _script_armed
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028c
@@ -563,7 +563,7 @@ StopGate._keep_protected_blobs, StopGate._ignored_protected = _keep_protected_bl
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028c-b
 def _start(self: StopGate, source: str = "startup", base: TreeState | None = None) -> dict:
     """The session's state, with a baseline taken now (or `base`) unless it has one: a resume keeps the first."""
-    state = self._load()
+    state = self.load_state()
     if state is not None:
         return state
     now = self.read_tree()
@@ -575,15 +575,15 @@ def _start(self: StopGate, source: str = "startup", base: TreeState | None = Non
              "blocks": 0, "last_failure": None, "ledger_written": False, "prompts": False, "open": None,
              "end": None, "last_refusal": None, "inherited": None}
     if base is None:
-        self._carry_on(state, now)
-    self._save(state)
+        self.carry_on(state, now)
+    self.save_state(state)
     return state
 
 def _carry_on(self: StopGate, state: dict, now: TreeState) -> None:
     """Nothing in the core: appendix 95's SessionGate takes over an earlier session's unverified work."""
 
 
-StopGate.start, StopGate._carry_on = _start, _carry_on
+StopGate.start, StopGate.carry_on = _start, _carry_on
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028d
 def _new_prompt(self: StopGate, prompt: str | None = None) -> None:
@@ -591,14 +591,14 @@ def _new_prompt(self: StopGate, prompt: str | None = None) -> None:
     state = self.start()
     state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False, prompts=True,
                  open={"ts": utc_now()})
-    self._save(state)
+    self.save_state(state)
 
 def _missed_start(self: StopGate) -> dict:
     """The state for a stop whose session start was not seen here: a baseline taken now."""
     return self.start("stop")
 
 
-StopGate.new_prompt, StopGate._missed_start = _new_prompt, _missed_start
+StopGate.new_prompt, StopGate.missed_start = _new_prompt, _missed_start
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028f
 def _command(self: StopGate, state: Mapping) -> str | list[str] | None:
@@ -614,7 +614,7 @@ StopGate.command = _command
 def _on_stop(self: StopGate, stop_hook_active: bool | None = None, claim: str = "") -> Verdict:
     """Decide one stop. stop_hook_active (from the host) counts attempts, never lets a stop through by itself:
     False begins a new stretch where no prompt hook was seen; True or None continues the current one."""
-    verdict = self._decide(stop_hook_active, claim)
+    verdict = self.decide(stop_hook_active, claim)
     self.last_verdict = verdict
     if self.writer is not None:
         self.writer.gate_decision("stopgate", verdict.exit, [first_line(verdict.message), *verdict.warnings])
@@ -626,19 +626,19 @@ def _decide(self: StopGate, stop_hook_active: bool | None, claim: str) -> Verdic
         return self._skipped()
     now = self.read_tree()
     state = self._stretch(stop_hook_active)
-    settled = self._settled(state, now)
+    settled = self.settled(state, now)
     if settled is not None:
         return self._settle(state, settled)
     command = self.command(state)
     key = command if isinstance(command, str) else " ".join(command or ())
     changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
     changed = tuple(changes)
-    verdict = (self._without_check(state, now, command, changes)
+    verdict = (self.without_check(state, now, command, changes)
                or self._refused_unrun(state, now, claim, changes, changed, key))
     return verdict or self._check(state, now, claim, command, changes, changed, key)
 
 
-StopGate.on_stop, StopGate._decide = _on_stop, _decide
+StopGate.on_stop, StopGate.decide = _on_stop, _decide
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028h
 def _skipped(self: StopGate) -> Verdict:
@@ -652,7 +652,7 @@ def _skipped(self: StopGate) -> Verdict:
 def _stretch(self: StopGate, stop_hook_active: bool | None) -> dict:
     """The session's state (a baseline taken if its start was not seen here), a new stretch begun if the
     flag says so and the host sends no prompts (Gemini sends False after every tool call)."""
-    state = self._load() or self._missed_start()
+    state = self.load_state() or self.missed_start()
     if stop_hook_active is False and not state.get("prompts"):
         state.update(stretch=state["stretch"] + 1, blocks=0, ledger_written=False)
     return state
@@ -673,7 +673,7 @@ def _settled(self: StopGate, state: Mapping, now: TreeState) -> Verdict | None:
     return None
 
 
-StopGate._skipped, StopGate._stretch, StopGate._settled = _skipped, _stretch, _settled
+StopGate._skipped, StopGate._stretch, StopGate.settled = _skipped, _stretch, _settled
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028i
 def _settle(self: StopGate, state: dict, settled: Verdict) -> Verdict:
@@ -681,14 +681,14 @@ def _settle(self: StopGate, state: dict, settled: Verdict) -> Verdict:
     if (settled.exit == "not_gated" and state.get("last_failure")) or state.get("open") or state.get("end"):
         state.update(open=None, end=None, last_failure=None if settled.exit == "not_gated"
                      else state.get("last_failure"))
-        self._save(state)
+        self.save_state(state)
     return settled  # a new stretch that ends at once needs no record: the next stop starts its own
 
 
 def _without_check(self: StopGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
     if not changes:
         state.update(last_failure=None, open=None, end=None)
-        self._save(state)
+        self.save_state(state)
         return NOTHING_CHANGED
     changed = tuple(changes)
     if command is not None:
@@ -709,7 +709,7 @@ def _without_check(self: StopGate, state: dict, now: TreeState, command, changes
     return verdict
 
 
-StopGate._settle, StopGate._without_check = _settle, _without_check
+StopGate._settle, StopGate.without_check = _settle, _without_check
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028r
 def _read_stamp(self: StopGate) -> dict:
@@ -752,7 +752,7 @@ def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, chan
     if state.get("hidden_protected") is not None:
         for path in sorted(set(self._ignored_protected(now)) - set(state["hidden_protected"])):
             changes[path] = (None, ("100644", "hidden from git by an ignore rule"))
-    problem = self._integrity(state, changes)
+    problem = self.integrity(state, changes)
     if problem:
         return self._fail(state, now, problem[0], problem[1], "blocked", claim, changed, key)
     broken = syntax_errors(self.root, [p for p, (_, after) in changes.items() if after])
@@ -821,7 +821,7 @@ def _integrity(self: StopGate, state: Mapping, changes: Mapping) -> tuple[str, s
             "instead. Adding a new test file is allowed; adding or changing a conftest.py is not.")
 
 
-StopGate._integrity = _integrity
+StopGate.integrity = _integrity
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028o
 def _failure_record(self: StopGate, now: TreeState, exit: str, detail: str, status: str,
@@ -861,7 +861,7 @@ def _fail(self: StopGate, state: dict, now: TreeState, exit: str, detail: str, s
                "Fix the work so the check passes; do not weaken the tests or the check. Stopping again "
                "re-runs it; stopping with no new change hands the work over unverified.")
     state["last_refusal"] = message
-    self._save(state)
+    self.save_state(state)
     return Verdict("block", "blocked" if status == "blocked" else "yielded_unverified", exit, message,
                    exit_code=failure["exit_code"], output=output, changed=changed, attempt=attempt)
 
@@ -871,13 +871,13 @@ StopGate._fail = _fail
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028k
 def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, changes: Mapping,
            changed: tuple[str, ...], key: str) -> Verdict:
-    run = self._run(command, changes)
+    run = self.run_command(command, changes)
     if self.writer is not None:
         self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code, run.output)
     if run.passed:
         self._write_stamp([now.digest], key)
         state.update(blocks=0, last_failure=None, open=None, end=None)
-        self._save(state)
+        self.save_state(state)
         return Verdict("allow", "verified", "passed",
                        f"{TAG} verified: {key} passed (exit 0) on this session's changes.",
                        exit_code=0, output=run.output, changed=changed)
@@ -905,7 +905,7 @@ def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun
     return CheckRun(run.command, run.exit_code, note + run.output, run.seconds)
 
 
-StopGate._run = _run
+StopGate.run_command = _run
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028n-b
 def _restore_protected(self: StopGate, copy: Path, changes: Mapping) -> list[str]:
@@ -939,7 +939,7 @@ def _ended(self: StopGate, state: dict, now: TreeState, verdict: Verdict, why: s
     """Save the state of a turn that ends unverified, with the reason `status` will give."""
     state.update(open=None, end={"status": verdict.status, "exit": verdict.exit, "why": why,
                                  "tree": now.digest, "ts": utc_now()})
-    self._save(state)
+    self.save_state(state)
 
 def _hand_over(self: StopGate, status: str, exit: str, failure: Mapping, why: str, changed: tuple[str, ...],
                output: str = "") -> Verdict:
@@ -955,13 +955,13 @@ StopGate._ended, StopGate._hand_over = _ended, _hand_over
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028l
 def _preview(self: StopGate) -> str:
     """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
-    state = self._load()
+    state = self.load_state()
     if state is None:
         return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
                 "gate every uncommitted change")
     now = self.read_tree()
     changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
-    settled = self._settled(state, now) or (None if changes else NOTHING_CHANGED)
+    settled = self.settled(state, now) or (None if changes else NOTHING_CHANGED)
     if settled is not None:
         return f"allow: {settled.message.removeprefix(TAG).strip()}"
     if self.command(state) is None:
