@@ -16,14 +16,14 @@ from typing import Any, Mapping
 
 from .hosts import HOSTS, SETTINGS_FILES, InstallSteps, hook_entries, hook_executable
 from .realhosts import SessionGate, stops_seen
-from .stopgate import SCRIPT_NAME, GateError, Settings, find_repo
+from .stopgate import NOTHING_CHANGED, SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, changed_paths, find_repo
 from .treestate import ExactGate
 
 # %% auto #0
 __all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program', 'stale_programs',
            'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust',
-           'write_codex_trust', 'after_install', 'doctor', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts',
-           'TrustSteps', 'installed_hook_entries', 'ledger_command', 'captured_calls']
+           'write_codex_trust', 'after_install', 'doctor', 'stop_preview', 'stop_hook_seconds', 'stop_timeouts',
+           'fit_timeouts', 'TrustSteps', 'installed_hook_entries', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
 def missing_program(command: str) -> str | None:
@@ -382,6 +382,25 @@ def _doctor_hooks(root: Path, out, plugin_lines) -> int:
             out(f"hooks        {host:<12} installed and active ({rel}){note}")
     return problems
 
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-604s
+def stop_preview(gate: StopGate) -> str:
+    """What a stop of `gate` would do now, in one line, without deciding one (nothing saved, no check run)."""
+    state = gate.load_state()
+    if state is None:
+        return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
+                "gate every uncommitted change")
+    now = gate.read_tree()
+    changes = changed_paths(gate.root, TreeState.from_json(state["baseline"]), now)
+    settled = gate.settled(state, now) or (None if changes else NOTHING_CHANGED)
+    if settled is not None:
+        return f"allow: {settled.message.removeprefix(TAG).strip()}"
+    if gate.command(state) is None:
+        return "allow UNVERIFIED: files changed but no acceptance check is configured"
+    if gate.unchanged_since_failure(state, now):
+        return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
+    return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
+
+
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-605
 def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
     """doctor's last line: what a stop would do now, by the newest session's own rules. 1 if it cannot tell."""
@@ -390,7 +409,7 @@ def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
     if sessions:  # the newest session's gate says what its next stop would do, by the stop's own rules
         try:
             state = json.loads(sessions[-1].read_text())
-            what = ExactGate(root, state["session"], settings).preview()
+            what = stop_preview(ExactGate(root, state["session"], settings))
             gone = SessionGate(root, state["session"], settings).hooks_gone(state)
             if gone:
                 problems += 1

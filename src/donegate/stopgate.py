@@ -743,7 +743,7 @@ StopGate.ledger_path, StopGate._ledger_row = _ledger_path, _ledger_row
 def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, changes: dict,
                    changed: tuple[str, ...], key: str) -> Verdict | None:
     failure = state.get("last_failure")
-    if self._unchanged_since_failure(state, now):
+    if self.unchanged_since_failure(state, now):
         verdict = self._hand_over(failure["status"], "no_change", failure,
                                   "nothing changed since the last failed check, so it was not run again", changed)
         self._ended(state, now, verdict, f"handed over with no change since the last failed check: "
@@ -772,7 +772,7 @@ def _unchanged_since_failure(self: StopGate, state: Mapping, now: TreeState) -> 
     return bool(failure) and not changed_paths(self.root, TreeState.from_json(failure["tree"]), now)
 
 
-StopGate._unchanged_since_failure = _unchanged_since_failure
+StopGate.unchanged_since_failure = _unchanged_since_failure
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028m0
 def _script_problem(self: StopGate, state: Mapping) -> str:
@@ -951,27 +951,6 @@ def _hand_over(self: StopGate, status: str, exit: str, failure: Mapping, why: st
 
 
 StopGate._ended, StopGate._hand_over = _ended, _hand_over
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028l
-def _preview(self: StopGate) -> str:
-    """What a stop would do now, in one line, without deciding one (nothing saved, no check run)."""
-    state = self.load_state()
-    if state is None:
-        return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
-                "gate every uncommitted change")
-    now = self.read_tree()
-    changes = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
-    settled = self.settled(state, now) or (None if changes else NOTHING_CHANGED)
-    if settled is not None:
-        return f"allow: {settled.message.removeprefix(TAG).strip()}"
-    if self.command(state) is None:
-        return "allow UNVERIFIED: files changed but no acceptance check is configured"
-    if self._unchanged_since_failure(state, now):
-        return "allow UNVERIFIED: hand over at once, nothing changed since the last failed check"
-    return f"run the check on {len(changes)} changed path(s): {', '.join(list(changes)[:5])}"
-
-
-StopGate.preview = _preview
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028s
 def _hook(self: StopGate, payload: Mapping[str, Any]):
