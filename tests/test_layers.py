@@ -389,12 +389,8 @@ def private_members(source: str, class_name: str) -> set[str]:
     return {name for name in found if name.startswith("_") and not name.startswith("__")}
 
 
-def overridden_privates(source: str, base_source: Callable[[str, str], str | None],
-                        package: str = PACKAGE) -> list[tuple[str, str]]:
-    """(class, name) for each underscore method a class of `source` writes over, where its base comes from another
-    module of `package` and holds that name: overriding a private method depends on it as much as calling it.
-    `base_source(module, class)` gives the base module's source (None if unknown)."""
-    tree = ast.parse(source)
+def imported_from(tree: ast.Module, package: str = PACKAGE) -> dict[str, tuple[str, str]]:
+    """Each name a module takes from another module of `package` by `from ... import`: name -> (module, name)."""
     origin = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level <= 1:
@@ -402,6 +398,16 @@ def overridden_privates(source: str, base_source: Callable[[str, str], str | Non
                      else (node.module or "").split("."))
             if parts[0] == package and len(parts) > 1:
                 origin.update({alias.asname or alias.name: (parts[1], alias.name) for alias in node.names})
+    return origin
+
+
+def overridden_privates(source: str, base_source: Callable[[str, str], str | None],
+                        package: str = PACKAGE) -> list[tuple[str, str]]:
+    """(class, name) for each underscore method a class of `source` writes over, where its base comes from another
+    module of `package` and holds that name: overriding a private method depends on it as much as calling it.
+    `base_source(module, class)` gives the base module's source (None if unknown)."""
+    tree = ast.parse(source)
+    origin = imported_from(tree, package)
     found = []
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
         for base in (b.id for b in cls.bases if isinstance(b, ast.Name) and b.id in origin):
@@ -418,13 +424,7 @@ def _private_members_up(module: str, name: str, base_source: Callable[[str, str]
         return set()
     held = private_members(text, name)
     tree = ast.parse(text)
-    origin = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level <= 1:
-            parts = ([package, *(node.module.split(".") if node.module else [])] if node.level == 1
-                     else (node.module or "").split("."))
-            if parts[0] == package and len(parts) > 1:
-                origin.update({alias.asname or alias.name: (parts[1], alias.name) for alias in node.names})
+    origin = imported_from(tree, package)
     for cls in (n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name):
         for base in cls.bases:
             if isinstance(base, ast.Name):

@@ -825,30 +825,35 @@ class SessionSteps(HookSteps):
     def stop_failure(self, gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> None:
         turn_failed(gates, payload)
 
-    def policy(self, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> tuple:
-        """Chapter 08's policy, with each other checkout of the session's repository a write goes into judged
-        as the repository is."""
-        tops = {find_repo(os.path.dirname(full)) for full in hosts.tool_targets(payload)} if roots else set()
-        more = sorted(t for t in tops - {None} if t not in roots and same_repository(t, roots[0]))
-        return tool_policy(payload, settings, [*roots, *more])
-
-    def tool_allowed(self, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path],
-                     targets: Sequence[str]) -> None:
-        """Before the write: a tree it goes into is gated from now on, and the session has made a tool call
-        that can write."""
-        session = str(payload.get("session_id") or "unknown-session")
-        _gates(written_roots(payload, settings, roots, targets), session, settings)
-        mark_tool_call(settings.state_dir, session)
-
-    def tool_done(self, payload: Mapping[str, Any], settings: Settings) -> None:
-        """After a tool call (`install` does not ask for that event, but where it is called, as the peer
-        gate's marker is, it counts): the mark only."""
-        mark_tool_call(settings.state_dir, str(payload.get("session_id") or "unknown-session"))
-
     def error_verdict(self, payload: Any, env: Mapping[str, str] | None, message: str) -> Verdict:
         return error_verdict(payload, env, message)
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-t
+def _policy(self: SessionSteps, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> tuple:
+    """Chapter 08's policy, with each other checkout of the session's repository a write goes into judged
+    as the repository is."""
+    tops = {find_repo(os.path.dirname(full)) for full in hosts.tool_targets(payload)} if roots else set()
+    more = sorted(t for t in tops - {None} if t not in roots and same_repository(t, roots[0]))
+    return tool_policy(payload, settings, [*roots, *more])
 
+def _tool_allowed(self: SessionSteps, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path],
+                 targets: Sequence[str]) -> None:
+    """Before the write: a tree it goes into is gated from now on, and the session has made a tool call
+    that can write."""
+    session = str(payload.get("session_id") or "unknown-session")
+    _gates(written_roots(payload, settings, roots, targets), session, settings)
+    mark_tool_call(settings.state_dir, session)
+
+def _tool_done(self: SessionSteps, payload: Mapping[str, Any], settings: Settings) -> None:
+    """After a tool call (`install` does not ask for that event, but where it is called, as the peer
+    gate's marker is, it counts): the mark only."""
+    mark_tool_call(settings.state_dir, str(payload.get("session_id") or "unknown-session"))
+
+
+SessionSteps.policy, SessionSteps.tool_allowed, SessionSteps.tool_done = _policy, _tool_allowed, _tool_done
+
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-r
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
              reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
     """What `donegate hook` answers: chapter 08's run_hook with SessionSteps. `reading`: (tree, git status,
