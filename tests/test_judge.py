@@ -407,3 +407,49 @@ def test_the_sandbox_s_own_tmp_is_a_file_system_of_bounded_size():
             "    os.remove('/tmp/big')\n"
             "    return written")
     assert verdicts(("learner", fill), ("test", f"assert fill() <= {SANDBOX_TMP_BYTES}"), timeout=30) == {"test1": True}
+
+
+# --- the judge's last line: read within bounds ----------------------------------------------------------------------
+
+def _served(sent: bytes, limit: int = 1000) -> tuple[dict, str]:
+    """What the grader makes of `sent` arriving on the judge's line (then the line closes)."""
+    import socket
+    import threading
+    import time
+
+    from donegate import judge as judge_module
+
+    class Ended:
+        def wait(self):
+            return 0
+
+    mine, theirs = socket.socketpair()
+    writer = threading.Thread(target=lambda: (theirs.sendall(sent), theirs.close()))
+    writer.start()
+    try:
+        return judge_module._serve_judge(mine, Ended(), Path("/nonexistent"), time.monotonic() + 30, limit=limit)
+    finally:
+        writer.join()
+        mine.close()
+
+
+def test_the_judge_s_verdicts_are_read_as_plain_json():
+    verdicts = {"test_a": {"passed": True, "output": "ok"}}
+    assert _served(b"done " + json.dumps(verdicts).encode() + b"\n") == (verdicts, "")
+
+
+def test_a_line_over_the_limit_is_refused_before_it_is_read_whole():
+    found, why = _served(b"done " + json.dumps({"t": {"x": "a" * 5000}}).encode() + b"\n", limit=1000)
+    assert found == {} and "over 1000 bytes" in why
+
+
+@pytest.mark.parametrize("body, cause", [
+    (b"[" * 100_000 + b"]" * 100_000, "nested"),
+    (json.dumps({"t": {"x": [[[[[[[[[[1]]]]]]]]]]}}).encode().replace(b"1", b"[" * 120 + b"1" + b"]" * 120), "nested"),
+    (b'["not", "an object"]', "not an object of objects"),
+    (b'{"t": "a verdict that is a string"}', "not an object of objects"),
+    (b"{not json", "judge failed"),
+])
+def test_a_last_line_that_is_not_plain_verdicts_gives_none(body, cause):
+    found, why = _served(b"done " + body + b"\n", limit=10_000_000)
+    assert found == {} and cause in why, why

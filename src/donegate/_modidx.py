@@ -467,6 +467,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.judge.protected_names': ('workbook_judge.html#protected_names', 'donegate/judge.py'),
                                 'donegate.judge.run_judge': ('workbook_judge.html#run_judge', 'donegate/judge.py'),
                                 'donegate.judge.shared_temp': ('workbook_judge.html#shared_temp', 'donegate/judge.py'),
+                                'donegate.judge.verdicts_from': ('workbook_judge.html#verdicts_from', 'donegate/judge.py'),
                                 'donegate.judge.vet_notebook': ('workbook_judge.html#vet_notebook', 'donegate/judge.py'),
                                 'donegate.judge.vet_source': ('workbook_judge.html#vet_source', 'donegate/judge.py')},
             'donegate.metrics': { 'donegate.metrics.Attempt': ('metrics_and_release_gate.html#attempt', 'donegate/metrics.py'),

@@ -19,8 +19,8 @@ from .sandbox import SANDBOX_ENV, release_sandbox, sandbox_command
 # %% auto #0
 __all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'SCALARS',
            'MAX_MESSAGE', 'MAX_DEPTH', 'PLAIN_NAMES', 'QUOTA_BYTES', 'JUDGE_ENV', 'vet_source', 'Gone', 'RemoteError',
-           'Peer', 'Remote', 'shared_temp', 'Host', 'host_main', 'Judge', 'judge_notebook', 'judge_main', 'run_judge',
-           'judge_cells', 'protected_names', 'vet_notebook', 'judged_output']
+           'Peer', 'Remote', 'shared_temp', 'Host', 'host_main', 'Judge', 'judge_notebook', 'judge_main',
+           'verdicts_from', 'run_judge', 'judge_cells', 'protected_names', 'vet_notebook', 'judged_output']
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c1
 # What an answer cell has no business touching: the interpreter that runs it and the grader around it.
@@ -799,20 +799,45 @@ def _end(process) -> None:
         process.wait()
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b
-def _serve_judge(control, judge, box: Path, deadline: float) -> tuple[dict, str]:
+def verdicts_from(data: bytes, limit: int = MAX_MESSAGE) -> dict:
+    """The verdicts in the judge's last line, read as plain JSON within `limit` bytes and MAX_DEPTH levels:
+    an object of objects. ValueError for anything else (nothing in it is looked up or run)."""
+    if len(data) > limit:
+        raise ValueError(f"a line over {limit} bytes")
+    try:
+        found = json.loads(data)
+    except RecursionError:  # the decoder's own guard against nesting: no verdicts, not a crash
+        raise ValueError(f"a value nested over {MAX_DEPTH} deep") from None
+    level, deepest = [(found, 1)], 1
+    while level:  # one pass over what was read, no recursion
+        value, depth = level.pop()
+        deepest = max(deepest, depth)
+        inside = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        level += [(v, depth + 1) for v in inside]
+    if deepest > MAX_DEPTH:
+        raise ValueError(f"a value nested over {MAX_DEPTH} deep")
+    if not isinstance(found, dict) or not all(isinstance(v, dict) for v in found.values()):
+        raise ValueError("verdicts that are not an object of objects")
+    return found
+
+
+def _serve_judge(control, judge, box: Path, deadline: float, limit: int = MAX_MESSAGE) -> tuple[dict, str]:
     """The grader's side of the judge's line: a fresh host (its pipe ends sent over) for each `start`, the host
-    ended for each `stop`, until the verdicts come. Returns them, or why there are none."""
+    ended for each `stop`, until the verdicts come. Returns them, or why there are none. No line is read past
+    `limit` bytes."""
     import socket
     import time
     host, lines = None, control.makefile("rb")
     try:
         while True:
             control.settimeout(max(deadline - time.monotonic(), 0.01))
-            line = lines.readline()
+            line = lines.readline(limit + len(b"done \n"))
             if not line:
                 return {}, f"the judge ended with status {judge.wait()}"
+            if not line.endswith(b"\n"):
+                return {}, f"the judge sent a line over {limit} bytes"
             if line.startswith(b"done "):
-                return json.loads(line[5:]), ""
+                return verdicts_from(line[5:-1], limit), ""
             _end(host)
             host = None
             if line.strip() == b"start":
