@@ -453,3 +453,51 @@ def test_a_line_over_the_limit_is_refused_before_it_is_read_whole():
 def test_a_last_line_that_is_not_plain_verdicts_gives_none(body, cause):
     found, why = _served(b"done " + body + b"\n", limit=10_000_000)
     assert found == {} and cause in why, why
+
+
+# --- limits for the sandbox as a whole ------------------------------------------------------------------------------
+
+def _in_sandbox(script: str) -> "subprocess.CompletedProcess":
+    """`script` run by this Python inside a fresh sandbox (bubblewrap), as the grader runs a kernel."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from donegate.sandbox import release_sandbox, sandbox_command
+    box = Path(tempfile.mkdtemp(prefix="donegate-limits-"))
+    (box / "work").mkdir(), (box / "run").mkdir()
+    try:
+        return subprocess.run(sandbox_command(box, [sys.executable, "-c", script]), capture_output=True, text=True,
+                              timeout=60)
+    finally:
+        release_sandbox(box)
+        import shutil
+        shutil.rmtree(box, ignore_errors=True)
+
+
+def test_memory_is_bounded_for_the_sandbox_as_a_whole_not_per_process(monkeypatch):
+    """Three processes, each well under the per-process limit, that together hold more than the sandbox may:
+    one of them is ended (a cgroup of the sandbox's own, for a root grader). Scaled down: 3 x 150 MB against 300."""
+    import os
+    from donegate import sandbox
+    if os.geteuid() != 0 or sandbox.own_cgroup("memory") is None:
+        pytest.skip("the sandbox's memory cgroup is made by a root grader on a machine with cgroup v1's memory "
+                    "controller; elsewhere each process is bounded alone (README, 'What grading guarantees')")
+    monkeypatch.setitem(sandbox.CGROUP_LIMITS, "memory", {"memory.limit_in_bytes": str(300 * 2 ** 20)})
+    hold = ("import subprocess, sys\n"
+            "code = 'import sys, time\\nb = b\"x\" * (150 * 2 ** 20)\\nsys.stdin.read()'\n"
+            "ps = [subprocess.Popen([sys.executable, '-c', code], stdin=subprocess.PIPE) for _ in range(3)]\n"
+            "import time; time.sleep(1.5)\n"
+            "for p in ps:\n    p.stdin.close()\n"
+            "print(sorted(p.wait() for p in ps))")
+    ended = _in_sandbox(hold)
+    codes = eval(ended.stdout.strip().splitlines()[-1]) if ended.stdout.strip() else None
+    assert codes is not None and min(codes) < 0, (ended.stdout, ended.stderr[-500:])
+
+
+def test_dev_shm_is_a_small_file_system_of_the_sandbox_s_own():
+    from donegate.sandbox import SANDBOX_SHM_BYTES
+    wrote = _in_sandbox("import os\ntry:\n    with open('/dev/shm/big', 'wb') as f:\n"
+                        f"        f.write(b'x' * {SANDBOX_SHM_BYTES + 2 ** 20})\n"
+                        "    print('wrote it all')\nexcept OSError as err:\n    print('refused', err.errno)")
+    assert wrote.stdout.strip() == "refused 28", wrote  # ENOSPC

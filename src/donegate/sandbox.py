@@ -15,9 +15,10 @@ from .progress import SelfCheckError
 from .setup import find_repository
 
 # %% auto #0
-__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'MAX_CELL_OUTPUTS',
-           'PIDS_CGROUP', 'UNREADABLE', 'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts',
-           'sandbox_command', 'pids_cgroup', 'release_sandbox', 'readable_unpack']
+__all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'SANDBOX_SHM_BYTES',
+           'SANDBOX_MEMORY_BYTES', 'MAX_CELL_OUTPUTS', 'CGROUP_ROOT', 'PIDS_CGROUP', 'CGROUP_LIMITS', 'UNREADABLE',
+           'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'own_cgroup',
+           'sandbox_cgroups', 'release_sandbox', 'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -27,6 +28,8 @@ SANDBOX_PROCESSES = 512
 SANDBOX_LIMITS = ("--as=4294967296", "--fsize=1073741824", f"--nproc={SANDBOX_PROCESSES}")
 SANDBOX_TMP_BYTES = 256 * 1024 * 1024  # the sandbox's own /tmp, a memory file system of at most this size
 SANDBOX_WORK_BYTES = 256 * 1024 * 1024  # the kernel's working folder, when it is private: the same
+SANDBOX_SHM_BYTES = 64 * 1024 * 1024  # its /dev/shm, a memory file system of its own of at most this size
+SANDBOX_MEMORY_BYTES = 3 * 1024 ** 3  # memory for everything the sandbox runs, together (a root grader's cgroup)
 MAX_CELL_OUTPUTS = 1000  # what the grader keeps of one cell's outputs in the kernel's run
 
 
@@ -59,12 +62,13 @@ def sandbox_command(box: Path, command: list[str], private_work: bool = False) -
     work, run = Path(box) / "work", Path(box) / "run"
     folder = ["--size", str(SANDBOX_WORK_BYTES), "--tmpfs", str(work)] if private_work else ["--bind", str(work), str(work)]
     mounts = [arg for place in sandbox_mounts() for arg in ("--ro-bind", place, place)]
-    group = pids_cgroup(box)  # entered by a shell that then becomes bubblewrap, so all the sandbox is in it
-    enter = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group)] if group else []
+    groups = sandbox_cgroups(box)  # entered by a shell that then becomes bubblewrap, so all the sandbox is in them
+    enter = ["/bin/sh", "-c", 'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; '
+             'n=$((n - 1)); done; exec "$@"', str(len(groups)), *map(str, groups)] if groups else []
     # the private /tmp first: a checkout or an environment that lives under /tmp is mounted on top of it
     return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
             "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp", *mounts,
-            "--proc", "/proc", "--dev", "/dev",
+            "--proc", "/proc", "--dev", "/dev", "--size", str(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm",
             *folder, "--bind", str(run), str(run), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
@@ -72,36 +76,70 @@ def sandbox_command(box: Path, command: list[str], private_work: bool = False) -
             "--", "prlimit", *SANDBOX_LIMITS, "--", *command]
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b
-PIDS_CGROUP = Path("/sys/fs/cgroup/pids")  # cgroup v1's pids controller, where the machine has one
+CGROUP_ROOT = Path("/sys/fs/cgroup")  # where cgroup v1 mounts one hierarchy per controller
+PIDS_CGROUP = CGROUP_ROOT / "pids"
+CGROUP_LIMITS = {"pids": {"pids.max": str(SANDBOX_PROCESSES)},
+                 "memory": {"memory.limit_in_bytes": str(SANDBOX_MEMORY_BYTES)}}
 
 
-def pids_cgroup(box: Path) -> Path | None:
-    """For a grader run as root, whom RLIMIT_NPROC does not bind: a cgroup of the sandbox's own, capped at
-    SANDBOX_PROCESSES. None where the grader is not root (the rlimit binds it) or there is no writable pids
-    controller of cgroup v1 (then a root grader's sandbox has no process limit; the README says so)."""
-    if os.geteuid() != 0 or not (PIDS_CGROUP / "cgroup.procs").is_file():
-        return None
-    group = PIDS_CGROUP / f"donegate-{Path(box).name}"
+def own_cgroup(controller: str, listing: str | None = None) -> Path | None:
+    """The folder of the cgroup this process is in under cgroup v1's `controller` (from /proc/self/cgroup, or
+    `listing`); None where that controller has no hierarchy of its own here."""
     try:
-        group.mkdir(exist_ok=True)
-        (group / "pids.max").write_text(str(SANDBOX_PROCESSES))
+        listing = listing if listing is not None else Path("/proc/self/cgroup").read_text()
     except OSError:
         return None
-    return group
+    for line in listing.splitlines():
+        _, names, path = (line.split(":", 2) + ["", ""])[:3]
+        if controller in names.split(","):
+            return CGROUP_ROOT / controller / path.strip("/")
+    return None
+
+
+def sandbox_cgroups(box: Path) -> list[Path]:
+    """For a grader run as root, whom RLIMIT_NPROC does not bind: a cgroup of the sandbox's own under each of
+    cgroup v1's pids and memory controllers, inside the grader's own (so it stays within the grader's bounds),
+    capped at SANDBOX_PROCESSES processes and SANDBOX_MEMORY_BYTES of memory for everything in it together,
+    its /tmp and /dev/shm included. A controller the machine does not offer writable is left out (the README
+    says what is then unbounded); a grader that is not root gets none (the rlimits bind it, per process)."""
+    if os.geteuid() != 0:
+        return []
+    groups = []
+    for controller, limits in CGROUP_LIMITS.items():
+        parent = own_cgroup(controller)
+        if parent is None or not (parent / "cgroup.procs").is_file():
+            continue
+        group = parent / f"donegate-{Path(box).name}"
+        try:
+            group.mkdir(exist_ok=True)
+            for name, value in limits.items():
+                (group / name).write_text(value)
+        except OSError:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+            continue
+        groups.append(group)
+    return groups
 
 
 def release_sandbox(box: Path, wait: float = 3.0) -> None:
-    """Remove what `sandbox_command` made outside the box for it: the cgroup, once the processes in it are
+    """Remove what `sandbox_command` made outside the box for it: its cgroups, once the processes in them are
     gone (the kernel ends them when the sandbox's namespace goes, which takes a moment for many)."""
     import time
-    group, deadline = PIDS_CGROUP / f"donegate-{Path(box).name}", time.monotonic() + wait
-    while group.is_dir():
-        try:
-            group.rmdir()
-        except OSError:
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.05)
+    deadline = time.monotonic() + wait
+    for controller in CGROUP_LIMITS:
+        parent = own_cgroup(controller)
+        group = parent / f"donegate-{Path(box).name}" if parent is not None else None
+        while group is not None and group.is_dir():
+            try:
+                group.rmdir()
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2z
 class _SandboxCleanup:
