@@ -96,6 +96,7 @@ def own_cgroup(controller: str, listing: str | None = None) -> Path | None:
     return None
 
 
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-2
 def sandbox_cgroups(box: Path) -> list[Path]:
     """For a grader run as root, whom RLIMIT_NPROC does not bind: a cgroup of the sandbox's own under each of
     cgroup v1's pids and memory controllers, inside the grader's own (so it stays within the grader's bounds),
@@ -124,6 +125,7 @@ def sandbox_cgroups(box: Path) -> list[Path]:
     return groups
 
 
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-3
 def release_sandbox(box: Path, wait: float = 3.0) -> None:
     """Remove what `sandbox_command` made outside the box for it: its cgroups, once the processes in them are
     gone (the kernel ends them when the sandbox's namespace goes, which takes a moment for many)."""
