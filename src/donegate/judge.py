@@ -821,6 +821,7 @@ def verdicts_from(data: bytes, limit: int = MAX_MESSAGE) -> dict:
     return found
 
 
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b-2
 def _serve_judge(control, judge, box: Path, deadline: float, limit: int = MAX_MESSAGE) -> tuple[dict, str]:
     """The grader's side of the judge's line: a fresh host (its pipe ends sent over) for each `start`, the host
     ended for each `stop`, until the verdicts come. Returns them, or why there are none. No line is read past
