@@ -501,3 +501,43 @@ def test_dev_shm_is_a_small_file_system_of_the_sandbox_s_own():
                         f"        f.write(b'x' * {SANDBOX_SHM_BYTES + 2 ** 20})\n"
                         "    print('wrote it all')\nexcept OSError as err:\n    print('refused', err.errno)")
     assert wrote.stdout.strip() == "refused 28", wrote  # ENOSPC
+
+
+def test_check_and_grade_say_what_the_machine_bounds_per_process_only(monkeypatch, capsys, tmp_path):
+    """Where the grader cannot make the sandbox's cgroups, `donegate check` and `donegate grade` say before they
+    grade that memory (and for root, processes) are bounded per process only; where it can, they say nothing."""
+    import os
+    from donegate import sandbox
+    from donegate.grading import grade_command
+    from donegate.selfcheck import check_command
+    monkeypatch.delenv(sandbox.SANDBOX_ENV, raising=False)
+    missing = tmp_path / "no-such-lab.ipynb"
+
+    monkeypatch.setattr(sandbox, "own_cgroup", lambda controller, listing=None: None)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert sandbox.unbounded_here() == ["processes", "memory"]
+    assert check_command(str(missing)) == 2
+    assert grade_command(["no-such-assignment"]) == 2
+    err = capsys.readouterr().err
+    for program in ("check", "grade"):
+        assert f"donegate {program}: on this machine the sandbox bounds processes and memory per process only" in err
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert sandbox.unbounded_here() == ["memory"]
+
+    monkeypatch.setattr(sandbox, "own_cgroup", lambda controller, listing=None: tmp_path / controller)
+    for controller in ("pids", "memory"):
+        (tmp_path / controller).mkdir()
+        (tmp_path / controller / "cgroup.procs").write_text("")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert sandbox.unbounded_here() == [] and sandbox.limits_note("check") is None
+    assert check_command(str(missing)) == 2
+    assert "per process only" not in capsys.readouterr().err
+
+
+def test_own_cgroup_reads_the_controller_s_line():
+    from donegate.sandbox import CGROUP_ROOT, own_cgroup
+    listing = "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n2:cpu,cpuacct:/x\n0::/"
+    assert own_cgroup("memory", listing) == CGROUP_ROOT / "memory" / "process_api" / "abc"
+    assert own_cgroup("pids", listing) == CGROUP_ROOT / "pids"
+    assert own_cgroup("cpuacct", listing) == CGROUP_ROOT / "cpuacct" / "x"
+    assert own_cgroup("hugetlb", listing) is None

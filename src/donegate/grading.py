@@ -853,7 +853,11 @@ def release_command(assignments: list[str], overwrite_labs: bool = False) -> int
 def grade_command(assignments: list[str], students: str = "*", workers: int | None = None, shard: str | None = None,
                   merge_from: list[str] | None = None) -> int:
     """`donegate grade [ASSIGNMENT ...]`: 0 every submission graded and none flagged, 1 one needs a person
-    (failed or flagged), 2 nothing could be graded (the message says why). With --merge: 0 merged, 2 not."""
+    (failed or flagged), 2 nothing could be graded (the message says why). With --merge: 0 merged, 2 not. Where
+    the sandbox's limits hold per process only, it says so first (appendix 82)."""
+    from donegate.sandbox import limits_note
+    if not merge_from and limits_note("grade"):
+        print(limits_note("grade"), file=sys.stderr)
     try:
         if merge_from:
             return 0 if merge(merge_from) else 2

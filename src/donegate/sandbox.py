@@ -18,7 +18,7 @@ from .setup import find_repository
 __all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'SANDBOX_SHM_BYTES',
            'SANDBOX_MEMORY_BYTES', 'MAX_CELL_OUTPUTS', 'CGROUP_ROOT', 'PIDS_CGROUP', 'CGROUP_LIMITS', 'UNREADABLE',
            'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'own_cgroup',
-           'sandbox_cgroups', 'release_sandbox', 'readable_unpack']
+           'sandbox_cgroups', 'release_sandbox', 'unbounded_here', 'limits_note', 'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -141,6 +141,33 @@ def release_sandbox(box: Path, wait: float = 3.0) -> None:
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.05)
+
+
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-4
+def unbounded_here() -> list[str]:
+    """What a sandbox made on this machine bounds per process only, not for the whole sandbox: [] where a cgroup
+    of its own caps everything (a root grader with cgroup v1's pids and memory controllers)."""
+    if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
+        return []  # no sandbox at all, which the self-check says in its own words
+    if os.geteuid() != 0:
+        return ["memory"]  # RLIMIT_NPROC binds a grader that is not root, in the sandbox's own namespace
+    missing = []
+    for controller, word in (("pids", "processes"), ("memory", "memory")):
+        group = own_cgroup(controller)
+        if group is None or not (group / "cgroup.procs").is_file():
+            missing.append(word)
+    return missing
+
+
+def limits_note(program: str) -> str | None:
+    """The line `donegate PROGRAM` prints where the sandbox's limits are per process only; None where they hold
+    for the whole sandbox."""
+    missing = unbounded_here()
+    if not missing:
+        return None
+    return (f"donegate {program}: on this machine the sandbox bounds {' and '.join(missing)} per process only, not "
+            "for the whole sandbox (no cgroup of its own: the grader is not root, or the machine has no cgroup v1 "
+            "controller for it); the README's \"What grading guarantees\" says what that leaves open")
 
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2z

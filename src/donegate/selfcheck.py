@@ -644,7 +644,11 @@ def check(path: str | Path, *, root: Path | None = None, now: datetime | None = 
 
 # %% ../../chapters/84_workbook_self_check.ipynb #b1ac4948
 def check_command(notebook: str) -> int:
-    """`donegate check NOTEBOOK`: 0 on full marks, 1 otherwise, 2 if the notebook could not be checked."""
+    """`donegate check NOTEBOOK`: 0 on full marks, 1 otherwise, 2 if the notebook could not be checked. Where the
+    sandbox's limits hold per process only, it says so first (appendix 82)."""
+    from donegate.sandbox import limits_note
+    if limits_note("check"):
+        print(limits_note("check"), file=sys.stderr)
     try:
         return check(notebook).exit_code
     except SelfCheckError as err:
