@@ -73,7 +73,7 @@ def _dotted_modules(node: ast.AST, package: str) -> list[str]:
     """The modules of `package` that string constants under `node` name ("donegate.x", "donegate.x.Name")."""
     return [value.value.split(".")[1] for value in ast.walk(node)
             if isinstance(value, ast.Constant) and isinstance(value.value, str)
-            and value.value.startswith(package + ".") and value.value.count(".") >= 1]
+            and value.value.startswith(package + ".")]
 
 
 def _dynamic_imports(tree: ast.Module, package: str) -> list[tuple[str, int]]:
