@@ -12,15 +12,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 from .sandbox import SANDBOX_ENV, release_sandbox, sandbox_command
 
 # %% auto #0
-__all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'SCALARS',
-           'MAX_MESSAGE', 'MAX_DEPTH', 'PLAIN_NAMES', 'QUOTA_BYTES', 'JUDGE_ENV', 'vet_source', 'Gone', 'RemoteError',
-           'Peer', 'Remote', 'shared_temp', 'Host', 'host_main', 'Judge', 'judge_notebook', 'judge_main',
-           'verdicts_from', 'run_judge', 'judge_cells', 'protected_names', 'vet_notebook', 'judged_output']
+__all__ = ['REACH_MODULES', 'REACH_NAMES', 'REACH_ATTRIBUTES', 'PLAIN_DUNDERS', 'SAFE_MAGICS', 'GETTERS', 'SCHEMA', 'MAX_ANSWER',
+           'MAX_MESSAGE', 'MAX_DEPTH', 'JUDGE_ENV', 'vet_source', 'Gone', 'NotData', 'read_plain', 'lab_records',
+           'to_data', 'from_data', 'Raised', 'probe_sources', 'host_main', 'answer_from', 'HostLine', 'judge_notebook',
+           'judge_main', 'verdicts_from', 'run_judge', 'judge_cells', 'protected_names', 'vet_notebook',
+           'judged_output']
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c1
 # What an answer cell has no business touching: the interpreter that runs it and the grader around it.
@@ -148,356 +150,169 @@ def vet_source(source: str, protected: set[str] = frozenset()) -> list[str]:
     return list(dict.fromkeys(found))
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-codec
-SCALARS = (type(None), bool, int, float, complex, str, bytes)
-MAX_MESSAGE = 64 * 1024 * 1024  # one message's bytes, at most
+SCHEMA = 1  # the version of what the host sends
+MAX_ANSWER = 4 * 1024 * 1024  # one answer's bytes, at most
+MAX_MESSAGE = 64 * 1024 * 1024  # the judge's own line to the grader, at most
 MAX_DEPTH = 100  # how deep a value may nest
 
 
 class Gone(BaseException):
-    """The other side ran over its time or ended: no answer will come. (A BaseException, so that a test's
-    `except Exception` does not swallow it.)"""
+    """The host ran over its time, over a limit, or ended: no answer will come."""
 
 
-class RemoteError(Exception):
-    """An exception raised on the other side whose class this side does not share."""
+class NotData(ValueError):
+    """A value that is not of the schema: the host's answer, or what a probe returned."""
 
 
-def _restore_in_place(original, new) -> None:
-    """What the other side did to a value it was sent, done to this side's own object."""
-    if type(original) is list:
-        original[:] = new
-    elif type(original) in (dict, set):
-        original.clear(), original.update(new)
-    elif type(getattr(original, "__dict__", None)) is dict:
-        for key in [k for k in vars(original) if k not in vars(new)]:
-            object.__delattr__(original, key)
-        for key, value in vars(new).items():
-            object.__setattr__(original, key, value)
+def read_plain(data: bytes, limit: int = MAX_ANSWER):
+    """`data` as plain JSON (no NaN, no Infinity) within `limit` bytes and MAX_DEPTH levels. NotData otherwise."""
+    if len(data) > limit:
+        raise NotData(f"more than {limit} bytes")
 
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-peer
-class Peer:
-    """One side of the conversation: the pipe to the other side, the objects it lent (reached only through
-    a Remote), the mutable values it sent by value, and the lab's own classes and functions, which both
-    sides define (the given cells run on both) and which therefore cross by name."""
-
-    def __init__(self, side: str, read_fd: int = -1, write_fd: int = -1):
-        self.side, self.read_fd, self.write_fd = side, read_fd, write_fd
-        self.deadline: float | None = None
-        self.shared: dict[str, object] = {}
-        self.reset()
-
-    def reset(self) -> None:
-        self.lent, self.sent, self.origins, self._buffer = {}, {}, {}, b""
-
-    def send(self, message) -> None:
-        data = repr(message).encode("utf-8", "backslashreplace")
-        data = b"%d\n" % len(data) + data
-        while data:
-            data = data[os.write(self.write_fd, data):]
-
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-peer-b
-def _read_some(self: Peer) -> bytes:
-    """What the other side has written, once there is some: waiting in slices of half a second, each time
-    asking `waiting()` (which the judge uses to look at the shared folder) and minding the deadline."""
-    import select
-    import time
-    while True:
-        left = None if self.deadline is None else self.deadline - time.monotonic()
-        if left is not None and left <= 0:
-            raise Gone("ran over its time")
-        if select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
-            break
-        self.waiting()
-    chunk = os.read(self.read_fd, 1 << 16)
-    if not chunk:
-        raise Gone("ended before it answered")
-    return chunk
-
-
-def _waiting(self: Peer) -> None:
-    """Called while this side waits for the other, about twice a second: nothing to do, for a Peer."""
-
-
-def _receive(self: Peer):
-    """The next message: a length, a newline, and a literal of plain values (read, never run)."""
-    import ast
-    while b"\n" not in self._buffer:
-        self._buffer += self._read_some()
-        if len(self._buffer) > 20 and b"\n" not in self._buffer[:20]:
-            raise ValueError("a malformed message")
-    head, self._buffer = self._buffer.split(b"\n", 1)
-    size = int(head)
-    if not 0 <= size <= MAX_MESSAGE:
-        raise ValueError("a message over the size limit")
-    while len(self._buffer) < size:
-        self._buffer += self._read_some()
-    data, self._buffer = self._buffer[:size], self._buffer[size:]
-    return ast.literal_eval(data.decode("utf-8"))
-
-
-Peer._read_some, Peer.waiting, Peer.receive = _read_some, _waiting, _receive
-
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-encode
-def _encode(self: Peer, value, depth: int = 0):
-    """`value` as a literal of tagged plain values. Builtin values cross as themselves (exact types only: a
-    subclass is not a builtin); an object of a class the lab's cells define crosses as its class's name and
-    its attributes; a lab function as its name; anything else stays here, lent, and crosses as a reference."""
-    import enum
-    import pathlib
-    if depth > MAX_DEPTH:
-        raise ValueError(f"a value nested over {MAX_DEPTH} deep")
-    kind, down = type(value), (lambda v: self.encode(v, depth + 1))
-    if kind is str or kind is bytes:  # with an origin: a test may ask for the very object it passed
-        return ("V", value, self._origin(value))
-    if kind in SCALARS:
-        return ("V", value)
-    if kind is tuple:
-        return ("T", tuple(map(down, value)))
-    if kind in (list, set, frozenset):
-        return ({list: "L", set: "S", frozenset: "F"}[kind], tuple(map(down, value)), self._origin(value))
-    if kind is dict:
-        return ("D", tuple((down(k), down(v)) for k, v in value.items()), self._origin(value))
-    if isinstance(value, pathlib.PurePath):
-        return ("P", str(value))
-    name = getattr(kind, "__name__", None)
-    if self.shared.get(name) is kind:
-        if isinstance(value, enum.Enum):
-            return ("E", name, value.name)
-        if isinstance(value, BaseException):
-            return ("X", name, str(value))
-        if type(getattr(value, "__dict__", None)) is dict:
-            return ("O", name, tuple((k, down(v)) for k, v in vars(value).items()), self._origin(value))
-    if isinstance(value, Remote) and value._peer is self:
-        return ("R", value._side, value._id)
-    own = getattr(value, "__name__", None)
-    if type(own) is str and self.shared.get(own) is value:
-        return ("N", own)
-    self.lent[id(value)] = value
-    return ("R", self.side, id(value))
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-encode-b
-def _origin(self: Peer, value) -> tuple:
-    """Where a value sent by value was made. Sent back (changed or not), it is the maker's own object again,
-    changed in place: so a test can ask for the very object it passed, and see what a call did to it."""
-    known = self.origins.get(id(value))
-    if known is not None and known[1] is value:
-        return known[0]
-    self.sent[id(value)] = value
-    return (self.side, id(value))
-
-
-Peer.encode, Peer._origin = _encode, _origin
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-decode
-def _decode(self: Peer, data, depth: int = 0):
-    """The value a literal from `encode` stands for, built by this side: builtin values from the literal,
-    a lab object from this side's own class (its attributes set one by one, nothing of the sender's code
-    runs), a reference as a Remote, or as this side's own object where it was lent from here."""
-    import enum
-    import pathlib
-    if depth > MAX_DEPTH:
-        raise ValueError(f"a value nested over {MAX_DEPTH} deep")
-    tag, down = data[0], (lambda v: self.decode(v, depth + 1))
-    if tag == "V":
-        if type(data[1]) not in SCALARS:
-            raise ValueError("not a plain value")
-        return self._arrived(data[2], data[1]) if len(data) > 2 else data[1]
-    if tag == "T":
-        return tuple(down(v) for v in data[1])
-    if tag in ("L", "S", "F"):
-        made = {"L": list, "S": set, "F": frozenset}[tag](down(v) for v in data[1])
-        return self._arrived(data[2], made)
-    if tag == "D":
-        return self._arrived(data[2], {down(k): down(v) for k, v in data[1]})
-    if tag == "P":
-        return pathlib.Path(data[1])
-    if tag == "N":
-        return self._shared(data[1], object)
-    if tag == "E":
-        return self._shared(data[1], enum.Enum)[data[2]]
-    if tag == "X":
-        return self._shared(data[1], BaseException)(data[2])
-    if tag == "O":
-        cls = self._shared(data[1], object)
-        made = cls.__new__(cls)
-        for key, value in data[2]:
-            if type(key) is not str or key.startswith("__"):
-                raise ValueError(f"{key!r} is not an attribute a lab object keeps")
-            object.__setattr__(made, key, down(value))
-        return self._arrived(data[3], made)
-    if tag == "R":
-        if data[1] == self.side:
-            return self.lent[data[2]]
-        return Remote(self, data[1], data[2])
-    raise ValueError(f"unknown tag {tag!r}")
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-decode-b
-def _shared(self: Peer, name, base: type):
-    found = self.shared.get(name) if type(name) is str else None
-    if found is None or (base is not object and not (isinstance(found, type) and issubclass(found, base))):
-        raise ValueError(f"{name!r} is not one of the lab's own names")
+    def refuse(word):
+        raise NotData(f"{word} is not plain JSON")
+    try:
+        found = json.loads(data, parse_constant=refuse)
+    except RecursionError:  # the decoder's own guard against nesting
+        raise NotData(f"a value nested over {MAX_DEPTH} deep") from None
+    except (ValueError, UnicodeDecodeError) as err:
+        raise NotData(f"not JSON ({err})"[:200]) from None
+    level = [(found, 1)]
+    while level:  # one pass, no recursion
+        value, depth = level.pop()
+        if depth > MAX_DEPTH:
+            raise NotData(f"a value nested over {MAX_DEPTH} deep")
+        inside = value.values() if type(value) is dict else value if type(value) is list else ()
+        level += [(v, depth + 1) for v in inside]
     return found
 
-
-def _arrived(self: Peer, origin, fresh):
-    """`fresh` as decoded, or, where the value was made on this side, this side's original, made to match."""
-    if type(origin) is not tuple or len(origin) != 2:
-        raise ValueError("a malformed origin")
-    if origin[0] == self.side:
-        original = self.sent.get(origin[1])
-        if original is None or type(original) is not type(fresh):
-            raise ValueError("a value this side never sent")
-        if type(fresh) in (str, bytes, frozenset):
-            return original if original == fresh else fresh
-        _restore_in_place(original, fresh)
-        return original
-    self.origins[id(fresh)] = (origin, fresh)
-    return fresh
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-encode
+def lab_records(names: dict) -> dict[str, type]:
+    """The lab's records among `names`: each dataclass or enum bound under its own class name."""
+    import dataclasses
+    import enum
+    return {name: value for name, value in names.items() if isinstance(value, type) and value.__name__ == name
+            and (dataclasses.is_dataclass(value) or issubclass(value, enum.Enum))}
 
 
-Peer.decode, Peer._shared, Peer._arrived = _decode, _shared, _arrived
+def to_data(value, records: dict[str, type], depth: int = 0):
+    """`value` as a VALUE of the schema; NotData for anything that is not plain data or one of `records`."""
+    import dataclasses
+    import enum
+    import math
+    import pathlib
+    if depth > MAX_DEPTH:
+        raise NotData(f"a value nested over {MAX_DEPTH} deep")
+    kind, down = type(value), (lambda v: to_data(v, records, depth + 1))
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else {"$": "float", "repr": repr(value)}
+    if kind is list:
+        return [down(v) for v in value]
+    if kind is dict and "$" not in value and all(type(k) is str for k in value):
+        return {k: down(v) for k, v in value.items()}
+    if kind is dict:
+        return {"$": "dict", "items": [[down(k), down(v)] for k, v in value.items()]}
+    if kind in (tuple, set, frozenset):
+        return {"$": kind.__name__, "items": [down(v) for v in value]}
+    if kind is bytes:
+        return {"$": "bytes", "hex": value.hex()}
+    if kind in (pathlib.Path, pathlib.PosixPath, pathlib.PurePosixPath):
+        return {"$": "path", "path": str(value)}
+    if records.get(getattr(kind, "__name__", None)) is kind:
+        if isinstance(value, enum.Enum):
+            return {"$": "enum", "class": kind.__name__, "name": value.name}
+        return {"$": "record", "class": kind.__name__,
+                "fields": {f.name: down(getattr(value, f.name)) for f in dataclasses.fields(kind)}}
+    raise NotData(f"a {getattr(kind, '__name__', 'value')!s:.60} is not data a test can read "
+                  "(plain values, or the lab's own records)")
 
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-request
-PLAIN_NAMES = ("__name__", "__qualname__", "__doc__")  # the only dunder attributes one side may ask the other for
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-decode
+def _tagged(data: dict, records: dict[str, type], down):
+    """A VALUE tagged "$", built by the judge."""
+    import dataclasses
+    import enum
+    import pathlib
+    tag, keys = data.get("$"), set(data) - {"$"}
+    shapes = {"tuple": {"items"}, "set": {"items"}, "frozenset": {"items"}, "dict": {"items"}, "bytes": {"hex"},
+              "float": {"repr"}, "path": {"path"}, "enum": {"class", "name"}, "record": {"class", "fields"}}
+    if type(tag) is not str or shapes.get(tag) != keys:
+        raise NotData(f"a tagged value of an unknown shape ({str(tag)[:40]})")
+    if tag in ("tuple", "set", "frozenset", "dict") and type(data["items"]) is not list:
+        raise NotData(f"a {tag} whose items are not a list")
+    if tag in ("tuple", "set", "frozenset"):
+        return {"tuple": tuple, "set": set, "frozenset": frozenset}[tag](down(v) for v in data["items"])
+    if tag == "dict":
+        if not all(type(p) is list and len(p) == 2 for p in data["items"]):
+            raise NotData("a dict whose items are not pairs")
+        return {down(k): down(v) for k, v in data["items"]}
+    if tag == "bytes" and type(data["hex"]) is str:
+        return bytes.fromhex(data["hex"])
+    if tag == "float" and data["repr"] in ("nan", "inf", "-inf"):
+        return float(data["repr"])
+    if tag == "path" and type(data["path"]) is str:
+        return pathlib.Path(data["path"])
+    cls = records.get(data["class"]) if tag in ("enum", "record") and type(data["class"]) is str else None
+    if tag == "enum" and isinstance(cls, type) and issubclass(cls, enum.Enum) and data["name"] in cls.__members__:
+        return cls[data["name"]]
+    if tag == "record" and dataclasses.is_dataclass(cls) and type(data["fields"]) is dict \
+            and set(data["fields"]) == {f.name for f in dataclasses.fields(cls)}:
+        made = object.__new__(cls)
+        for name, value in data["fields"].items():
+            object.__setattr__(made, name, down(value))
+        if hasattr(cls, "__post_init__"):
+            cls.__post_init__(made)  # the lab's own checks of its record
+        return made
+    raise NotData(f"a {tag} that is not one of the lab's")
 
 
-def _request(self: Peer, op: str, *args):
-    """Ask the other side; serve what it asks in the meantime (a test's callback, say) until the answer comes.
-    Returns the encoded answer and the call's arguments as the call left them."""
-    self.send(("ask", op, args))
-    while True:
-        message = self.receive()
-        if message[0] == "ask":
-            self.serve(message[1], message[2])
-        elif message[0] == "ok":
-            return message[1], message[2]
-        elif message[0] == "raise":
-            raise self._exception(message[1], message[2])
-        else:
-            raise ValueError("an unexpected message")
-
-
-def _exception(self: Peer, name, text) -> Exception:
-    """The exception the other side raised, as one of this side's classes (a builtin or the lab's)."""
-    import builtins
-    cls = getattr(builtins, name, None) if type(name) is str else None
-    if not (isinstance(cls, type) and issubclass(cls, Exception)):
-        cls = self.shared.get(name) if type(name) is str else None
+def from_data(data, records: dict[str, type], depth: int = 0):
+    """The value a VALUE stands for, built of the judge's own types; NotData for anything off the schema."""
+    if depth > MAX_DEPTH:
+        raise NotData(f"a value nested over {MAX_DEPTH} deep")
+    down = lambda v: from_data(v, records, depth + 1)  # noqa: E731
+    if data is None or type(data) in (bool, int, float, str):
+        return data
+    if type(data) is list:
+        return [down(v) for v in data]
+    if type(data) is not dict:
+        raise NotData("not a value of the schema")
+    if "$" not in data:
+        return {k: down(v) for k, v in data.items()}
     try:
-        return cls(str(text)) if isinstance(cls, type) and issubclass(cls, Exception) else RemoteError(f"{name}: {text}")
-    except Exception:  # noqa: BLE001 (a lab exception that wants other arguments)
-        return RemoteError(f"{name}: {text}")
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-serve
-def _serve(self: Peer, op, args) -> None:
-    """Answer one request about an object this side lent: call it, or one of the few plain questions about it.
-    A call's answer carries its arguments as the call left them, so the caller sees what it did to them."""
-    try:
-        target, after = self.decode(args[0]), None
-        if op == "call":
-            positional, named = [self.decode(a) for a in args[1]], {k: self.decode(v) for k, v in args[2]}
-            result = target(*positional, **named)
-            after = (tuple(map(self.encode, positional)), tuple((k, self.encode(v)) for k, v in named.items()))
-        elif op == "getattr":
-            if type(args[1]) is not str or (args[1].startswith("_") and args[1] not in PLAIN_NAMES):
-                raise AttributeError(f"{args[1]!r} is not asked across the sandbox's wall")
-            result = getattr(target, args[1])
-        elif op in ("iter", "next", "len", "bool", "repr", "str"):
-            result = {"iter": iter, "next": next, "len": len, "bool": bool, "repr": repr, "str": str}[op](target)
-        elif op in ("getitem", "contains"):
-            item = self.decode(args[1])
-            result = target[item] if op == "getitem" else item in target
-        else:
-            raise ValueError(f"unknown request {op!r}")
-        self.send(("ok", self.encode(result), after))
-    except Gone:
+        return _tagged(data, records, down)
+    except NotData:
         raise
-    except BaseException as err:  # noqa: BLE001 (whatever went wrong is the answer)
-        self.send(("raise", type(err).__name__, str(err)[:500]))
+    except Exception as err:  # noqa: BLE001 (unhashable items, bad hex, a record its class refuses)
+        raise NotData(f"{type(err).__name__}: {err}"[:300]) from None
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-probe
+class Raised(Exception):
+    """What a probe raised in the host (the learner's code, most often), by its type's name and message."""
+
+    def __init__(self, text: str):
+        kind, _, message = text.partition(": ")
+        super().__init__(message or kind)
+        self.kind = kind if kind.isidentifier() else "Error"
 
 
-Peer.request, Peer._exception, Peer.serve = _request, _exception, _serve
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-remote
-class Remote:
-    """An object that lives on the other side: in the judge, what the learner's cells made; in the host, a
-    test's callback. Every use is a request, and what comes back is a plain value or another Remote. It
-    compares and hashes by identity: no answer of the other side can make it equal to anything."""
-
-    __slots__ = ("_peer", "_side", "_id")
-
-    def __init__(self, peer: Peer, side: str, number: int):
-        object.__setattr__(self, "_peer", peer)
-        object.__setattr__(self, "_side", side)
-        object.__setattr__(self, "_id", number)
-
-    def _ask(self, op: str, *rest):
-        value, _ = self._peer.request(op, ("R", self._side, self._id), *rest)
-        return self._peer.decode(value)
-
-    def __call__(self, *args, **kwargs):
-        peer = self._peer
-        value, after = peer.request("call", ("R", self._side, self._id), tuple(map(peer.encode, args)),
-                                    tuple((k, peer.encode(v)) for k, v in kwargs.items()))
-        for changed in (after[0] + tuple(v for _, v in after[1])) if type(after) is tuple and len(after) == 2 else ():
-            peer.decode(changed)  # an argument sent by value: decoding it makes the original match
-        return peer.decode(value)
-
-    def __getattr__(self, name: str):
-        if name.startswith("_") and name not in PLAIN_NAMES:
-            raise AttributeError(name)
-        return self._ask("getattr", name)
-
-    def __iter__(self):
-        return self._ask("iter")
-
-    def __next__(self):
-        return self._ask("next")
-
-    def __len__(self):
-        return self._ask("len")
-
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-remote-b
-def _remote__bool__(self: Remote):
-    return self._ask("bool")
-
-def _remote__getitem__(self: Remote, key):
-    return self._ask("getitem", self._peer.encode(key))
-
-def _remote__contains__(self: Remote, item):
-    return self._ask("contains", self._peer.encode(item))
-
-def _remote__repr__(self: Remote):
-    text = self._ask("repr")
-    return text if type(text) is str else object.__repr__(self)
-
-def _remote__str__(self: Remote):
-    text = self._ask("str")
-    return text if type(text) is str else object.__repr__(self)
-
-
-Remote.__bool__ = _remote__bool__
-Remote.__getitem__ = _remote__getitem__
-Remote.__contains__ = _remote__contains__
-Remote.__repr__ = _remote__repr__
-Remote.__str__ = _remote__str__
-
+def probe_sources(source: str) -> dict[str, list[str]]:
+    """The `@probe` functions of a test cell: each name, with the source of each definition (in order) without
+    its decorator."""
+    import ast
+    found: dict[str, list[str]] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                any(isinstance(d, ast.Name) and d.id == "probe" for d in node.decorator_list):
+            lines = source.splitlines(keepends=True)[node.lineno - 1:node.end_lineno]
+            found.setdefault(node.name, []).append(textwrap.dedent("".join(lines)))
+    return found
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-host
 def _bound(before: dict, space: dict) -> dict:
     """The names a cell bound or rebound."""
     return {k: v for k, v in space.items() if not k.startswith("__") and (k not in before or before[k] is not v)}
-
-
-def _share(peer: Peer, names: dict) -> None:
-    """A class or function a given cell binds under its own name is the lab's: both sides have it."""
-    import types
-    for name, value in names.items():
-        if isinstance(value, (type, types.FunctionType)) and getattr(value, "__name__", None) == name:
-            peer.shared[name] = value
 
 
 def _run_cell(source: str, filename: str, space: dict) -> BaseException | None:
@@ -517,15 +332,6 @@ def _run_cell(source: str, filename: str, space: dict) -> BaseException | None:
     except BaseException as err:  # noqa: BLE001
         return err
     return None
-
-
-def shared_temp() -> None:
-    """Both sides make temporary files in the folder they share (tmp/ in the working folder), so that a path
-    a test made is a path the learner's code can open, and the other way round."""
-    import tempfile
-    folder = os.path.join(os.getcwd(), "tmp")
-    os.makedirs(folder, exist_ok=True)
-    os.environ["TMPDIR"] = tempfile.tempdir = folder
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c6
 def _magic(ns: dict):
@@ -547,80 +353,67 @@ def _magic(ns: dict):
     return Shell()
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-host2
-class Host(Peer):
-    """The sandbox's side: the lab's given cells and the learner's cells, run in order in one `__main__`, as
-    in the kernel; then whatever the judge asks of what they made."""
+def _run_probe(request: dict, space: dict, records: dict) -> dict:
+    """One probe, run in `space`: its answer, `{"v", "ok"}` with what it returned as data, or `{"v", "raised"}`."""
+    import asyncio
+    import inspect
+    try:
+        defined: dict = {}
+        exec(compile(request["source"], f"<probe {request['name']}>", "exec"), space, defined)
+        result = defined[request["name"]](*from_data(request["args"], records),
+                                          **from_data(request["kwargs"], records))
+        if inspect.iscoroutine(result):
+            result = asyncio.run(result)
+        return {"v": SCHEMA, "ok": to_data(result, records)}
+    except BaseException as err:  # noqa: BLE001 (whatever went wrong is the answer)
+        return {"v": SCHEMA, "raised": f"{type(err).__name__}: {err}"[:500]}
 
-    def __init__(self, read_fd: int, write_fd: int):
-        import builtins
-        import types
-        super().__init__("host", read_fd, write_fd)
-        main = types.ModuleType("__main__")
-        sys.modules["__main__"], self.space = main, main.__dict__
-        builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(self.space): shell)
 
-    def serve(self, op, args) -> None:
-        if op != "cell":
-            return super().serve(op, args)
-        kind, source, name = args
-        before = dict(self.space)
-        error = _run_cell(source, f"<{kind} cell {name}>", self.space)
-        bound = _bound(before, self.space)
-        if kind == "given":
-            _share(self, bound)
-        names = []
-        for key, value in bound.items() if kind == "learner" else ():
-            try:
-                names.append((key, self.encode(value)))
-            except Exception:  # noqa: BLE001 (a value nested too deep stays out)
-                pass
-        failed = None if error is None else f"{type(error).__name__}: {error}"[:300]
-        self.send(("ok", ("V", failed), tuple(names)))
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-host2-b
 def host_main() -> None:
-    """The host's loop, run in the sandbox: requests on fd 0, answers on a copy of fd 1; what the cells print
-    goes nowhere."""
+    """The host's loop, run in the sandbox: requests on fd 0, one answer line each on a copy of fd 1."""
+    import builtins
+    import types
     out = os.dup(1)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1), os.dup2(quiet, 2)
-    shared_temp()
-    host = Host(0, out)
-    while True:
-        try:
-            message = host.receive()
-        except Gone:
-            os._exit(0)
-        if message[0] == "ask":
-            host.serve(message[1], message[2])
+    main = types.ModuleType("__main__")
+    sys.modules["__main__"], space, records = main, main.__dict__, {}
+    builtins.display, builtins.get_ipython = (lambda *a, **k: None), (lambda shell=_magic(space): shell)
+    for line in os.fdopen(0, "rb"):
+        request = json.loads(line)
+        if request["op"] == "probe":
+            answer = _run_probe(request, space, records)
+        else:
+            before = dict(space)
+            error = _run_cell(request["source"], f"<{request['kind']} cell {request['name']}>", space)
+            if request["kind"] == "given":
+                records.update(lab_records(_bound(before, space)))
+            answer = {"v": SCHEMA, "ok": None} if error is None else \
+                {"v": SCHEMA, "raised": f"{type(error).__name__}: {error}"[:500]}
+        data = json.dumps(answer, allow_nan=False).encode() + b"\n"
+        while data:
+            data = data[os.write(out, data):]
+    os._exit(0)
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge
-QUOTA_BYTES = 512 * 1024 * 1024  # what the host may keep in the shared folder
+def answer_from(line: bytes) -> dict:
+    """One answer of the host, checked against the schema: `{"v": SCHEMA, "ok": VALUE}` or `{"v": SCHEMA,
+    "raised": str}` (the VALUE is still to be read with `from_data`). NotData for anything else."""
+    found = read_plain(line)
+    if type(found) is not dict or found.get("v") != SCHEMA or type(found["v"]) is not int \
+            or set(found) not in ({"v", "ok"}, {"v", "raised"}) or type(found.get("raised", "")) is not str:
+        raise NotData("an answer that is not of the schema")
+    return found
 
 
-def _size(folder: str) -> int:
-    """The bytes the files under `folder` take on disk (links not followed)."""
-    total = 0
-    for top, folders, files in os.walk(folder):
-        for name in folders + files:
-            try:
-                total += os.lstat(os.path.join(top, name)).st_blocks * 512
-            except OSError:
-                pass
-    return total
+class HostLine:
+    """The judge's end of one host at a time: it asks the grader, over `control`, to start or end the host,
+    sends requests, and reads each answer by its deadline and within MAX_ANSWER bytes."""
 
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge-b
-class Judge(Peer):
-    """The trusted side. It never starts a process: it asks the grader, over `control`, for a fresh host, and
-    gets back the two ends of the host's pipes. Everything it reads is a literal it parses; every wait has a
-    deadline, kept here, outside the host."""
-
-    def __init__(self, control, quota: int = QUOTA_BYTES):
-        super().__init__("judge")
-        self.control, self.started, self.quota = control, False, quota
+    def __init__(self, control):
+        self.control, self.started, self.deadline, self._buffer = control, False, None, b""
 
     def _grader(self, word: bytes) -> list[int]:
-        """Ask the grader to start (`b"start"`) or end (`b"stop"`) the host; the descriptors it sends back."""
         import socket
         self.control.sendall(word + b"\n")
         _, fds, _, _ = socket.recv_fds(self.control, 16, 2)
@@ -629,8 +422,7 @@ class Judge(Peer):
     def start(self) -> None:
         self.stop()
         self.read_fd, self.write_fd = self._grader(b"start")
-        self.started = True
-        self.reset()
+        self.started, self._buffer = True, b""
 
     def stop(self) -> None:
         """End the host and everything it started (the grader kills its whole sandbox)."""
@@ -639,43 +431,35 @@ class Judge(Peer):
             self._grader(b"stop")
             self.started = False
 
-
-# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge-c
-def _judge_waiting(self: Judge) -> None:
-    """While the judge waits for the host, the shared folder is looked at: a host that fills it past the quota
-    is cut off like one that runs over its time."""
-    if _size(os.getcwd()) > self.quota:
-        raise Gone(f"wrote over {self.quota // 2**20} MB to its folder")
-
-
-def _setup(self: Judge, kind: str, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> None:
-    """A given cell runs on both sides; a learner cell on the host alone, and the names it binds are bound
-    here too, to their values (plain data) or to Remotes, except the names in `lab`: the builtins and what
-    the given and test cells bound stay theirs, so a test's own helpers and checks are never the learner's."""
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge-b
+def _ask(self: HostLine, request: dict) -> dict:
+    """Send one request; the host's answer, checked against the schema. Gone when the deadline passes, the
+    host ends, or the answer runs past MAX_ANSWER bytes."""
+    import select
     import time
-    self.deadline = time.monotonic() + timeout
+    data = json.dumps(request).encode() + b"\n"
     try:
-        _, names = self.request("cell", kind, source, name)
-    finally:
-        self.deadline = None
-    if kind == "given":
-        before = dict(space)
-        _run_cell(source, f"<given cell {name}>", space)
-        bound = _bound(before, space)
-        _share(self, bound)
-        lab.update(bound)
-        return
-    for key, encoded in names if type(names) is tuple else ():
-        if type(key) is not str or key in lab:
+        while data:
+            data = data[os.write(self.write_fd, data):]
+    except OSError:
+        raise Gone("ended before it answered") from None
+    while b"\n" not in self._buffer:
+        if len(self._buffer) > MAX_ANSWER:
+            raise Gone(f"sent an answer over {MAX_ANSWER // 2**20} MB")
+        left = None if self.deadline is None else self.deadline - time.monotonic()
+        if left is not None and left <= 0:
+            raise Gone("ran over its time")
+        if not select.select([self.read_fd], [], [], 0.5 if left is None else min(left, 0.5))[0]:
             continue
-        try:
-            space[key] = self.decode(encoded)
-        except Exception:  # noqa: BLE001
-            space.pop(key, None)
+        chunk = os.read(self.read_fd, 1 << 16)
+        if not chunk:
+            raise Gone("ended before it answered")
+        self._buffer += chunk
+    line, self._buffer = self._buffer.split(b"\n", 1)
+    return answer_from(line)
 
 
-Judge.waiting, Judge.setup = _judge_waiting, _setup
-
+HostLine.ask = _ask
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2
 def _verdict(error: BaseException | None, filename: str, source: str) -> dict:
@@ -685,73 +469,120 @@ def _verdict(error: BaseException | None, filename: str, source: str) -> dict:
         return {"passed": True}
     lines = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == filename]
     text = source.splitlines()[lines[-1] - 1].strip() if lines and 0 < lines[-1] <= len(source.splitlines()) else ""
-    name = type(error).__name__
-    if isinstance(error, Gone):  # the host was cut off: over its time, over its quota, or it ended
-        name = "timeout" if "time" in str(error) else "limit" if "MB" in str(error) else "ended"
-    return {"passed": False, "error": name, "message": str(error)[:300], "line": text}
+    name, message = type(error).__name__, str(error)
+    if isinstance(error, Gone):  # the host was cut off: over its time, over a limit, or it ended
+        name = "timeout" if "time" in message else "limit" if "MB" in message else "ended"
+    elif isinstance(error, Raised):
+        name = error.kind
+    return {"passed": False, "error": name, "message": message[:300], "line": text}
 
 
 def _over_time(*_):
     raise Gone("ran over its time")
 
+
+def _remote_probe(host: HostLine, sources: dict[str, list[str]], records: dict[str, type]):
+    """The judge's `probe`: a decorator that turns a test cell's probe into a call to the host."""
+    def probe(function):
+        name = getattr(function, "__name__", "")
+        if not sources.get(name):
+            raise TypeError("@probe marks a function defined at the top level of a test cell")
+        source = sources[name].pop(0)
+
+        def call(*args, **kwargs):
+            answer = host.ask({"op": "probe", "name": name, "source": source,
+                               "args": to_data(list(args), records), "kwargs": to_data(dict(kwargs), records)})
+            if "raised" in answer:
+                raise Raised(answer["raised"])
+            return from_data(answer["ok"], records)
+        call.__name__ = call.__qualname__ = name
+        return call
+    return probe
+
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2-b
-def _run_test(judge: Judge, source: str, name: str, space: dict, timeout: float, lab: set[str]) -> dict:
-    """One test cell, here in the judge, within `timeout` seconds: the host's answers by its deadline, the test's
-    own loop by an alarm. The names it binds join `lab`."""
+def _run_test(host: HostLine, source: str, name: str, space: dict, timeout: float, records: dict) -> dict:
+    """One test cell, here in the judge, within `timeout` seconds: the host's answers by their deadline, the
+    test's own code by an alarm."""
     import signal
     import time
-    judge.deadline = time.monotonic() + timeout
+    filename = f"<test cell {name}>"
+    try:
+        space["probe"] = _remote_probe(host, probe_sources(source), records)
+    except SyntaxError as err:
+        return _verdict(err, filename, source)
+    host.deadline = time.monotonic() + timeout
     signal.setitimer(signal.ITIMER_REAL, timeout)
-    filename, before = f"<test cell {name}>", dict(space)
     try:
         error = _run_cell(source, filename, space)
     except Gone as gone:
         error = gone
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    lab.update(_bound(before, space))
-    judge.deadline = None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        host.deadline = None
     return _verdict(error, filename, source)
 
 
+def _given_here(source: str, name: str, space: dict, timeout: float, records: dict) -> None:
+    """A given cell, run in the judge too, within `timeout` seconds: its records join `records`."""
+    import signal
+    before = dict(space)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        _run_cell(source, f"<given cell {name}>", space)
+    except Gone:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    records.update(lab_records(_bound(before, space)))
+
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2-c
-def judge_notebook(cells: list[dict], control, timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
-    """Each test cell's verdict. The given and test cells run here, the learner's in a host the grader starts
-    when asked over `control`. A cell that runs over `timeout` seconds, or ends the host, is left out of a
-    fresh host, which runs the cells before it again; the tests go on."""
+def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str, dict]:
+    """Each test cell's verdict. Given cells run here and in a host the grader starts when asked over
+    `control`; learner cells in the host alone; test cells here, reaching the host through their probes. The
+    setup cells between two tests share one deadline of `timeout` seconds, each test has its own. A cell that
+    runs over or ends the host is left out of a fresh host, which runs the cells before it again."""
     import builtins
     import signal
-    signal.signal(signal.SIGALRM, _over_time)  # a test's own loop, here in the judge, has the same limit
-    judge, space, setup, verdicts = Judge(control, quota), {"__name__": "__main__", "__builtins__": builtins}, [], {}
-    lab = set(dir(builtins))  # names a learner cell cannot rebind in the judge; the given and test cells add theirs
+    import time
+    signal.signal(signal.SIGALRM, _over_time)
+    host, space, records, setup, verdicts = HostLine(control), {"__name__": "__main__", "__builtins__": builtins}, {}, [], {}
 
     def restart():
-        judge.start()
+        host.start()
+        host.deadline = time.monotonic() + timeout  # the replayed setup: one phase
         for cell in list(setup):
             try:
-                judge.setup(*cell, space, timeout, lab)
-            except (Gone, ValueError):
+                answer_or_gone(cell)
+            except (Gone, NotData):
                 setup.remove(cell)
                 return restart()
+        host.deadline = None
 
-    judge.start()
+    def answer_or_gone(cell):
+        host.ask({"op": "cell", "kind": cell[0], "source": cell[1], "name": cell[2]})
+
+    host.start()
     try:
         for k, cell in enumerate(cells):
             kind, source, name = cell["kind"], cell["source"], cell.get("name") or f"cell {k + 1}"
             if kind == "test":
-                verdicts[name] = _run_test(judge, source, name, space, timeout, lab)
+                verdicts[name] = _run_test(host, source, name, space, timeout, records)
                 if verdicts[name].get("error") in ("timeout", "limit", "ended"):
                     restart()
                 continue
+            if kind == "given":
+                _given_here(source, name, space, timeout, records)
+            if host.deadline is None:
+                host.deadline = time.monotonic() + timeout  # a new setup phase
             setup.append((kind, source, name))
             try:
-                judge.setup(kind, source, name, space, timeout, lab)
-            except (Gone, ValueError):
+                answer_or_gone(setup[-1])
+            except (Gone, NotData):
                 setup.pop()
                 restart()
     finally:
-        judge.stop()
+        host.stop()
     return verdicts
-
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-main
 def _not_dumpable() -> None:
@@ -765,31 +596,43 @@ def _not_dumpable() -> None:
 
 
 def judge_main() -> None:
-    """The judge process, in a sandbox of its own: its job (the cells, the time per cell, the descriptor of its
+    """The judge process, in a sandbox of its own: its job (the cells, the time per phase, the descriptor of its
     line to the grader) on stdin; the verdicts go back on that line. What the cells print goes nowhere."""
     import socket
     job = json.loads(sys.stdin.buffer.read())
     _not_dumpable()
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1), os.dup2(quiet, 2)
-    shared_temp()
     control = socket.socket(fileno=int(job["control"]))
-    verdicts = judge_notebook(job["cells"], control, float(job["timeout"]), int(job["quota"]))
+    verdicts = judge_notebook(job["cells"], control, float(job["timeout"]))
     control.sendall(b"done " + json.dumps(verdicts).encode() + b"\n")
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9
 def _sandboxed(box: Path, command: list[str]) -> list[str]:
-    return command if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off" else sandbox_command(box, command)
+    """`command` in a sandbox of its own in `box`: a working folder that is a memory file system of bounded
+    size, no run folder (`DONEGATE_SANDBOX=off`: as it is)."""
+    if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
+        return command
+    return sandbox_command(box, command, private_work=True, run_folder=False)
+
+
+def _fresh_box(parent: Path, name: str) -> Path:
+    box = parent / name
+    (box / "work").mkdir(parents=True)
+    return box
 
 
 def _host(box: Path):
-    """A fresh host in the sandbox; the ends of its pipes the judge keeps."""
+    """A fresh host in a sandbox of its own in `box`; the ends of its pipes the judge keeps."""
     command = _sandboxed(box, [sys.executable, "-I", "-c", "from donegate.judge import host_main; host_main()"])
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                            cwd=box / "work", start_new_session=True)
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               cwd=box / "work", start_new_session=True)
+    process.box = box
+    return process
 
 
 def _end(process) -> None:
+    """End `process`'s whole sandbox, and, for a host, release its box (folder and cgroups)."""
     import signal
     if process is not None:
         try:
@@ -797,6 +640,10 @@ def _end(process) -> None:
         except OSError:
             pass
         process.wait()
+        box = getattr(process, "box", None)
+        if box is not None:
+            shutil.rmtree(box, ignore_errors=True)
+            release_sandbox(box)
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b
 def verdicts_from(data: bytes, limit: int = MAX_MESSAGE) -> dict:
@@ -826,9 +673,10 @@ def _serve_judge(control, judge, box: Path, deadline: float, limit: int = MAX_ME
     """The grader's side of the judge's line: a fresh host (its pipe ends sent over) for each `start`, the host
     ended for each `stop`, until the verdicts come. Returns them, or why there are none. No line is read past
     `limit` bytes."""
+    import itertools
     import socket
     import time
-    host, lines = None, control.makefile("rb")
+    host, lines, count = None, control.makefile("rb"), itertools.count(1)
     try:
         while True:
             control.settimeout(max(deadline - time.monotonic(), 0.01))
@@ -842,7 +690,7 @@ def _serve_judge(control, judge, box: Path, deadline: float, limit: int = MAX_ME
             _end(host)
             host = None
             if line.strip() == b"start":
-                host = _host(box)
+                host = _host(_fresh_box(box, f"host-{next(count)}"))
                 socket.send_fds(control, [b"ok"], [host.stdout.fileno(), host.stdin.fileno()])
                 host.stdin.close(), host.stdout.close()
             else:
@@ -852,22 +700,20 @@ def _serve_judge(control, judge, box: Path, deadline: float, limit: int = MAX_ME
     finally:
         _end(host)
 
-
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9c
-def run_judge(cells: list[dict], timeout: float = 60, quota: int = QUOTA_BYTES) -> dict[str, dict]:
-    """Judge `cells`, each within `timeout` seconds, the shared folder within `quota` bytes. The grader starts
-    two sandboxes that share one fresh folder: the judge's, and, each time the judge asks, a host's, whose pipe
-    ends it hands the judge over a socket. A test with no verdict (the judge failed, or ran over its time in
-    all) has failed."""
+def run_judge(cells: list[dict], timeout: float = 60) -> dict[str, dict]:
+    """Judge `cells`, each phase within `timeout` seconds. The grader starts the judge in a sandbox of its own
+    and, each time the judge asks, a host in another, whose pipe ends it hands the judge over a socket. A test
+    with no verdict (the judge failed, or ran over its time in all) has failed."""
     import socket
     import time
     box = Path(tempfile.mkdtemp(prefix="donegate-judge-"))
-    (box / "work").mkdir(), (box / "run").mkdir()
+    judge_box = _fresh_box(box, "judge")
     mine, theirs = socket.socketpair()
-    job = json.dumps({"cells": cells, "timeout": timeout, "quota": quota, "control": theirs.fileno()}).encode()
+    job = json.dumps({"cells": cells, "timeout": timeout, "control": theirs.fileno()}).encode()
     command = [sys.executable, "-I", "-c", "from donegate.judge import judge_main; judge_main()"]
-    judge = subprocess.Popen(_sandboxed(box, command), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, cwd=box / "work", pass_fds=[theirs.fileno()],
+    judge = subprocess.Popen(_sandboxed(judge_box, command), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, cwd=judge_box / "work", pass_fds=[theirs.fileno()],
                              start_new_session=True)
     theirs.close()
     judge.stdin.write(job), judge.stdin.close()
@@ -876,13 +722,12 @@ def run_judge(cells: list[dict], timeout: float = 60, quota: int = QUOTA_BYTES) 
     finally:
         _end(judge)
         mine.close()
+        release_sandbox(judge_box)
         shutil.rmtree(box, ignore_errors=True)
-        release_sandbox(box)
     for cell in cells:
         if cell["kind"] == "test" and cell["name"] not in verdicts:
             verdicts[cell["name"]] = {"passed": False, "error": "not reached", "message": why, "line": ""}
     return verdicts
-
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c4
 JUDGE_ENV = "DONEGATE_JUDGE"  # "off": the kernel's outputs score; "vet-only": flag, no judge; "judge-only": no flags

@@ -49,9 +49,10 @@ def sandbox_mounts() -> list[str]:
     return list(dict.fromkeys(p for p in places if os.path.exists(p)))
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1-cmd
-def sandbox_command(box: Path, command: list[str], private_work: bool = False) -> list[str]:
+def sandbox_command(box: Path, command: list[str], private_work: bool = False, run_folder: bool = True) -> list[str]:
     """`command` run by bubblewrap: the mounts read-only, box/work (its folder; with `private_work`, a memory
-    file system of its own of SANDBOX_WORK_BYTES instead) and box/run (the kernel's sockets) writable, no
+    file system of its own of SANDBOX_WORK_BYTES instead) and box/run (the kernel's sockets; not with
+    `run_folder=False`) writable, no
     network, no capabilities (root's neither), its own process tree that ends with it, and limits."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
@@ -69,7 +70,7 @@ def sandbox_command(box: Path, command: list[str], private_work: bool = False) -
     return [*enter, bwrap, "--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
             "--size", str(SANDBOX_TMP_BYTES), "--tmpfs", "/tmp", *mounts,
             "--proc", "/proc", "--dev", "/dev", "--size", str(SANDBOX_SHM_BYTES), "--tmpfs", "/dev/shm",
-            *folder, "--bind", str(run), str(run), "--chdir", str(work),
+            *folder, *(["--bind", str(run), str(run)] if run_folder else []), "--chdir", str(work),
             "--clearenv", "--setenv", "HOME", str(work), "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PATH", os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
             "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLBACKEND", "Agg",
