@@ -36,7 +36,7 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # The learner's code runs in a sandbox (bubblewrap): it cannot read the course (solutions, gradebook,
 # other submissions), reach the network, or outlive its kernel. Before the scores are saved, the judge
 # decides every test in a process that never ran the learner's code (which runs again, in the sandbox, as a
-# host the tests call through a pipe of plain values); each test cell's points are its verdict, and the
+# host that answers each of the tests' probes with one line of plain data); each test cell's points are its verdict, and the
 # vetting only flags a notebook for a person. Otherwise the list is nbgrader 0.9's own
 # (donegate.sandbox.SANDBOXED_AUTOGRADE, appendix 82; the judge is appendix 83).
 c.Autograde.autograde_preprocessors = [

@@ -143,38 +143,64 @@ def test_honest_constructs_are_not_flagged(source):
 
 # --- the judge ----------------------------------------------------------------------------------------------
 
+PROBE = "def probe(calls):\n    return calls"  # what the lab's given cell defines
+
+
+def probing(call: str, checks: str, args: str = "") -> str:
+    """A test cell: a probe that returns `call` (evaluated beside the learner's code), then `checks` on `got`."""
+    return f"@probe\ndef seen({args}):\n    return {call}\n\n{checks}"
+
+
+def test_a_test_reaches_the_learner_s_code_only_through_its_probes():
+    """The learner's names do not exist in the judge: a test that calls one directly fails on a right answer,
+    the same call in a probe passes, and the probe's inputs are the judge's."""
+    answer = ("learner", "def answer(n):\n    return n * 2")
+    assert verdicts(("given", PROBE), answer, ("test", "assert answer(21) == 42")) == {"test2": False}
+    assert verdicts(("given", PROBE), answer, ("test", probing("answer(n)", "assert seen(21) == 42", "n"))) == \
+        {"test2": True}
+
+
 def test_the_builtins_are_the_real_ones_in_every_test():
-    assert verdicts(("learner", "def type(x):\n    return int\nisinstance = lambda *a: True"),
-                    ("test", "assert type('a') is str\nassert not isinstance('a', int)")) == {"test1": True}
-    # and nothing else changed: the learner's own names are still there for the test
-    assert verdicts(("learner", "def answer():\n    return 42"), ("test", "assert answer() == 42")) == {"test1": True}
+    assert verdicts(("given", PROBE), ("learner", "def type(x):\n    return int\nisinstance = lambda *a: True"),
+                    ("test", "assert type('a') is str\nassert not isinstance('a', int)")) == {"test2": True}
 
 
 def test_a_name_the_lab_defined_is_the_lab_s_in_every_test():
-    given = "class Decision:\n    def __init__(self, action):\n        self.action = action"
+    given = "class Decision:\n    def __init__(self, action):\n        self.action = action\n" + PROBE
     fake = ("class Fake:\n    action = 'deny'\n\n"
             "def run():\n    global Decision\n    Decision = Fake\n    return Fake()\n\n"
             "Decision = Fake")
-    assert verdicts(("given", given), ("learner", fake), ("test", "d = run()\nassert type(d) is Decision")) == \
-        {"test2": False}
-    # the same test passes for an honest run()
-    assert verdicts(("given", given), ("learner", "def run():\n    return Decision('deny')"),
-                    ("test", "d = run()\nassert type(d) is Decision")) == {"test2": True}
+    test = probing("run()", "assert type(got) is Decision").replace("\n\nassert", "\n\ngot = seen()\nassert")
+    assert verdicts(("given", given), ("learner", fake), ("test", test)) == {"test2": False}
 
 
-def test_the_lab_s_own_functions_see_the_real_builtins_too():
-    """A test that leans on a checker the lab gave: the learner's global isinstance() is not what it sees."""
-    given = "def well_formed(d):\n    return isinstance(d, dict) and isinstance(d.get('action'), str)"
-    shadow = "def isinstance(*a):\n    return True\n\ndef decide():\n    return ['not', 'a', 'dict']"
-    assert verdicts(("given", given), ("learner", shadow), ("test", "assert well_formed(decide())")) == {"test2": False}
-    assert verdicts(("given", given), ("learner", "def decide():\n    return {'action': 'deny'}"),
-                    ("test", "assert well_formed(decide())")) == {"test2": True}
-    # a given cell after the answers still sees the learner's names (and only those)
-    assert verdicts(("learner", "def decide():\n    return 1\ntype = None"),
-                    ("given", "RESULT = decide()\nKIND = type(RESULT)"), ("test", "assert KIND is int")) == {"test2": True}
+def test_a_record_comes_back_as_the_judge_s_own_and_a_fake_one_does_not():
+    """A given dataclass is a record: the host sends its declared fields, the judge builds its own instance and
+    runs the class's own checks. A learner's look-alike class, a subclass, a field set past the class's checks to
+    an always-equal object, or the class patched through an alias: none comes back as a Decision that passes."""
+    given = ("from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Decision:\n    action: str\n\n"
+             "    def __post_init__(self):\n        if type(self.action) is not str:\n"
+             "            raise TypeError('action must be a str')\n" + PROBE)
+    test = "got = seen()\nassert type(got) is Decision and got == Decision('deny') and 'en' in got.action"
+    cheats = {
+        "look-alike": "class Decision:\n    action = 'deny'\n    def __eq__(self, o):\n        return True\n\n"
+                      "def decide():\n    return Decision()",
+        "subclass": "class Yes(Decision):\n    def __eq__(self, o):\n        return True\n\ndef decide():\n"
+                    "    return Yes('allow')",
+        "field": "class Yes(str):\n    def __eq__(self, o):\n        return True\n    def __contains__(self, o):\n"
+                 "        return True\n    __hash__ = str.__hash__\n\n"
+                 "def decide():\n    d = Decision('allow')\n    object.__setattr__(d, 'action', Yes('allow'))\n    return d",
+        "alias": "D = Decision\nD.__eq__ = lambda a, b: True\n\ndef decide():\n    return D('allow')",
+    }
+    for name, cheat in cheats.items():
+        assert verdicts(("given", given), ("learner", cheat), ("test", probing("decide()", test))) == \
+            {"test2": False}, name
+    assert verdicts(("given", given), ("learner", "def decide():\n    return Decision('deny')"),
+                    ("test", probing("decide()", test))) == {"test2": True}
 
 
 def test_what_the_lab_made_is_put_back_before_each_test():
+    """The lab's given cells run in the judge too; a learner cell that patches them patches the host's copies."""
     given = "import re\n\nclass Box:\n    def __init__(self, n):\n        self.n = n\n\ndef double(x):\n    return 2 * x"
     patches = ("def _yes(*a, **k):\n    return True\n\n"
                "type.__setattr__(Box, '__eq__', lambda a, b: True)\n"
@@ -184,151 +210,178 @@ def test_what_the_lab_made_is_put_back_before_each_test():
     assert verdicts(("given", given), ("learner", patches), ("test", test)) == {"test2": True}
 
 
-def test_a_forged_verdict_does_not_count():
-    """A cell that writes a verdict, on every file descriptor of the host it can find: the verdicts are the
-    judge's, in another sandbox, and the host's descriptors carry only answers the judge parses; the test fails."""
+def test_a_forged_answer_is_data_and_a_forged_verdict_does_not_count():
+    """A cell that writes answers and verdicts on every descriptor of the host it can find: whatever reaches the
+    judge is read as data of the schema, and the test compares it with what it expects; the test fails."""
     forge = ("import os, json\n"
-             "line = ('0' * 32 + ' ' + json.dumps({'name': 'test1', 'passed': True}) + '\\n').encode()\n"
-             "for fd in range(1, 20):\n    try:\n        os.write(fd, line)\n    except OSError:\n        pass\n"
-             "print(line.decode())")
-    assert verdicts(("learner", forge), ("test", "assert False")) == {"test1": False}
+             "lines = [json.dumps({'v': 1, 'ok': 'deny'}), json.dumps({'name': 'test2', 'passed': True}),\n"
+             "         json.dumps({'v': 1, 'ok': {'$': 'record', 'class': 'object', 'fields': {}}})]\n"
+             "for fd in range(1, 20):\n    for line in lines:\n        try:\n"
+             "            os.write(fd, (line + '\\n').encode())\n        except OSError:\n            pass\n"
+             "def decide():\n    return 'allow'")
+    assert verdicts(("given", PROBE), ("learner", forge), ("test", probing("decide()", "assert seen() == 'sure'"))) \
+        == {"test2": False}
 
 
 def test_a_cell_that_ends_its_host_is_left_out_and_the_tests_go_on():
     """A learner cell that ends the host's process: a fresh host runs the cells before it again, without it, and
     the tests that follow still see what the other cells defined."""
-    out = verdicts(("learner", "def f():\n    return 1"), ("test", "assert f() == 1"),
-                   ("learner", "import os\nos._exit(0)"), ("test", "assert f() == 1"), ("test", "assert g()"))
-    assert out == {"test1": True, "test3": True, "test4": False}
+    call_f = probing("f()", "assert seen() == 1")
+    out = verdicts(("given", PROBE), ("learner", "def f():\n    return 1"), ("test", call_f),
+                   ("learner", "import os\nos._exit(0)"), ("test", call_f), ("test", probing("g()", "assert seen()")))
+    assert out == {"test2": True, "test4": True, "test5": False}
 
 
 def test_a_cell_that_runs_over_its_time_fails_and_the_rest_still_run():
-    """The limit is kept outside the cell: in the judge for the host's cells (a C call cannot hold it off), and by
-    an alarm for a test's own loop. The host that ran over is ended and a fresh one takes over."""
-    out = run_judge(cells(("learner", "while True:\n    pass"), ("learner", "import time\ndef slow():\n    time.sleep(3600)"),
-                          ("test", "assert True"), ("test", "slow()"), ("test", "while True:\n    pass"),
-                          ("test", "assert callable(slow)")), 1)
-    assert out["test2"] == {"passed": True} and out["test5"] == {"passed": True}
-    assert out["test3"] == {"passed": False, "error": "timeout", "message": "ran over its time", "line": "slow()"}
-    assert out["test4"] == {"passed": False, "error": "timeout", "message": "ran over its time", "line": "while True:"}
+    """The limit is kept outside the cell: in the judge for the host's cells and probes (a C call cannot hold it
+    off), and by an alarm for a test's own loop. The host that ran over is ended and a fresh one takes over."""
+    out = run_judge(cells(("given", PROBE), ("learner", "while True:\n    pass"),
+                          ("learner", "import time\ndef slow():\n    time.sleep(3600)"),
+                          ("test", "assert True"), ("test", probing("slow()", "seen()")), ("test", "while True:\n    pass"),
+                          ("test", probing("callable(slow)", "assert seen()"))), 1)
+    assert out["test3"] == {"passed": True} and out["test6"] == {"passed": True}
+    assert out["test4"] == {"passed": False, "error": "timeout", "message": "ran over its time", "line": "seen()"}
+    assert out["test5"] == {"passed": False, "error": "timeout", "message": "ran over its time", "line": "while True:"}
 
 
-def test_system_exit_in_a_test_is_a_failure():
-    assert verdicts(("learner", "def f():\n    raise SystemExit(0)"), ("test", "f()")) == {"test1": False}
+def test_the_setup_between_two_tests_shares_one_deadline(monkeypatch):
+    """Every phase has a deadline kept outside the host: the setup cells between two tests share one, each test
+    has its own, and a fresh host's replay of the setup is a phase of its own. Watched on a stand-in for the host
+    line that records the deadline each request was sent under (no process, no clock to wait on)."""
+    from donegate import judge as judge_module
+    sent: list[tuple[str, float | None]] = []
+
+    class Line(judge_module.HostLine):
+        def _grader(self, word):
+            return [-1, -1]
+
+        def stop(self):
+            self.started = False
+
+        def ask(self, request):
+            sent.append((request.get("name"), self.deadline))
+            if request.get("name") == "B" and sum(1 for n, _ in sent if n == "B") == 1:
+                raise judge_module.Gone("ran over its time")
+            return {"v": 1, "ok": True}
+
+    clock = iter(range(0, 10_000, 7))
+    monkeypatch.setattr(judge_module, "HostLine", Line)
+    monkeypatch.setattr("time.monotonic", lambda: next(clock))
+    test = probing("A", "assert seen() is True")
+    specs = [("learner", "A = 1", "A"), ("learner", "B = 2", "B"), ("learner", "C = 3", "C"), ("test", test, "t1"),
+             ("learner", "D = 4", "D"), ("test", test, "t2")]
+    judge_module.judge_notebook([{"kind": k, "source": s, "name": n} for k, s, n in specs], control=None, timeout=60)
+    deadline = dict(sent)
+    names = [n for n, _ in sent]
+    assert names == ["A", "B", "A", "C", "seen", "D", "seen"]  # B ran over, was left out, and A was run again
+    first, replay = sent[0][1], sent[2][1]
+    assert sent[1][1] == first and replay != first  # A and B shared one deadline; the replay had its own
+    assert deadline["C"] not in (first, replay)  # after the replay, the rest of the setup: a phase of its own
+    assert deadline["D"] not in (first, replay, deadline["C"])  # after a test, a new phase
+    assert len({sent[4][1], sent[6][1], deadline["D"]}) == 3  # each test its own deadline
 
 
-@pytest.mark.parametrize("student", ["input-transformer", "ast-transformer", "post-run-cell", "replaces-run-cell",
-                                     "rebinds-type"])
-def test_the_kernel_tricks_pass_nothing_in_the_judge(student):
-    """The hostile lab01 fixtures with their tests put back, as nbgrader puts them back, judged without vetting:
-    not one test passes (the full solution, judged the same way, passes every one)."""
-    source = notebook(ROOT / "solutions" / LAB01 / f"{LAB01}.ipynb")
-    trick = restored(notebook(FIXTURES / student / LAB01 / f"{LAB01}.ipynb"), source)
-    assert [n for n, v in run_judge(judge_cells(trick), 10).items() if v["passed"]] == []
-    correct = restored(notebook(FIXTURES / "correct" / LAB01 / f"{LAB01}.ipynb"), source)
-    assert all(v["passed"] for v in run_judge(judge_cells(correct), 10).values())
-
-
-def test_the_sandbox_limits_processes_and_ends_them_all():
-    """600 processes started from a cell: past 512 the sandbox refuses more (RLIMIT_NPROC for a grader that is
-    not root; for root, which Linux does not hold to it, a pids cgroup where the machine has one), and whatever
-    was started ends with the sandbox."""
-    import os
-    import subprocess
-    from donegate.sandbox import PIDS_CGROUP
-    spawn = ("import subprocess\nSTARTED = 0\nfor _ in range(600):\n    try:\n"
-             "        subprocess.Popen(['sleep', '7.25'])\n    except OSError:\n        break\n    STARTED += 1")
-    limited = os.getuid() != 0 or (PIDS_CGROUP / "cgroup.procs").is_file()
-    expected = "STARTED < 600" if limited else "STARTED == 600"
-    assert verdicts(("learner", spawn), ("test", f"assert {expected}, STARTED"), timeout=30) == {"test1": True}
-    import time
-    for _ in range(50):  # the kernel ends them when the sandbox's namespace goes; 600 take a moment to go
-        left = subprocess.run(["pgrep", "-f", "sleep 7.25"], capture_output=True, text=True).stdout.split()
-        if not left:
-            break
-        time.sleep(0.1)
-    assert left == []  # and well before the 7.25 s they would sleep
+def test_system_exit_in_a_probe_is_a_failure_named_by_its_type():
+    out = run_judge(cells(("given", PROBE), ("learner", "def f():\n    raise SystemExit(0)"),
+                          ("test", probing("f()", "seen()"))), 10)
+    assert out["test2"]["passed"] is False and out["test2"]["error"] == "SystemExit"
 
 
 def test_a_cell_with_a_top_level_await_runs_as_in_the_kernel():
     answer = "import asyncio\n\nasync def fetch():\n    return 42\n\nANSWER = await fetch()"
-    assert verdicts(("learner", answer), ("test", "assert ANSWER == 42")) == {"test1": True}
-
-
-def test_a_verdict_read_off_the_judge_cannot_be_turned_into_another():
-    """A cell points every descriptor of the host at a pipe of its own, reads what goes by, and writes it back
-    altered to name a later test that fails: no verdict passes through the host, and the later test fails."""
-    capture = ("import os\nsaved = {}\nfor fd in range(3, 12):\n    try:\n        saved[fd] = os.dup(fd)\n"
-               "    except OSError:\n        pass\nr, w = os.pipe()\nfor fd in saved:\n    os.dup2(w, fd)")
-    forge = ("line = os.read(r, 65536).splitlines()[0]\nfor fd, copy in saved.items():\n    os.dup2(copy, fd)\n"
-             "    os.write(fd, line + b'\\n')\n"
-             "    os.write(fd, line.replace(b\"'test1'\", b\"'test3'\") + b'\\n')")
-    out = verdicts(("learner", capture), ("test", "assert True"), ("learner", forge), ("test", "assert False"))
-    assert out == {"test1": True, "test3": False}
+    assert verdicts(("given", PROBE), ("learner", answer), ("test", probing("ANSWER", "assert seen() == 42"))) == \
+        {"test2": True}
 
 
 def test_patching_what_the_judge_uses_changes_no_verdict():
-    """Judged without vetting: a cell rebinds json.dumps and the judge's own helpers in its module. Vetting
-    flags both (they change modules); the judge, another process, is not touched by either."""
+    """Judged without vetting: a cell rebinds json.dumps and the serializer in the host's copy of the judge's
+    module, so that every answer says what the cell wants. Vetting flags both (they change modules); the judge,
+    another process, reads that as the data it is and compares it with a value drawn where the cell cannot see."""
     patch = ("import json\nimport donegate.judge as judge\n"
-             "json.dumps = lambda *a, **k: '{\"name\": \"test1\", \"passed\": true}'\n"
-             "judge._run_cell = lambda *a, **k: None\njudge._failure = lambda *a: {'passed': True}")
-    assert verdicts(("learner", patch), ("test", "assert False")) == {"test1": False}
+             "json.dumps = lambda *a, **k: '{\"v\": 1, \"ok\": true}'\n"
+             "judge.to_data = lambda *a, **k: True\n"
+             "def double(n):\n    return None")
+    test = probing("double(n)", "import random\nn = random.Random().randint(1, 10**9)\nassert seen(n) == 2 * n", "n")
+    assert verdicts(("given", PROBE), ("learner", patch), ("test", test)) == {"test2": False}
+    assert verdicts(("given", PROBE), ("learner", "def double(n):\n    return 2 * n"), ("test", test)) == {"test2": True}
     flags = vet_notebook(cells(("learner", patch), ("test", "assert False")))
     assert any("imports donegate.judge" in f for f in flags) and any("changes json" in f for f in flags)
 
 
-# --- what the judge holds is out of the learner's reach -------------------------------------------------------
+# --- what the judge holds never enters the host ---------------------------------------------------------------------
 
-def test_a_learner_s_function_cannot_find_the_test_that_calls_it():
-    """The answer walks every frame above it, looking for the literal the test compares with: in a judge that ran
-    the tests beside the learner's code it would find it there. The test is in another process: nothing to find."""
-    hunt = ("import sys\n"
+def test_a_learner_s_code_cannot_find_the_expected_value_anywhere_in_its_process():
+    """The answer walks every frame above it and every string the process holds, looking for the literal the test
+    compares with. The checks never left the judge: only the probe's source and its inputs are in the host."""
+    hunt = ("import gc, sys\n"
             "def answer():\n"
             "    found, frame = [], sys._getframe(1)\n"
             "    while frame is not None:\n"
             "        found += [c for c in frame.f_code.co_consts if type(c) is str and c.startswith('expected-')]\n"
             "        frame = frame.f_back\n"
+            "    found += [o for o in gc.get_objects() if type(o) is str and o.startswith('expected-t')]\n"
+            "    for o in gc.get_objects():\n"
+            "        if type(o) is dict:\n"
+            "            found += [v for v in o.values() if type(v) is str and v.startswith('expected-t')]\n"
             "    return found[0] if found else 'nothing'\n")
-    assert verdicts(("learner", hunt), ("test", "assert answer() == 'expected-the-real-one'")) == {"test1": False}
+    assert verdicts(("given", PROBE), ("learner", hunt),
+                    ("test", probing("answer()", "assert seen() == 'expected-the-real-one'"))) == {"test2": False}
 
 
-def test_a_lab_object_with_an_always_equal_field_does_not_cross():
-    """A real lab object whose field was set to an always-equal object, and a lab class patched through an alias:
-    the judge rebuilds the object from its own class with plain fields, so neither compares equal."""
-    given = "from dataclasses import dataclass\n\n@dataclass(frozen=True)\nclass Decision:\n    action: str"
-    sly = ("class Yes:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n\n"
-           "def decide():\n    d = Decision('allow')\n    object.__setattr__(d, 'action', Yes())\n    return d")
-    alias = "D = Decision\nD.__eq__ = lambda a, b: True\n\ndef decide():\n    return D('allow')"
-    test = "d = decide()\nassert type(d) is Decision and d == Decision('deny')"
-    assert verdicts(("given", given), ("learner", sly), ("test", test)) == {"test2": False}
-    assert verdicts(("given", given), ("learner", alias), ("test", test)) == {"test2": False}
-    assert verdicts(("given", given), ("learner", "def decide():\n    return Decision('deny')"), ("test", test)) == \
-        {"test2": True}
+def test_inputs_drawn_in_the_judge_cannot_be_undrawn_in_the_host():
+    """The learner's cell seeds and patches `random` in the host and answers from a table of the inputs a patched
+    draw would give: the judge draws with its own `random`, so the table is wrong; computing passes."""
+    table = ("import random\nrandom.seed(0)\nrandom.Random.seed = lambda self, *a, **k: None\n"
+             "random.Random.randint = lambda self, a, b: a\n"
+             "def double(n):\n    return {0: 0, 1: 2}.get(n, 0)")
+    draw = ("import random\ndraw = random.Random()\nns = [draw.randint(10**6, 10**9) for _ in range(20)]\n"
+            "assert seen(ns) == [2 * n for n in ns]")
+    test = probing("[double(n) for n in ns]", draw.replace("import random\n", ""), "ns")
+    given = "import random\n" + PROBE
+    assert verdicts(("given", given), ("learner", table), ("test", test)) == {"test2": False}
+    assert verdicts(("given", given), ("learner", "def double(n):\n    return 2 * n"), ("test", test)) == {"test2": True}
 
 
-def test_a_learner_name_never_replaces_a_builtin_or_a_test_s_helper():
-    """A later answer cell that rebinds `any` and a helper an earlier test cell defined: the tests keep theirs."""
-    out = verdicts(("learner", "def pick(xs):\n    return []"),
-                   ("test", "def nonempty(xs):\n    return any(True for _ in xs)\nassert not nonempty(pick([1]))"),
-                   ("learner", "any = lambda *a: True\nnonempty = lambda xs: True"),
-                   ("test", "assert nonempty(pick([1, 2]))"))
-    assert out == {"test1": True, "test3": False}
+def test_the_host_never_asks_and_the_judge_never_answers():
+    """A learner cell that writes requests of every shape the judge once served (a call, an attribute, an item)
+    on its answer pipe, then waits for an answer that would carry the judge's objects: none comes, and its own
+    call's answer is still read as data."""
+    ask = ("import os, json, select\n"
+           "def decide():\n"
+           "    for fd in range(1, 20):\n"
+           "        for op in ('call', 'getattr', 'getitem', 'iter'):\n"
+           "            try:\n"
+           "                os.write(fd, (json.dumps(['ask', op, [['R', 'judge', 1], 'gi_frame']]) + '\\n').encode())\n"
+           "            except OSError:\n"
+           "                pass\n"
+           "    ready = select.select([0], [], [], 0.5)[0]\n"
+           "    return 'answered' if ready else 'nothing came'")
+    out = run_judge(cells(("given", PROBE), ("learner", ask), ("test", probing("decide()", "assert seen() == 'answered'"))), 10)
+    assert out["test2"]["passed"] is False
 
 
-def test_a_call_changes_its_arguments_and_keeps_their_identity():
-    """Values cross by value, yet the test sees what Python's own call would show: the list it passed, changed,
-    and the very object it passed, returned."""
-    answer = "def grow(xs, d):\n    xs.append(3)\n    d['n'] = len(xs)\n    return xs"
-    test = "xs, d = [1, 2], {}\nout = grow(xs, d)\nassert out is xs and xs == [1, 2, 3] and d == {'n': 3}"
-    assert verdicts(("learner", answer), ("test", test)) == {"test1": True}
+def test_a_probe_s_answer_past_the_limit_ends_its_host_and_the_rest_still_run():
+    from donegate.judge import MAX_ANSWER
+    answer = f"def big():\n    return 'x' * {MAX_ANSWER + 10}\n\ndef small():\n    return 1"
+    out = run_judge(cells(("given", PROBE), ("learner", answer), ("test", probing("small()", "assert seen() == 1")),
+                          ("test", probing("big()", "seen()")), ("test", probing("small()", "assert seen() == 1"))), 20)
+    assert out["test2"] == {"passed": True} and out["test4"] == {"passed": True}
+    assert out["test3"]["error"] == "limit"
 
 
-def test_a_callback_from_a_test_is_called_from_the_learner_s_code():
-    """A test hands the learner's function a hook of its own: the hook runs in the judge, called from the host."""
+def test_a_test_s_callback_runs_beside_the_learner_s_code_inside_its_probe():
+    """A test hands the learner's function a hook of its own: the hook is defined in the probe, runs in the host,
+    and what it saw comes back as data."""
     answer = "def run(hooks, call):\n    return [h(call) for h in hooks]"
-    test = "seen = []\ndef hook(call):\n    seen.append(call)\n    return 'deny'\nassert run([hook], 'rm') == ['deny'] and seen == ['rm']"
-    assert verdicts(("learner", answer), ("test", test)) == {"test1": True}
+    probe = ("@probe\ndef seen(call):\n    calls = []\n\n    def hook(c):\n        calls.append(c)\n        return 'deny'\n\n"
+             "    return run([hook], call), calls\n\nassert seen('rm') == (['deny'], ['rm'])")
+    assert verdicts(("given", PROBE), ("learner", answer), ("test", probe)) == {"test2": True}
+
+
+def test_a_probe_s_result_that_is_not_data_fails_its_test():
+    out = run_judge(cells(("given", PROBE), ("learner", "class Gate:\n    pass\n\ndef make():\n    return Gate()"),
+                          ("test", probing("make()", "seen()"))), 10)
+    assert out["test2"]["error"] == "NotData" and "Gate" in out["test2"]["message"]
 
 
 def _graded(cells_and_outputs):
@@ -354,41 +407,46 @@ def test_the_points_are_the_judge_s_whatever_the_cell_printed():
     cell showed a result of 1, and one it passed scores full though the kernel wrote a warning to stderr."""
     result = {"output_type": "execute_result", "execution_count": 1, "metadata": {}, "data": {"text/plain": "1"}}
     warning = {"output_type": "stream", "name": "stderr", "text": "DeprecationWarning: ...\n"}
-    assert _graded([("learner", "def f():\n    return 1", []), ("test", "assert f() == 2", [result]),
-                    ("test", "assert f() == 1", [warning])]) == [0, 1]
+    assert _graded([("given", PROBE, []), ("learner", "def f():\n    return 1", []),
+                    ("test", probing("f()", "assert seen() == 2"), [result]),
+                    ("test", probing("f()", "assert seen() == 1"), [warning])]) == [0, 1]
 
 
-def test_a_program_the_judge_runs_cannot_reach_the_course_even_one_the_learner_wrote():
-    """A given cell that runs every script in the shared folder (a lab that runs `verify.sh` in a repository the
-    learner's code could touch), and a learner cell that planted one there to copy a solution out. The judge runs
-    in a sandbox of its own: the script finds no solution to copy, on either side."""
+def test_a_program_a_given_cell_runs_cannot_reach_the_course_even_one_the_learner_wrote():
+    """A given cell that runs every script in its working folder (a lab that runs `verify.sh` in a repository the
+    learner's code could touch), and a learner cell that planted one there to copy a solution out. The judge and
+    each host have working folders of their own, in sandboxes of their own: the script finds nothing to copy."""
     secret = ROOT / "solutions" / LAB01 / f"{LAB01}.ipynb"
     plant = ("import os\n"
-             f"open(os.path.join(os.environ['TMPDIR'], 'leak.sh'), 'w').write('cat {secret} > \"$TMPDIR/leaked\"')\n"
+             f"open('leak.sh', 'w').write('cat {secret} > leaked')\n"
              "def leaked():\n"
-             "    path = os.path.join(os.environ['TMPDIR'], 'leaked')\n"
-             "    return os.path.exists(path) and os.path.getsize(path) > 0")
-    run_all = ("import glob, os, subprocess\n"
-               "for script in glob.glob(os.path.join(os.environ['TMPDIR'], '*.sh')):\n"
-               "    subprocess.run(['sh', script], capture_output=True)")
-    assert verdicts(("learner", plant), ("given", run_all), ("test", "assert leaked() is False")) == {"test2": True}
+             "    return os.path.exists('leaked') and os.path.getsize('leaked') > 0")
+    run_all = ("import glob, subprocess\n"
+               "for script in glob.glob('*.sh'):\n"
+               "    subprocess.run(['sh', script], capture_output=True)\n" + PROBE)
+    assert verdicts(("learner", plant), ("given", run_all), ("test", probing("leaked()", "assert seen() is False"))) \
+        == {"test2": True}
 
 
-def test_a_host_that_fills_its_folder_is_cut_off_and_the_rest_still_run():
-    """The shared folder has a quota, kept by the judge from outside: a call that writes past it fails (and the
-    host is replaced); the calls before and after count."""
-    fill = ("def fill(where):\n"
-            "    with open(where, 'wb') as fh:\n"
-            "        for _ in range(64):\n"
-            "            fh.write(b'x' * 2**20)\n"
-            "            fh.flush()\n"
-            "    import time\n"
-            "    time.sleep(5)\n"
+def test_a_host_that_fills_its_folder_fails_that_call_and_the_rest_still_run():
+    """The host's working folder is a memory file system of SANDBOX_WORK_BYTES: writing past it fails in the
+    host, whose other calls still count."""
+    from donegate.sandbox import SANDBOX_WORK_BYTES
+    fill = ("def fill():\n"
+            "    written = 0\n"
+            "    try:\n"
+            "        with open('big', 'wb') as fh:\n"
+            "            while written < 2**31:\n"
+            "                fh.write(b'x' * 2**20)\n"
+            "                fh.flush()\n"
+            "                written += 2**20\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "    return written\n"
             "def small():\n    return 1")
-    out = run_judge(cells(("learner", fill), ("test", "assert small() == 1"), ("test", "fill('big')"),
-                          ("test", "assert small() == 1")), 20, quota=16 * 2**20)
-    assert out["test1"] == {"passed": True} and out["test3"] == {"passed": True}
-    assert out["test2"]["error"] == "limit" and "16 MB" in out["test2"]["message"]
+    out = verdicts(("given", PROBE), ("learner", fill), ("test", probing("fill()", f"assert seen() <= {SANDBOX_WORK_BYTES}")),
+                   ("test", probing("small()", "assert seen() == 1")), timeout=30)
+    assert out == {"test2": True, "test3": True}
 
 
 def test_the_sandbox_s_own_tmp_is_a_file_system_of_bounded_size():
@@ -406,7 +464,96 @@ def test_the_sandbox_s_own_tmp_is_a_file_system_of_bounded_size():
             "    import os\n"
             "    os.remove('/tmp/big')\n"
             "    return written")
-    assert verdicts(("learner", fill), ("test", f"assert fill() <= {SANDBOX_TMP_BYTES}"), timeout=30) == {"test1": True}
+    assert verdicts(("given", PROBE), ("learner", fill), ("test", probing("fill()", f"assert seen() <= {SANDBOX_TMP_BYTES}")),
+                    timeout=30) == {"test2": True}
+
+
+# --- the schema: what the judge reads ------------------------------------------------------------------------------
+
+def _records():
+    import dataclasses
+    import enum
+
+    @dataclasses.dataclass(frozen=True)
+    class Decision:
+        action: str
+        hook: str | None = None
+
+        def __post_init__(self):
+            if type(self.action) is not str:
+                raise TypeError("action must be a str")
+
+    class Kind(enum.Enum):
+        A = 1
+    return {"Decision": Decision, "Kind": Kind}
+
+
+@pytest.mark.parametrize("value", [None, True, 0, -3, 2**80, 1.5, float("inf"), float("nan"), "", "é", [1, [2]],
+                                   (1, "a"), {1, 2}, frozenset({"a"}), {"a": 1}, {1: "a"}, {"$": 1}, b"\x00\xff",
+                                   Path("/a/b"), {"k": (1, [None, {"x": b""}])}])
+def test_plain_values_come_back_as_themselves(value):
+    from donegate.judge import answer_from, from_data, to_data
+    line = json.dumps({"v": 1, "ok": to_data(value, {})}, allow_nan=False).encode()
+    back = from_data(answer_from(line)["ok"], {})
+    assert type(back) is type(value) and (back == value or back != back and value != value)
+
+
+def test_a_record_and_an_enum_come_back_as_the_judge_s_own():
+    from donegate.judge import from_data, to_data
+    records = _records()
+    d = records["Decision"]("deny", "guard")
+    assert from_data(to_data([d, records["Kind"].A], records), records) == [d, records["Kind"].A]
+
+
+@pytest.mark.parametrize("data, why", [
+    ({"$": "record", "class": "Decision", "fields": {"action": "deny"}}, "a field missing"),
+    ({"$": "record", "class": "Decision", "fields": {"action": "deny", "hook": None, "__eq__": 1}}, "a field too many"),
+    ({"$": "record", "class": "Decision", "fields": {"action": 1, "hook": None}}, "refused by the class's own check"),
+    ({"$": "record", "class": "object", "fields": {}}, "not one of the lab's"),
+    ({"$": "record", "class": "Kind", "fields": {}}, "an enum as a record"),
+    ({"$": "enum", "class": "Kind", "name": "B"}, "no such member"),
+    ({"$": "set", "items": [[1]]}, "unhashable"),
+    ({"$": "tuple", "items": "ab"}, "items not a list"),
+    ({"$": "dict", "items": [[1, 2, 3]]}, "not pairs"),
+    ({"$": "bytes", "hex": "zz"}, "bad hex"),
+    ({"$": "float", "repr": "1e999"}, "a float by another name"),
+    ({"$": "call", "target": "exec"}, "an unknown tag"),
+    ({"$": "tuple", "items": [], "extra": 1}, "a key too many"),
+])
+def test_data_off_the_schema_is_refused(data, why):
+    from donegate.judge import NotData, from_data
+    with pytest.raises(NotData):
+        from_data(data, _records())
+
+
+@pytest.mark.parametrize("line", [b'{"v": 1, "ok": NaN}', b'{"v": 2, "ok": 1}', b'{"v": true, "ok": 1}',
+                                  b'{"v": 1}', b'{"v": 1, "ok": 1, "raised": "x"}', b'{"v": 1, "raised": 3}',
+                                  b'[1]', b'not json', b'[' * 100_000 + b']' * 100_000,
+                                  b'{"v": 1, "ok": "' + b'x' * (4 * 2**20) + b'"}'])
+def test_an_answer_off_the_schema_is_refused(line):
+    from donegate.judge import NotData, answer_from
+    with pytest.raises(NotData):
+        answer_from(line)
+
+
+def test_what_is_not_data_does_not_leave_the_host():
+    from donegate.judge import NotData, to_data
+
+    class Sly(str):
+        def __contains__(self, item):
+            return True
+    for value in (Sly("x"), object(), print, (x for x in ()), ValueError("x"), [Sly("y")], {"k": object()}):
+        with pytest.raises(NotData):
+            to_data(value, _records())
+
+
+def test_probe_sources_are_the_decorated_top_level_functions_without_their_decorator():
+    from donegate.judge import probe_sources
+    cell = ("@probe\ndef a(x):\n    return x\n\ndef helper():\n    pass\n\n@probe\nasync def b():\n    return 1\n\n"
+            "assert a(1) == 1")
+    found = probe_sources(cell)
+    assert list(found) == ["a", "b"] and found["a"] == ["def a(x):\n    return x\n"]
+    assert found["b"] == ["async def b():\n    return 1\n"]
 
 
 # --- the judge's last line: read within bounds ----------------------------------------------------------------------
@@ -522,7 +669,7 @@ def test_check_and_grade_say_what_the_machine_bounds_per_process_only(monkeypatc
     for program in ("check", "grade"):
         assert f"donegate {program}: on this machine the sandbox bounds processes and memory per process only" in err
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    assert sandbox.unbounded_here() == ["memory"]
+    assert sandbox.unbounded_here() == ["memory", "the kernel's run folder"]
 
     monkeypatch.setattr(sandbox, "own_cgroup", lambda controller, listing=None: tmp_path / controller)
     for controller in ("pids", "memory"):
@@ -541,3 +688,57 @@ def test_own_cgroup_reads_the_controller_s_line():
     assert own_cgroup("pids", listing) == CGROUP_ROOT / "pids"
     assert own_cgroup("cpuacct", listing) == CGROUP_ROOT / "cpuacct" / "x"
     assert own_cgroup("hugetlb", listing) is None
+    assert own_cgroup("", listing) == CGROUP_ROOT  # cgroup v2's one hierarchy
+    assert own_cgroup("", "0::/system.slice/grader.service") == CGROUP_ROOT / "system.slice" / "grader.service"
+
+
+def test_under_cgroup_v2_a_sandbox_gets_one_cgroup_capped_for_processes_and_memory(monkeypatch, tmp_path):
+    """cgroup v2, on a stand-in for /sys/fs/cgroup: the grader's own cgroup hands the pids and memory controllers
+    down, the sandbox's cgroup is made inside it with its caps written before anything enters, and it goes with
+    the sandbox. Where the grader may not write its cgroup, there is none, and the note says so."""
+    import os
+    from donegate import sandbox
+    root, own = tmp_path / "cgroup", tmp_path / "cgroup" / "grader.service"
+    own.mkdir(parents=True)
+    (root / "cgroup.controllers").write_text("cpu io memory pids\n")
+    (own / "cgroup.controllers").write_text("cpu io memory pids\n")
+    (own / "cgroup.subtree_control").write_text("")
+    monkeypatch.setattr(sandbox, "CGROUP_ROOT", root)
+    monkeypatch.setattr(sandbox, "own_cgroup", lambda controller, listing=None: own if controller == "" else None)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.delenv(sandbox.SANDBOX_ENV, raising=False)
+    box = tmp_path / "donegate-sandbox-x"
+    [group] = sandbox.sandbox_cgroups(box)
+    assert group == own / "donegate-donegate-sandbox-x"
+    assert (group / "pids.max").read_text() == str(sandbox.SANDBOX_PROCESSES)
+    assert (group / "memory.max").read_text() == str(sandbox.SANDBOX_MEMORY_BYTES)
+    assert (own / "cgroup.subtree_control").read_text() == "+pids +memory"
+    assert sandbox.unbounded_here() == []
+    for name in os.listdir(group):
+        os.remove(group / name)
+    sandbox.release_sandbox(box, wait=0)
+    assert not group.exists()
+    own.chmod(0o500)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    assert sandbox.sandbox_cgroups(box) == [] and sandbox.unbounded_here() == ["processes", "memory"]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() != 0,
+                    reason="only a root grader can mount the run folder")
+def test_a_root_grader_bounds_the_kernel_s_run_folder(tmp_path):
+    """The kernel's run folder (its sockets, shared with the grader) is a memory file system of SANDBOX_RUN_BYTES:
+    writing past it fails, and the mount goes with the sandbox."""
+    import os
+    from donegate.sandbox import SANDBOX_RUN_BYTES, bounded_run_folder, release_sandbox
+    (tmp_path / "run").mkdir()
+    assert bounded_run_folder(tmp_path / "run") and os.path.ismount(tmp_path / "run")
+    written = 0
+    with pytest.raises(OSError):
+        with open(tmp_path / "run" / "fill", "wb") as fh:
+            while written <= 2 * SANDBOX_RUN_BYTES:
+                fh.write(b"x" * 65536)
+                fh.flush()
+                written += 65536
+    assert written <= SANDBOX_RUN_BYTES
+    release_sandbox(tmp_path, wait=0)
+    assert not os.path.ismount(tmp_path / "run")

@@ -456,6 +456,8 @@ def _ask(self: HostLine, request: dict) -> dict:
             raise Gone("ended before it answered")
         self._buffer += chunk
     line, self._buffer = self._buffer.split(b"\n", 1)
+    if len(line) > MAX_ANSWER:
+        raise Gone(f"sent an answer over {MAX_ANSWER // 2**20} MB")
     return answer_from(line)
 
 
@@ -539,8 +541,9 @@ def _given_here(source: str, name: str, space: dict, timeout: float, records: di
 def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str, dict]:
     """Each test cell's verdict. Given cells run here and in a host the grader starts when asked over
     `control`; learner cells in the host alone; test cells here, reaching the host through their probes. The
-    setup cells between two tests share one deadline of `timeout` seconds, each test has its own. A cell that
-    runs over or ends the host is left out of a fresh host, which runs the cells before it again."""
+    setup cells between two tests share one deadline of `timeout` seconds, a fresh host's replay of them has
+    one, each test has its own. A cell that runs over or ends the host is left out of a fresh host, which runs
+    the cells before it again."""
     import builtins
     import signal
     import time

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -16,9 +17,10 @@ from .setup import find_repository
 
 # %% auto #0
 __all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'SANDBOX_SHM_BYTES',
-           'SANDBOX_MEMORY_BYTES', 'MAX_CELL_OUTPUTS', 'CGROUP_ROOT', 'PIDS_CGROUP', 'CGROUP_LIMITS', 'UNREADABLE',
-           'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'own_cgroup',
-           'sandbox_cgroups', 'release_sandbox', 'unbounded_here', 'limits_note', 'readable_unpack']
+           'SANDBOX_MEMORY_BYTES', 'MAX_CELL_OUTPUTS', 'CGROUP_ROOT', 'PIDS_CGROUP', 'CGROUP_LIMITS', 'CGROUP2_LIMITS',
+           'SANDBOX_RUN_BYTES', 'UNREADABLE', 'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts',
+           'sandbox_command', 'unified', 'own_cgroup', 'sandbox_cgroups', 'bounded_run_folder', 'release_sandbox',
+           'unbounded_here', 'limits_note', 'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -77,63 +79,116 @@ def sandbox_command(box: Path, command: list[str], private_work: bool = False, r
             "--", "prlimit", *SANDBOX_LIMITS, "--", *command]
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b
-CGROUP_ROOT = Path("/sys/fs/cgroup")  # where cgroup v1 mounts one hierarchy per controller
+CGROUP_ROOT = Path("/sys/fs/cgroup")  # cgroup v1: one hierarchy per controller under it; v2: the one hierarchy
 PIDS_CGROUP = CGROUP_ROOT / "pids"
 CGROUP_LIMITS = {"pids": {"pids.max": str(SANDBOX_PROCESSES)},
                  "memory": {"memory.limit_in_bytes": str(SANDBOX_MEMORY_BYTES)}}
+CGROUP2_LIMITS = {"pids.max": str(SANDBOX_PROCESSES), "memory.max": str(SANDBOX_MEMORY_BYTES), "memory.swap.max": "0"}
+SANDBOX_RUN_BYTES = 4 * 1024 * 1024  # the kernel's run folder (its sockets), where the grader can mount one
+
+
+def unified() -> bool:
+    """Whether this machine has cgroup v2 alone (one hierarchy, its controllers listed at its root)."""
+    return (CGROUP_ROOT / "cgroup.controllers").is_file()
 
 
 def own_cgroup(controller: str, listing: str | None = None) -> Path | None:
-    """The folder of the cgroup this process is in under cgroup v1's `controller` (from /proc/self/cgroup, or
-    `listing`); None where that controller has no hierarchy of its own here."""
+    """The folder of the cgroup this process is in under cgroup v1's `controller`, or, for `controller=""`,
+    under cgroup v2's one hierarchy (from /proc/self/cgroup, or `listing`); None where there is none here."""
     try:
         listing = listing if listing is not None else Path("/proc/self/cgroup").read_text()
     except OSError:
         return None
     for line in listing.splitlines():
-        _, names, path = (line.split(":", 2) + ["", ""])[:3]
-        if controller in names.split(","):
+        number, names, path = (line.split(":", 2) + ["", ""])[:3]
+        if controller and controller in names.split(","):
             return CGROUP_ROOT / controller / path.strip("/")
+        if not controller and number == "0" and names == "":
+            return CGROUP_ROOT / path.strip("/")
     return None
 
-
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-2
+def _cgroup2_parent() -> Path | None:
+    """The cgroup v2 folder a sandbox's cgroup goes in, with the pids and memory controllers handed down to
+    its children: the grader's own, when the grader may write it (root, or a delegated cgroup). A cgroup with
+    processes of its own cannot hand controllers down, so the grader first moves itself into a leaf beside."""
+    parent = own_cgroup("")
+    if parent is None or not os.access(parent, os.W_OK):
+        return None
+    control = parent / "cgroup.subtree_control"
+    try:
+        if not {"pids", "memory"} <= set((parent / "cgroup.controllers").read_text().split()):
+            return None
+        if {"pids", "memory"} <= set(control.read_text().split()):
+            return parent
+        try:
+            control.write_text("+pids +memory")
+        except OSError:  # busy: processes of its own; the grader moves into a leaf, then asks again
+            (parent / "donegate-grader").mkdir(exist_ok=True)
+            (parent / "donegate-grader" / "cgroup.procs").write_text(str(os.getpid()))
+            control.write_text("+pids +memory")
+        return parent
+    except OSError:
+        return None
+
+
+def _own_group(parent: Path, box: Path, limits: dict[str, str], optional: tuple[str, ...] = ()) -> Path | None:
+    """A cgroup named for `box` under `parent`, with `limits` written before anything enters it."""
+    group = parent / f"donegate-{Path(box).name}"
+    try:
+        group.mkdir(exist_ok=True)
+        for name, value in limits.items():
+            if name not in optional or (group / name).exists():
+                (group / name).write_text(value)
+    except OSError:
+        try:
+            group.rmdir()
+        except OSError:
+            pass
+        return None
+    return group
+
+
 def sandbox_cgroups(box: Path) -> list[Path]:
-    """For a grader run as root, whom RLIMIT_NPROC does not bind: a cgroup of the sandbox's own under each of
-    cgroup v1's pids and memory controllers, inside the grader's own (so it stays within the grader's bounds),
-    capped at SANDBOX_PROCESSES processes and SANDBOX_MEMORY_BYTES of memory for everything in it together,
-    its /tmp and /dev/shm included. A controller the machine does not offer writable is left out (the README
-    says what is then unbounded); a grader that is not root gets none (the rlimits bind it, per process)."""
+    """A cgroup of the sandbox's own, inside the grader's own (so it stays within the grader's bounds), capped
+    at SANDBOX_PROCESSES processes and SANDBOX_MEMORY_BYTES of memory for everything in it together, its /tmp
+    and /dev/shm included: under cgroup v2, one, where the grader may write its own cgroup; under v1, one for
+    each of the pids and memory controllers, for a grader run as root (whom RLIMIT_NPROC does not bind). What
+    the machine does not offer is left out (`limits_note` and the README say what is then unbounded)."""
+    if unified():
+        parent = _cgroup2_parent()
+        group = _own_group(parent, box, CGROUP2_LIMITS, optional=("memory.swap.max",)) if parent else None
+        return [group] if group else []
     if os.geteuid() != 0:
         return []
     groups = []
     for controller, limits in CGROUP_LIMITS.items():
         parent = own_cgroup(controller)
-        if parent is None or not (parent / "cgroup.procs").is_file():
-            continue
-        group = parent / f"donegate-{Path(box).name}"
-        try:
-            group.mkdir(exist_ok=True)
-            for name, value in limits.items():
-                (group / name).write_text(value)
-        except OSError:
-            try:
-                group.rmdir()
-            except OSError:
-                pass
-            continue
-        groups.append(group)
+        group = _own_group(parent, box, limits) if parent and (parent / "cgroup.procs").is_file() else None
+        groups += [group] if group else []
     return groups
 
-
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-3
+def bounded_run_folder(run: Path) -> bool:
+    """Mount a memory file system of SANDBOX_RUN_BYTES on `run` (the kernel's sockets, shared with the grader),
+    so that what the sandbox writes there is bounded; only a root grader can. Whether it did."""
+    if os.geteuid() != 0 or os.environ.get(SANDBOX_ENV, "").strip().lower() == "off" or shutil.which("mount") is None:
+        return False
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={SANDBOX_RUN_BYTES},mode=0700", "tmpfs", str(run)],
+                          capture_output=True)
+    return done.returncode == 0
+
+
 def release_sandbox(box: Path, wait: float = 3.0) -> None:
-    """Remove what `sandbox_command` made outside the box for it: its cgroups, once the processes in them are
-    gone (the kernel ends them when the sandbox's namespace goes, which takes a moment for many)."""
+    """Remove what `sandbox_command` made outside the box for it: its run folder's mount, and its cgroups, once
+    the processes in them are gone (the kernel ends them when the sandbox's namespace goes, which takes a
+    moment for many)."""
     import time
+    if os.path.ismount(Path(box) / "run"):
+        subprocess.run(["umount", "-l", str(Path(box) / "run")], capture_output=True)
     deadline = time.monotonic() + wait
-    for controller in CGROUP_LIMITS:
-        parent = own_cgroup(controller)
+    parents = [own_cgroup("")] if unified() else [own_cgroup(controller) for controller in CGROUP_LIMITS]
+    for parent in parents:
         group = parent / f"donegate-{Path(box).name}" if parent is not None else None
         while group is not None and group.is_dir():
             try:
@@ -143,16 +198,21 @@ def release_sandbox(box: Path, wait: float = 3.0) -> None:
                     break
                 time.sleep(0.05)
 
-
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-4
 def unbounded_here() -> list[str]:
-    """What a sandbox made on this machine bounds per process only, not for the whole sandbox: [] where a cgroup
-    of its own caps everything (a root grader with cgroup v1's pids and memory controllers)."""
+    """What a sandbox made on this machine bounds per process (or per file) only, not for the whole sandbox: []
+    where cgroups of its own cap everything and its run folder is a file system of its own (a root grader with
+    cgroup v1's pids and memory controllers, or a cgroup v2 it may write)."""
     if os.environ.get(SANDBOX_ENV, "").strip().lower() == "off":
         return []  # no sandbox at all, which the self-check says in its own words
+    missing = [] if os.geteuid() == 0 else ["the kernel's run folder"]
+    if unified():
+        parent = own_cgroup("")
+        usable = parent is not None and os.access(parent, os.W_OK) and \
+            {"pids", "memory"} <= set((parent / "cgroup.controllers").read_text().split())
+        return missing + ([] if usable else ["memory"] if os.geteuid() != 0 else ["processes", "memory"])
     if os.geteuid() != 0:
-        return ["memory"]  # RLIMIT_NPROC binds a grader that is not root, in the sandbox's own namespace
-    missing = []
+        return ["memory", *missing]  # RLIMIT_NPROC binds a grader that is not root, in the sandbox's own namespace
     for controller, word in (("pids", "processes"), ("memory", "memory")):
         group = own_cgroup(controller)
         if group is None or not (group / "cgroup.procs").is_file():
@@ -167,9 +227,8 @@ def limits_note(program: str) -> str | None:
     if not missing:
         return None
     return (f"donegate {program}: on this machine the sandbox bounds {' and '.join(missing)} per process only, not "
-            "for the whole sandbox (no cgroup of its own: the grader is not root, or the machine has no cgroup v1 "
-            "controller for it); the README's \"What grading guarantees\" says what that leaves open")
-
+            "for the whole sandbox (no cgroup or file system of its own: the grader is not root, or the machine "
+            "offers no cgroup it may write); the README's \"What grading guarantees\" says what that leaves open")
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2z
 class _SandboxCleanup:
@@ -236,6 +295,7 @@ def _kernel_manager_class() -> type:
             self.box = Path(tempfile.mkdtemp(prefix="donegate-sandbox-"))
             for name in ("work", "run"):
                 (self.box / name).mkdir()
+            bounded_run_folder(self.box / "run")  # a root grader's: a memory file system of bounded size
             atexit.register(self._release_box)
             self.session.unpack = readable_unpack
             self.transport, self.ip = "ipc", str(self.box / "run" / "kernel")
