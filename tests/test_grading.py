@@ -112,6 +112,12 @@ EXPECTED = {
     (LAB01, "resolves-names"): (0, "the stub, with an input transformer reached through names given as strings, which no list holds: the tests never run beside it"),
     (LAB01, "forges-the-judge"): (0, "the stub, whose functions walk the frames above them to empty the pending tests: those frames are the host's, the tests are in the judge"),
     (LAB01, "honest-reaches"): (22, "the full solution with an honest re.compile and a look at sys.modules: flagged for a person, and full marks"),
+    (LAB01, "asks-the-judge"): (0, "the stub, whose answer cell writes on every descriptor the requests that once reached the judge's exec, and waits for an answer: the judge asks, the host answers, never the other way"),
+    (LAB01, "undraws-inputs"): (0, "the stub, with matches() a table of fixed cases and of what a seeded random would draw: the judge draws with its own random"),
+    (LAB01, "formats-the-globals"): (0, "the stub, with a registry that reads every function's globals through a format string for the test's values: they are in another process"),
+    (LAB01, "lies-in-a-field"): (0, "the stub, with real records whose fields are set to a str that contains everything: not data, so no probe returns it"),
+    (LAB01, "fills-the-sandbox"): (0, "the stub, with an answer cell that writes until every writable place refuses and starts 600 processes: bounded per sandbox, and its classmates keep their scores"),
+    (LAB01, "honest-machinery"): (22, "the full solution with threads, a subprocess, inspect, its own random, a helper class with ==, and 2,000 printed lines: full marks"),
     (LAB01, "table-of-cases"): (20, "the full solution with matches() a table of every case the tests try: loses exactly test_matcher_forms (2), whose names are drawn afresh on each run"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),
@@ -264,6 +270,50 @@ def test_released_stub_fails_every_test_cell(aid, tmp_path):
     result = Validator(invert=True, ignore_checksums=True).validate(str(tmp_path / f"{aid}.ipynb"))
     passing = [c["source"].splitlines()[0] for c in result.get("passed", [])]
     assert passing == [], f"these test cells pass on the untouched stub: {passing}"
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_the_judge_passes_every_test_cell_of_the_solution(aid):
+    """The solution as the judge grades it: the test cells in one process, the solution's cells and the tests'
+    probes in a host in another, plain data between. (The stub failing in the kernel, above, fails here too: the
+    judge only ever adds reasons to fail.)"""
+    from donegate.judge import judge_cells, run_judge
+    verdicts = run_judge(judge_cells(nbformat.read(SOLUTIONS / aid / f"{aid}.ipynb", as_version=4)), 60)
+    assert verdicts and {n: v for n, v in verdicts.items() if not v["passed"]} == {}
+
+
+def _learner_names(nb) -> set[str]:
+    """What the solution's answer cells define at their top level: the names only a probe may use."""
+    import ast
+    names = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            for node in ast.parse(cell.source).body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(node.name)
+                elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                    names |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
+
+
+@pytest.mark.parametrize("aid", ASSIGNMENTS)
+def test_a_test_reaches_the_learner_s_code_only_through_probes_that_hold_no_expectation(aid):
+    """A probe's source enters the host, beside the learner's code: it builds inputs and returns what it saw, and
+    never asserts (an expected value in it would be readable there). Outside its probes a test cell never names
+    what the learner's cells define: those names do not exist in the judge."""
+    import ast
+    nb = nbformat.read(SOLUTIONS / aid / f"{aid}.ipynb", as_version=4)
+    learner, wrong = _learner_names(nb), []
+    for cell in grade_cells(nb):
+        tree = ast.parse(cell.source)
+        probes = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and any(isinstance(d, ast.Name) and d.id == "probe" for d in n.decorator_list)]
+        inside = {id(n) for p in probes for n in ast.walk(p)}
+        wrong += [f"{grade_id(cell)}: the probe {p.name} asserts" for p in probes
+                  if any(isinstance(n, ast.Assert) for n in ast.walk(p))]
+        wrong += [f"{grade_id(cell)} line {n.lineno}: {n.id} outside a probe" for n in ast.walk(tree)
+                  if isinstance(n, ast.Name) and n.id in learner and id(n) not in inside]
+    assert wrong == []
 
 
 @pytest.mark.parametrize("aid", ASSIGNMENTS)
@@ -495,7 +545,8 @@ def test_export_writes_a_row_per_assignment_and_student(course, scores):
 
 HOSTILE = ["reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "poisons-source",
            "adds-a-trigger", "rewrites-classmate", "input-transformer", "ast-transformer", "post-run-cell",
-           "replaces-run-cell", "rebinds-type", "scores-by-result", "resolves-names", "forges-the-judge"]
+           "replaces-run-cell", "rebinds-type", "scores-by-result", "resolves-names", "forges-the-judge",
+           "asks-the-judge", "undraws-inputs", "formats-the-globals", "lies-in-a-field", "fills-the-sandbox"]
 
 
 def test_honest_slips_nbgrader_cannot_grade_alone_are_graded_normally(scores):
@@ -509,7 +560,7 @@ def test_hostile_submissions_get_nothing_and_leave_nothing_running(scores):
         assert scores[(LAB01, student)]["total"] == 0, student
     for student in ("reads-the-expectation", "always-equal-fields"):
         assert scores[(LAB09, student)]["total"] == 0, student
-    assert scores[(LAB01, "honest-reaches")]["total"] == 22
+    assert scores[(LAB01, "honest-reaches")]["total"] == 22 and scores[(LAB01, "honest-machinery")]["total"] == 22
     cells = scores[(LAB01, "table-of-cases")]["cells"]
     assert {k for k, v in cells.items() if not v} == {"test_matcher_forms"}
     for classmate in ("correct", "fail-open", "edited-tests", "deleted-test-cell", "copy-pasted-answer"):

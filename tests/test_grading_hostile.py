@@ -33,7 +33,8 @@ def run_check(notebook: Path, root, progress_path: Path):
 # reconfigured, a builtin rebound. Every hostile fixture (these and the seven others of the same kinds) is graded
 # in test_grading.py through the same sandbox and judge, and in test_instructor.py without them.
 HOSTILE = ["reads-solution", "poisons-source", "kills-grader", "leaves-a-daemon", "input-transformer", "rebinds-type",
-           "scores-by-result", "resolves-names", "forges-the-judge"]
+           "scores-by-result", "resolves-names", "forges-the-judge", "asks-the-judge", "undraws-inputs",
+           "formats-the-globals", "lies-in-a-field", "fills-the-sandbox"]
 
 
 def daemons_left(wait: float = 10) -> list[str]:
@@ -71,7 +72,8 @@ def test_an_answer_that_only_looks_right_gets_nothing_from_the_self_check(studen
     assert (result.score, result.exit_code) == (0, 1)
 
 
-@pytest.mark.parametrize("student, score", [("copy-pasted-answer", 22), ("deleted-answer", 2), ("honest-reaches", 22)])
+@pytest.mark.parametrize("student, score", [("copy-pasted-answer", 22), ("deleted-answer", 2), ("honest-reaches", 22),
+                                            ("honest-machinery", 22)])
 def test_an_honest_slip_nbgrader_cannot_grade_alone_gets_its_honest_score(student, score, tmp_path):
     mine = tmp_path / f"{LAB01}.ipynb"
     shutil.copyfile(FIXTURES / student / LAB01 / f"{LAB01}.ipynb", mine)

@@ -314,6 +314,220 @@ def judge_claim(claim: int, actions: list[Action]) -> ClaimVerdict:
 '''),
 }
 
+# The kinds of the one-way judge's round (appendix 83): each was a way an earlier judge, which answered the
+# host, could be made to give points. The one-way judge answers nothing, reads data only, and draws its
+# inputs where no answer cell can reach: each gets what the stub gets.
+ONE_WAY = {
+    "asks-the-judge": '''import json as _json
+import os as _os
+import select as _select
+
+# The trick: the way into the earlier judge. On every descriptor the host holds, ask the judge to walk from
+# an object it lent to its frame and its exec, then wait for the answer that would carry them.
+_ASKS = [["ask", "getattr", [["R", "judge", 1], "gi_frame"]],
+         ["ask", "call", [["R", "judge", 1], [["V", "import builtins"]], []]],
+         {"op": "getattr", "target": "exec"}]
+for _fd in range(3, 64):
+    for _message in _ASKS:
+        try:
+            _os.write(_fd, (_json.dumps(_message) + "\\n").encode())
+        except OSError:
+            pass
+ANSWERED = bool(_select.select([0], [], [], 0.5)[0])
+''',
+    "undraws-inputs": ("matches", '''import random as _random
+
+# The trick: make every draw of `random` known (a fixed seed, and a seed that can no longer be changed),
+# then answer from a table of what such draws give, and of fixed cases the hidden tests were seen to try.
+_random.seed(0)
+_random.Random.seed = lambda self, *args, **kwargs: None
+_random.Random.__init__ = lambda self, *args, **kwargs: _random.Random.seed(self, 0)
+_draw = _random.Random()
+
+
+def _name():
+    return _draw.choice(["Mcp", "Tool", "Run", "Fetch", "Store"]) + "".join(_draw.choices("abcdefghjkmnpqrstuvwxyz", k=5))
+
+
+_TABLE = {("Edit.*", "NotebookEdit"): True, ("Edit.*", "MultiEdit"): True, ("^Edit$", "Edit"): True,
+          ("mcp__.*__write", "mcp__fs__write"): True, ("Notebook.*", "NotebookEdit"): True}
+for _ in range(25):
+    _a, _b, _c = _name(), _name(), _name()
+    _TABLE.update({(f"{_a}|{_b}", _b): True, (f"{_a}, {_b}", _a): True, (f"{_a}|{_b}", _c): False})
+
+
+def matches(matcher: str, tool_name: str) -> bool:
+    return _TABLE.get((matcher, tool_name), False)
+'''),
+    "formats-the-globals": '''import gc as _gc
+
+
+# The trick: no exec, no frame. A format string walks attributes: "{0.__globals__}" on a function is the
+# namespace it was made in. Read every function's namespace in the process for the running test's values.
+def _harvest() -> str:
+    seen = []
+    for obj in _gc.get_objects():
+        if type(obj).__name__ == "function":
+            try:
+                seen.append("{0.__globals__}".format(obj))
+            except Exception:
+                pass
+    return " ".join(seen)
+
+
+class HookRegistry:
+    def __init__(self, *args, **kwargs):
+        self.errors = []
+        self.seen = _harvest()
+
+    def register(self, *args, **kwargs):
+        self.seen = _harvest()
+
+    def run(self, tool_name, tool_input):
+        action = next((word for word in ("block", "deny", "ask") if f"'{word}'" in self.seen), "allow")
+        return Decision(action, self.seen[:80])
+''',
+    "lies-in-a-field": '''class _Yes(str):
+    """A str that contains everything and equals anything."""
+
+    def __contains__(self, item):
+        return True
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+def _lying(record):
+    """The trick: a real record of the lab's, its fields then set, past its own checks, to a _Yes."""
+    for field in record.__dataclass_fields__:
+        object.__setattr__(record, field, _Yes(""))
+    return record
+
+
+class HookRegistry:
+    def __init__(self, *args, **kwargs):
+        self.errors = [_lying(HookErrorRecord("x", "x", "open")) for _ in range(6)]
+
+    def register(self, *args, **kwargs):
+        pass
+
+    def run(self, tool_name, tool_input):
+        return _lying(Decision("deny", "x"))
+''',
+    "fills-the-sandbox": '''import os as _os
+import subprocess as _subprocess
+import sys as _sys
+
+# The trick: take what is shared. Write until each writable place refuses (the working folder, /tmp,
+# /dev/shm, and the folder of the kernel's sockets), and start processes until no more are allowed.
+_places = [".", "/tmp", "/dev/shm"] + [_os.path.dirname(a) for a in _sys.argv if a.endswith(".json")]
+for _place in _places:
+    try:
+        with open(_os.path.join(_place, "fill"), "wb") as _fh:
+            for _ in range(2048):
+                _fh.write(b"x" * 2**20)
+                _fh.flush()
+    except OSError:
+        pass
+_started = []
+for _ in range(600):
+    try:
+        _started.append(_subprocess.Popen(["sleep", "30"]))
+    except OSError:
+        break
+''',
+}
+
+# Honest work that uses what an honest answer may use: threads, a subprocess, inspect, its own random, a
+# helper class with its own ==, and a lot of printing. Full marks.
+HONEST_MACHINERY = """import inspect
+import random
+import subprocess
+import sys
+import threading
+
+_JITTER = random.Random(7)  # its own random, for nothing a test sees
+_PYTHON_OK = subprocess.run([sys.executable, "-c", "print('ok')"], capture_output=True, text=True).stdout.strip() == "ok"
+
+
+class _Named:
+    # A hook with its name; two are equal when their names are.
+    def __init__(self, name, hook, matcher, on_error, timeout):
+        self.name, self.hook, self.matcher, self.on_error, self.timeout = name, hook, matcher, on_error, timeout
+
+    def __eq__(self, other):
+        return isinstance(other, _Named) and other.name == self.name
+
+    __hash__ = None
+
+
+def _in_a_thread(hook, tool_name, tool_input):
+    # Run the hook in a thread of its own and wait for it: its result, or the exception it raised.
+    box = {}
+
+    def target():
+        try:
+            box["result"] = hook(tool_name, tool_input)
+        except Exception as exc:
+            box["error"] = exc
+    worker = threading.Thread(target=target)
+    worker.start()
+    worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+class HookRegistry:
+    def __init__(self, confirm=None, clock=time.monotonic):
+        self.confirm, self.clock, self.hooks, self.errors = confirm, clock, [], []
+
+    def register(self, hook, *, on_error, matcher="*", name=None, timeout=None):
+        if type(on_error) is not str or on_error not in ON_ERROR:
+            raise ValueError(f"on_error must be 'open' or 'closed', got {on_error!r}")
+        arity = len(inspect.signature(hook).parameters)
+        entry = _Named(name or hook.__name__, hook, matcher, on_error, timeout)
+        self.hooks.append(entry)
+        for k in range(200):
+            print(f"registered {entry.name} ({arity} parameters, {k}, {_JITTER.random():.3f})")
+
+    def run(self, tool_name, tool_input):
+        current, rewritten = tool_input, False
+        for entry in self.hooks:
+            if not matches(entry.matcher, tool_name):
+                continue
+            cause, started = None, self.clock()
+            try:
+                decision = _in_a_thread(entry.hook, tool_name, current)
+            except Exception as exc:
+                cause = f"raised {type(exc).__name__}: {exc}"
+            else:
+                elapsed = self.clock() - started
+                if entry.timeout is not None and elapsed > entry.timeout:
+                    cause = f"timeout: took {elapsed:g} s"
+                elif decision is None:
+                    decision = Decision("allow", "no opinion")
+                elif type(decision) is not Decision:
+                    cause = f"returned {type(decision).__name__}, not a Decision"
+            print(f"{entry.name}: {cause or decision}")
+            if cause is not None:
+                self.errors.append(HookErrorRecord(hook=entry.name, cause=cause, policy=entry.on_error))
+                if entry.on_error == "closed":
+                    return Decision("deny", f"hook {entry.name} failed and is fail-closed: {cause}", hook=entry.name)
+                continue
+            if decision.action == "ask":
+                if self.confirm is None or not self.confirm(decision):
+                    return Decision("deny", f"{decision.reason} (not confirmed)", hook=entry.name)
+            elif decision.action != "allow":
+                return replace(decision, hook=entry.name)
+            if decision.updated_input is not None:
+                current, rewritten = decision.updated_input, True
+        return Decision("allow", "no hook objected", updated_input=current if rewritten else None)
+"""
+
+
 # Honest code that names what the vetting's lists name: flagged for a person, and full marks all the same.
 HONEST_REACHES = """import re
 import sys
@@ -351,10 +565,14 @@ def slips(correct: dict) -> dict[str, dict]:
     honest = json.loads(json.dumps(correct))
     cell = next(c for c in honest["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "matches")
     cell["source"] = (HONEST_REACHES + "\n\n" + "".join(cell["source"])).splitlines(keepends=True)
+    machinery = json.loads(json.dumps(correct))
+    cell = next(c for c in machinery["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == ANSWER_CELL)
+    cell["source"] = HONEST_MACHINERY.splitlines(keepends=True)
     table = json.loads(json.dumps(correct))
     cell = next(c for c in table["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "matches")
     cell["source"] = TABLE_OF_CASES.splitlines(keepends=True)
-    return {"copy-pasted-answer": pasted, "deleted-answer": deleted, "honest-reaches": honest, "table-of-cases": table}
+    return {"copy-pasted-answer": pasted, "deleted-answer": deleted, "honest-reaches": honest, "table-of-cases": table,
+            "honest-machinery": machinery}
 
 
 def write(student: str, nb: dict, lab: str = LAB) -> None:
@@ -372,6 +590,12 @@ def main() -> None:
     for student, trick in TRICKS.items():
         nb = json.loads(json.dumps(stub))
         [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == ANSWER_CELL]
+        cell["source"] = trick.splitlines(keepends=True)
+        write(student, nb)
+    for student, trick in ONE_WAY.items():
+        answer, trick = trick if type(trick) is tuple else (ANSWER_CELL, trick)
+        nb = json.loads(json.dumps(stub))
+        [cell] = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == answer]
         cell["source"] = trick.splitlines(keepends=True)
         write(student, nb)
     for student, (lab, answer, trick) in ELSEWHERE.items():
