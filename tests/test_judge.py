@@ -308,6 +308,21 @@ def test_patching_what_the_judge_uses_changes_no_verdict():
     assert any("imports donegate.judge" in f for f in flags) and any("changes json" in f for f in flags)
 
 
+
+def test_judges_run_at_once_keep_to_sandboxes_of_their_own():
+    """A grader runs several judges at once: each judge and each host has a box, and cgroups named after it, of
+    its own, so one ending does not take another's with it."""
+    import threading
+    out = {}
+    slow = ("given", PROBE), ("learner", "import time\ndef f(n):\n    time.sleep(0.3)\n    return n"), \
+        ("test", probing("f(n)", "assert seen(1) == 1 and seen(2) == 2", "n"))
+    runs = [threading.Thread(target=lambda k=k: out.update({k: verdicts(*slow)})) for k in range(3)]
+    for run in runs:
+        run.start()
+    for run in runs:
+        run.join()
+    assert out == {k: {"test2": True} for k in range(3)}
+
 # --- what the judge holds never enters the host ---------------------------------------------------------------------
 
 def test_a_learner_s_code_cannot_find_the_expected_value_anywhere_in_its_process():

@@ -620,7 +620,9 @@ def _sandboxed(box: Path, command: list[str]) -> list[str]:
 
 
 def _fresh_box(parent: Path, name: str) -> Path:
-    box = parent / name
+    """A box of its own in `parent`, named after it too: its cgroups are named after the box, and a grader runs
+    many judges at once."""
+    box = parent / f"{parent.name}-{name}"
     (box / "work").mkdir(parents=True)
     return box
 
