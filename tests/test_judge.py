@@ -309,19 +309,16 @@ def test_patching_what_the_judge_uses_changes_no_verdict():
 
 
 
-def test_judges_run_at_once_keep_to_sandboxes_of_their_own():
-    """A grader runs several judges at once: each judge and each host has a box, and cgroups named after it, of
-    its own, so one ending does not take another's with it."""
-    import threading
-    out = {}
-    slow = ("given", PROBE), ("learner", "import time\ndef f(n):\n    time.sleep(0.3)\n    return n"), \
-        ("test", probing("f(n)", "assert seen(1) == 1 and seen(2) == 2", "n"))
-    runs = [threading.Thread(target=lambda k=k: out.update({k: verdicts(*slow)})) for k in range(3)]
-    for run in runs:
-        run.start()
-    for run in runs:
-        run.join()
-    assert out == {k: {"test2": True} for k in range(3)}
+def test_judges_run_at_once_keep_to_sandboxes_of_their_own(tmp_path):
+    """A grader runs several judges at once, and a sandbox's cgroups are named after its box: so every judge's and
+    every host's box has a name of its own, and one run ending (its cgroups removed) takes nothing of another's.
+    (With every judge's box called "judge", one run's release removed a cgroup another was about to enter.)"""
+    from donegate.judge import _fresh_box
+    runs = [tmp_path / "donegate-judge-a1", tmp_path / "donegate-judge-b2"]
+    names = [_fresh_box(run, kind).name for run in runs for kind in ("judge", "host-1", "host-2")]
+    assert len(set(names)) == len(names) and all((run / name / "work").is_dir() for run in runs for name in
+                                                  [n for n in names if n.startswith(run.name)])
+
 
 # --- what the judge holds never enters the host ---------------------------------------------------------------------
 
