@@ -754,3 +754,29 @@ def test_a_root_grader_bounds_the_kernel_s_run_folder(tmp_path):
     assert written <= SANDBOX_RUN_BYTES
     release_sandbox(tmp_path, wait=0)
     assert not os.path.ismount(tmp_path / "run")
+
+
+def test_the_kernel_s_run_has_a_deadline_as_a_whole(monkeypatch):
+    """A kernel that stops answering would make each later cell wait out its whole limit. The run as a whole ends
+    KERNEL_RUN_LIMITS cells' limits after its first cell: a cell's limit is what is left, if less than its own,
+    and a cell after the deadline is not run, with a note. Watched on a stand-in clock, no kernel started."""
+    import nbformat
+    from traitlets.config import Config
+    from donegate.sandbox import KERNEL_RUN_LIMITS, NOT_RUN, SandboxedExecute
+    now = [1000.0]
+    monkeypatch.setattr("time.monotonic", lambda: now[0])
+    ran = []
+    monkeypatch.setattr("nbconvert.preprocessors.ExecutePreprocessor.preprocess_cell",
+                        lambda self, cell, resources, index: (ran.append(index), (cell, resources))[1])
+    execute = SandboxedExecute(config=Config({"Execute": {"timeout": 60}}))
+    cells = [nbformat.v4.new_code_cell(f"x = {k}") for k in range(3)]
+    execute.preprocess_cell(cells[0], {}, 0)
+    assert execute.timeout_func(cells[1]) == 60  # its own limit, while more than that is left
+    now[0] += KERNEL_RUN_LIMITS * 60 - 20
+    assert execute.timeout_func(cells[1]) == 20  # what is left
+    execute.preprocess_cell(cells[1], {}, 1)
+    now[0] += 25
+    cell, _ = execute.preprocess_cell(cells[2], {}, 2)
+    assert ran == [0, 1] and [o["text"] for o in cell.outputs] == [NOT_RUN]
+    execute.preprocess_cell(cells[0], {}, 0)  # the next notebook: a run of its own
+    assert execute.timeout_func(cells[1]) == 60 and ran == [0, 1, 0]

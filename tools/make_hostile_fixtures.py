@@ -321,18 +321,22 @@ ONE_WAY = {
     "asks-the-judge": '''import json as _json
 import os as _os
 import select as _select
+import stat as _stat
 
-# The trick: the way into the earlier judge. On every descriptor the host holds, ask the judge to walk from
-# an object it lent to its frame and its exec, then wait for the answer that would carry them.
+# The trick: the way into the earlier judge. On every pipe the host holds (its line to the judge is one), ask
+# the judge to walk from an object it lent to its frame and its exec, then wait for the answer that would
+# carry them.
 _ASKS = [["ask", "getattr", [["R", "judge", 1], "gi_frame"]],
          ["ask", "call", [["R", "judge", 1], [["V", "import builtins"]], []]],
          {"op": "getattr", "target": "exec"}]
 for _fd in range(3, 64):
-    for _message in _ASKS:
-        try:
+    try:
+        if not _stat.S_ISFIFO(_os.fstat(_fd).st_mode):
+            continue
+        for _message in _ASKS:
             _os.write(_fd, (_json.dumps(_message) + "\\n").encode())
-        except OSError:
-            pass
+    except OSError:
+        pass
 ANSWERED = bool(_select.select([0], [], [], 0.5)[0])
 ''',
     "undraws-inputs": ("matches", '''import random as _random
@@ -360,16 +364,20 @@ def matches(matcher: str, tool_name: str) -> bool:
     return _TABLE.get((matcher, tool_name), False)
 '''),
     "formats-the-globals": '''import gc as _gc
+from string import Formatter
 
 
 # The trick: no exec, no frame. A format string walks attributes: "{0.__globals__}" on a function is the
 # namespace it was made in. Read every function's namespace in the process for the running test's values.
 def _harvest() -> str:
-    seen = []
+    seen, read = [], set()
     for obj in _gc.get_objects():
-        if type(obj).__name__ == "function":
+        if type(obj).__name__ == "function" and getattr(obj, "__module__", None) in ("__main__", None):
             try:
-                seen.append("{0.__globals__}".format(obj))
+                space = Formatter().get_field("0.__globals__", [obj], {})[0]
+                if id(space) not in read:
+                    read.add(id(space))
+                    seen += [f"{key}={value!r}"[:200] for key, value in list(space.items())]
             except Exception:
                 pass
     return " ".join(seen)

@@ -18,9 +18,9 @@ from .setup import find_repository
 # %% auto #0
 __all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'SANDBOX_SHM_BYTES',
            'SANDBOX_MEMORY_BYTES', 'MAX_CELL_OUTPUTS', 'CGROUP_ROOT', 'PIDS_CGROUP', 'CGROUP_LIMITS', 'CGROUP2_LIMITS',
-           'SANDBOX_RUN_BYTES', 'UNREADABLE', 'CUT_OUTPUTS', 'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts',
-           'sandbox_command', 'unified', 'own_cgroup', 'sandbox_cgroups', 'bounded_run_folder', 'release_sandbox',
-           'unbounded_here', 'limits_note', 'readable_unpack']
+           'SANDBOX_RUN_BYTES', 'UNREADABLE', 'CUT_OUTPUTS', 'KERNEL_RUN_LIMITS', 'NOT_RUN', 'SANDBOXED_AUTOGRADE',
+           'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'unified', 'own_cgroup', 'sandbox_cgroups',
+           'bounded_run_folder', 'release_sandbox', 'unbounded_here', 'limits_note', 'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -328,6 +328,28 @@ class _OutputCap:
             outs.append(nbformat.v4.new_output("stream", name="stderr", text=CUT_OUTPUTS.format(MAX_CELL_OUTPUTS)))
         return None
 
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2budget
+KERNEL_RUN_LIMITS = 2  # the kernel's whole run: at most this many cells' time limits
+NOT_RUN = "(not run: the kernel's run was over its time in all; the judge decides the tests either way)"
+
+
+class _RunDeadline:
+    """Part of SandboxedExecute: the kernel's run as a whole ends KERNEL_RUN_LIMITS cells' time limits after its
+    first cell. A cell's limit is what is left of that, if less than its own; a cell after it is not run."""
+
+    def preprocess_cell(self, cell, resources, index):
+        import time
+        if index == 0:  # a new run
+            limit = self.timeout or 60
+            self.run_deadline = time.monotonic() + KERNEL_RUN_LIMITS * limit
+            self.timeout_func = lambda _: max(1, min(limit, round(self.run_deadline - time.monotonic())))
+        if cell.cell_type == "code" and time.monotonic() >= self.run_deadline:
+            import nbformat
+            cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text=NOT_RUN)]
+            return cell, resources
+        return super().preprocess_cell(cell, resources, index)
+
+
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2
 def _sandbox_classes() -> dict[str, type]:
     """SandboxKernelManager and SandboxedExecute, made the first time nbgrader's configuration asks for
@@ -336,9 +358,10 @@ def _sandbox_classes() -> dict[str, type]:
     from nbgrader.preprocessors import Execute
     SandboxKernelManager = _kernel_manager_class()
 
-    class SandboxedExecute(_OutputCap, Execute):
-        """nbgrader's Execute with the kernel in the sandbox (and a cap on a cell's outputs): the same timeouts,
-        interrupts and error handling, so a notebook runs as it would unconfined unless it reaches outside."""
+    class SandboxedExecute(_RunDeadline, _OutputCap, Execute):
+        """nbgrader's Execute with the kernel in the sandbox (a cap on a cell's outputs, a deadline for the whole
+        run): the same timeouts, interrupts and error handling, so a notebook runs as it would unconfined unless
+        it reaches outside or runs over."""
 
         def __init__(self, *args, **kwargs):
             kwargs["kernel_manager_class"] = SandboxKernelManager
