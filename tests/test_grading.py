@@ -117,7 +117,7 @@ EXPECTED = {
     (LAB01, "formats-the-globals"): (0, "the stub, with a registry that reads every function's globals through a format string for the test's values: they are in another process"),
     (LAB01, "lies-in-a-field"): (0, "the stub, with real records whose fields are set to a str that contains everything: not data, so no probe returns it"),
     (LAB01, "fills-the-sandbox"): (0, "the stub, with an answer cell that writes until every writable place refuses and starts 600 processes: bounded per sandbox, and its classmates keep their scores"),
-    (LAB01, "honest-machinery"): (22, "the full solution with threads, a subprocess, inspect, its own random, a helper class with ==, and 2,000 printed lines: full marks"),
+    (LAB01, "honest-machinery"): (22, "the full solution with threads, a subprocess, inspect, its own random, a helper class with ==, and 2,000 printed lines: flagged for a person, and full marks"),
     (LAB01, "table-of-cases"): (20, "the full solution with matches() a table of every case the tests try: loses exactly test_matcher_forms (2), whose names are drawn afresh on each run"),
     (RECALL02, "correct"): (10, "the full solution passes every test cell"),
     (RECALL02, "stub"): (0, "the blank page defines nothing, every test cell fails"),

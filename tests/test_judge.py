@@ -47,7 +47,9 @@ def restored(submission: dict, source: dict) -> dict:
 
 REACHING = {"reads-solution", "copies-classmate", "extra-credit", "leaves-a-daemon", "kills-grader", "input-transformer",
             "ast-transformer", "post-run-cell", "replaces-run-cell", "scores-by-result",
-            "honest-reaches"}  # the fixtures that reach from an answer cell (the last one honestly: a flag is advice)
+            "honest-reaches", "asks-the-judge", "undraws-inputs", "formats-the-globals", "lies-in-a-field",
+            "fills-the-sandbox", "honest-machinery"}  # the fixtures that reach from an answer cell (honest-reaches
+# and honest-machinery honestly: its threads, subprocess and inspect are on the vetting's lists, and a flag is advice)
 HONEST = sorted([*ROOT.glob("solutions/*/*.ipynb"),
                  *(p for p in FIXTURES.glob("*/*/*.ipynb") if p.parent.parent.name not in REACHING)])
 
