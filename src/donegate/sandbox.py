@@ -18,9 +18,10 @@ from .setup import find_repository
 # %% auto #0
 __all__ = ['SANDBOX_ENV', 'SANDBOX_PROCESSES', 'SANDBOX_LIMITS', 'SANDBOX_TMP_BYTES', 'SANDBOX_WORK_BYTES', 'SANDBOX_SHM_BYTES',
            'SANDBOX_MEMORY_BYTES', 'MAX_CELL_OUTPUTS', 'CGROUP_ROOT', 'PIDS_CGROUP', 'CGROUP_LIMITS', 'CGROUP2_LIMITS',
-           'SANDBOX_RUN_BYTES', 'UNREADABLE', 'CUT_OUTPUTS', 'KERNEL_RUN_LIMITS', 'NOT_RUN', 'SANDBOXED_AUTOGRADE',
-           'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'unified', 'own_cgroup', 'sandbox_cgroups',
-           'bounded_run_folder', 'release_sandbox', 'unbounded_here', 'limits_note', 'readable_unpack']
+           'SANDBOX_RUN_BYTES', 'UNREADABLE', 'SANDBOX_MESSAGE_BYTES', 'CUT_OUTPUTS', 'KERNEL_RUN_LIMITS', 'NOT_RUN',
+           'SANDBOXED_AUTOGRADE', 'SANITIZE', 'sandbox_mounts', 'sandbox_command', 'unified', 'own_cgroup',
+           'sandbox_cgroups', 'bounded_run_folder', 'release_sandbox', 'unbounded_here', 'limits_note',
+           'readable_unpack']
 
 # %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1
 SANDBOX_ENV = "DONEGATE_SANDBOX"  # "off": run the kernel unconfined (your own notebook on a machine without bwrap)
@@ -281,6 +282,9 @@ def readable_unpack(data: bytes):
         return {"data": {"text/plain": UNREADABLE}, "metadata": {}, "transient": {}}
 
 
+SANDBOX_MESSAGE_BYTES = 64 * 1024 * 1024  # one message of the kernel's, at most, as the grader reads it
+
+
 def _kernel_manager_class() -> type:
     """SandboxKernelManager, made on first use: it subclasses jupyter_client's kernel manager."""
     from jupyter_client.manager import AsyncKernelManager
@@ -300,6 +304,14 @@ def _kernel_manager_class() -> type:
             self.session.unpack = readable_unpack
             self.transport, self.ip = "ipc", str(self.box / "run" / "kernel")
             self.connection_file = str(self.box / "run" / "kernel.json")
+
+        def client(self, **kwargs):
+            """The grader's client of this kernel: no message past SANDBOX_MESSAGE_BYTES is read (zmq drops it,
+            before it is held in memory, and the connection comes back)."""
+            import zmq
+            client = super().client(**kwargs)
+            client.context.setsockopt(zmq.MAXMSGSIZE, SANDBOX_MESSAGE_BYTES)
+            return client
 
         @property
         def kernel_spec(self):
@@ -356,12 +368,16 @@ def _sandbox_classes() -> dict[str, type]:
     them: they subclass jupyter_client's kernel manager and nbgrader's Execute, and importing nbgrader
     takes seconds that `donegate progress` has no need to pay."""
     from nbgrader.preprocessors import Execute
+    from traitlets import Bool
     SandboxKernelManager = _kernel_manager_class()
 
     class SandboxedExecute(_RunDeadline, _OutputCap, Execute):
         """nbgrader's Execute with the kernel in the sandbox (a cap on a cell's outputs, a deadline for the whole
         run): the same timeouts, interrupts and error handling, so a notebook runs as it would unconfined unless
         it reaches outside or runs over."""
+
+        # a message dropped for its size leaves the cell's outputs short: the run goes on (the judge decides)
+        raise_on_iopub_timeout = Bool(False).tag(config=True)
 
         def __init__(self, *args, **kwargs):
             kwargs["kernel_manager_class"] = SandboxKernelManager
