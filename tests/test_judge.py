@@ -442,44 +442,29 @@ def test_a_program_a_given_cell_runs_cannot_reach_the_course_even_one_the_learne
         == {"test2": True}
 
 
-def test_a_host_that_fills_its_folder_fails_that_call_and_the_rest_still_run():
-    """The host's working folder is a memory file system of SANDBOX_WORK_BYTES: writing past it fails in the
-    host, whose other calls still count."""
-    from donegate.sandbox import SANDBOX_WORK_BYTES
-    fill = ("def fill():\n"
+def test_every_place_a_host_can_write_is_a_file_system_of_bounded_size():
+    """The host's working folder and its /tmp are memory file systems of their own (SANDBOX_WORK_BYTES,
+    SANDBOX_TMP_BYTES): writing past either fails in the host, whose other calls still count."""
+    from donegate.sandbox import SANDBOX_TMP_BYTES, SANDBOX_WORK_BYTES
+    fill = ("import os\n"
+            "def fill(where):\n"
             "    written = 0\n"
             "    try:\n"
-            "        with open('big', 'wb') as fh:\n"
+            "        with open(where, 'wb') as fh:\n"
             "            while written < 2**31:\n"
             "                fh.write(b'x' * 2**20)\n"
             "                fh.flush()\n"
             "                written += 2**20\n"
             "    except OSError:\n"
             "        pass\n"
+            "    os.remove(where)\n"
             "    return written\n"
             "def small():\n    return 1")
-    out = verdicts(("given", PROBE), ("learner", fill), ("test", probing("fill()", f"assert seen() <= {SANDBOX_WORK_BYTES}")),
+    out = verdicts(("given", PROBE), ("learner", fill),
+                   ("test", probing("fill('big')", f"assert seen() <= {SANDBOX_WORK_BYTES}")),
+                   ("test", probing("fill('/tmp/big')", f"assert seen() <= {SANDBOX_TMP_BYTES}")),
                    ("test", probing("small()", "assert seen() == 1")), timeout=30)
-    assert out == {"test2": True, "test3": True}
-
-
-def test_the_sandbox_s_own_tmp_is_a_file_system_of_bounded_size():
-    from donegate.sandbox import SANDBOX_TMP_BYTES
-    fill = ("def fill():\n"
-            "    written = 0\n"
-            "    try:\n"
-            "        with open('/tmp/big', 'wb') as fh:\n"
-            "            while written < 2**31:\n"
-            "                fh.write(b'x' * 2**20)\n"
-            "                fh.flush()\n"
-            "                written += 2**20\n"
-            "    except OSError:\n"
-            "        pass\n"
-            "    import os\n"
-            "    os.remove('/tmp/big')\n"
-            "    return written")
-    assert verdicts(("given", PROBE), ("learner", fill), ("test", probing("fill()", f"assert seen() <= {SANDBOX_TMP_BYTES}")),
-                    timeout=30) == {"test2": True}
+    assert out == {"test2": True, "test3": True, "test4": True}
 
 
 # --- the schema: what the judge reads ------------------------------------------------------------------------------

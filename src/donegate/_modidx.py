@@ -424,6 +424,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.judge._reaching': ('workbook_judge.html#_reaching', 'donegate/judge.py'),
                                 'donegate.judge._reaching_call': ('workbook_judge.html#_reaching_call', 'donegate/judge.py'),
                                 'donegate.judge._remote_probe': ('workbook_judge.html#_remote_probe', 'donegate/judge.py'),
+                                'donegate.judge._replay': ('workbook_judge.html#_replay', 'donegate/judge.py'),
                                 'donegate.judge._run_cell': ('workbook_judge.html#_run_cell', 'donegate/judge.py'),
                                 'donegate.judge._run_probe': ('workbook_judge.html#_run_probe', 'donegate/judge.py'),
                                 'donegate.judge._run_test': ('workbook_judge.html#_run_test', 'donegate/judge.py'),

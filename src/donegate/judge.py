@@ -266,7 +266,7 @@ def _tagged(data: dict, records: dict[str, type], down):
         return made
     raise NotData(f"a {tag} that is not one of the lab's")
 
-
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-decode-b
 def from_data(data, records: dict[str, type], depth: int = 0):
     """The value a VALUE stands for, built of the judge's own types; NotData for anything off the schema."""
     if depth > MAX_DEPTH:
@@ -538,6 +538,24 @@ def _given_here(source: str, name: str, space: dict, timeout: float, records: di
     records.update(lab_records(_bound(before, space)))
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2-c
+def _replay(host: HostLine, setup: list[tuple], timeout: float) -> None:
+    """A fresh host, and the setup cells so far run again in it, as one phase with its own deadline. A cell that
+    runs over it or ends the host is left out, and the replay begins again without it."""
+    import time
+    while True:
+        host.start()
+        host.deadline = time.monotonic() + timeout
+        try:
+            for cell in setup:
+                failed = cell
+                host.ask({"op": "cell", "kind": cell[0], "source": cell[1], "name": cell[2]})
+        except (Gone, NotData):
+            setup.remove(failed)
+            continue
+        host.deadline = None
+        return
+
+# %% ../../chapters/83_workbook_judge.ipynb #jdg-judge2-d
 def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str, dict]:
     """Each test cell's verdict. Given cells run here and in a host the grader starts when asked over
     `control`; learner cells in the host alone; test cells here, reaching the host through their probes. The
@@ -549,21 +567,6 @@ def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str,
     import time
     signal.signal(signal.SIGALRM, _over_time)
     host, space, records, setup, verdicts = HostLine(control), {"__name__": "__main__", "__builtins__": builtins}, {}, [], {}
-
-    def restart():
-        host.start()
-        host.deadline = time.monotonic() + timeout  # the replayed setup: one phase
-        for cell in list(setup):
-            try:
-                answer_or_gone(cell)
-            except (Gone, NotData):
-                setup.remove(cell)
-                return restart()
-        host.deadline = None
-
-    def answer_or_gone(cell):
-        host.ask({"op": "cell", "kind": cell[0], "source": cell[1], "name": cell[2]})
-
     host.start()
     try:
         for k, cell in enumerate(cells):
@@ -571,7 +574,7 @@ def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str,
             if kind == "test":
                 verdicts[name] = _run_test(host, source, name, space, timeout, records)
                 if verdicts[name].get("error") in ("timeout", "limit", "ended"):
-                    restart()
+                    _replay(host, setup, timeout)
                 continue
             if kind == "given":
                 _given_here(source, name, space, timeout, records)
@@ -579,13 +582,14 @@ def judge_notebook(cells: list[dict], control, timeout: float = 60) -> dict[str,
                 host.deadline = time.monotonic() + timeout  # a new setup phase
             setup.append((kind, source, name))
             try:
-                answer_or_gone(setup[-1])
+                host.ask({"op": "cell", "kind": kind, "source": source, "name": name})
             except (Gone, NotData):
                 setup.pop()
-                restart()
+                _replay(host, setup, timeout)
     finally:
         host.stop()
     return verdicts
+
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-main
 def _not_dumpable() -> None:

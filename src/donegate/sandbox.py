@@ -132,7 +132,7 @@ def _cgroup2_parent() -> Path | None:
     except OSError:
         return None
 
-
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c1b-2b
 def _own_group(parent: Path, box: Path, limits: dict[str, str], optional: tuple[str, ...] = ()) -> Path | None:
     """A cgroup named for `box` under `parent`, with `limits` written before anything enters it."""
     group = parent / f"donegate-{Path(box).name}"
@@ -281,7 +281,7 @@ def readable_unpack(data: bytes):
     except (RecursionError, ValueError, MemoryError):
         return {"data": {"text/plain": UNREADABLE}, "metadata": {}, "transient": {}}
 
-
+# %% ../../chapters/82_workbook_sandbox.ipynb #sbx-c2a-km
 SANDBOX_MESSAGE_BYTES = 64 * 1024 * 1024  # one message of the kernel's, at most, as the grader reads it
 
 
