@@ -375,3 +375,17 @@ def test_copilot_s_camel_case_payloads_are_read_and_its_refusal_is_json_on_exit_
     assert (first.verdict.exit, second.verdict.status) == ("check_failed", "verified")
     tool = next(a for e, a in answers if e == "preToolUse")
     assert tool.exit_code == 0  # an edit of calc.py: allowed
+
+
+@pytest.mark.parametrize("name, edit_during", [("claude-code/fix-after-refusal", True), ("claude-code/chat-only", False)])
+def test_status_is_1_when_the_tree_changed_after_the_last_verified_state(tmp_path, capsys, name, edit_during):
+    """A passing stop (or a turn that changed nothing), then a file changed outside any gated turn (a job the
+    session left running, say): the tree as it is now is no state the check passed on, so status is 1, naming
+    the change; a script reading the exit code does not see success."""
+    replay = Replay(tmp_path, name)
+    stops = replay.indexes("Stop")
+    replay.play({stops[-1]: lambda: replay.write("calc.py", RIGHT)} if edit_during else {})
+    assert replay.status(capsys)[0] == 0
+    replay.write("calc.py", WRONG[0])
+    code, out = replay.status(capsys)
+    assert code == 1 and out.startswith("unverified") and "calc.py" in out

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 from . import hosts
 from .hosts import SETTINGS_FILES, HookAnswer, HookSteps, tool_policy
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
+                               changed_paths,
                                default_state_dir, find_repo, repo_key, safe_key, write_private,
                                first_line, name_list, utc_now)
 from .treestate import ExactGate, file_identity, git_dir, snapshot
@@ -545,7 +546,8 @@ def _record_end(self: SessionGate, how: str, why: str) -> None:
     self.save_state(state)
 
 def _status(self: SessionGate) -> tuple[int, str]:
-    """(exit code, one line) for `donegate status`: 0 verified or nothing changed, 1 unverified."""
+    """(exit code, one line) for `donegate status`: 0 only when the tree as it is now is a state the check
+    passed on, or the session changed nothing and nothing changed since; 1 otherwise, saying what changed."""
     state = self.load_state()
     if state is None:
         return 2, f"no gated session here: the gate has not seen this session in {self.root}"
@@ -560,7 +562,9 @@ def _status(self: SessionGate) -> tuple[int, str]:
     settled = self.settled(state, now)
     if settled is not None:
         return 0, f"verified: {settled.message.split('verified: ', 1)[-1]}"
-    return 0, "the session ended cleanly; files changed after it, outside a gated turn (run the check yourself)"
+    changed = changed_paths(self.root, TreeState.from_json(state["baseline"]), now)
+    return 1, (f"unverified: {name_list(tuple(changed))} changed after the session's last verified state, outside "
+               "a gated turn, so no check ran on the tree as it is now")
 
 
 SessionGate.record_end, SessionGate.status = _record_end, _status
