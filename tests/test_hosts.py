@@ -797,6 +797,33 @@ def test_a_stop_whose_input_is_not_utf8_still_blocks(gated):
     assert done.returncode == 2 and json.loads(done.stdout)["decision"] == "block"
 
 
+def test_a_byte_that_is_not_utf8_in_a_field_is_read_and_the_stop_decided_on_the_tree(gated):
+    """One Latin-1 byte in the agent's last message is not a reason to call the whole payload unreadable: the
+    stop is decided as any other, on the tree (a right fix passes, its check run)."""
+    repo = gated()
+    repo.write("app.py", FIXED)
+    payload = json.dumps(repo.payload("stop", stop_hook_active=False, last_assistant_message="Done \u00e9"))
+    raw = payload.encode().replace("\\u00e9".encode(), b"\xe9")
+    environment = {**os.environ, "DONEGATE_STATE_DIR": str(repo.state), "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([str(DONEGATE), "hook", "stop"], cwd=repo.root, env=environment, input=raw,
+                          capture_output=True, timeout=60)
+    assert b"Traceback" not in done.stderr and b"not JSON" not in done.stdout + done.stderr
+    assert done.returncode == 0
+
+
+def test_a_payload_nested_past_the_parser_s_depth_is_a_refusal_within_the_budget(repo):
+    """A payload nested 100,000 deep makes the JSON reader raise RecursionError: it is refused like any other
+    unreadable input, counted against DONEGATE_MAX_BLOCKS, and handed over loudly once the budget is spent,
+    never refused forever."""
+    deep = '{"session_id": "deep", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    env = {"DONEGATE_STATE_DIR": str(repo.state), "DONEGATE_MAX_BLOCKS": "2"}
+    answers = [run_hook("stop", deep, env=env) for _ in range(3)]
+    assert [a.exit_code for a in answers[:2]] == [2, 2]
+    assert all(json.loads(a.stdout)["decision"] == "block" for a in answers[:2])
+    assert "RecursionError" in json.loads(answers[0].stdout)["reason"]
+    assert answers[2].exit_code == 0 and "HANDED OVER UNVERIFIED" in answers[2].stdout
+
+
 def test_a_stop_outside_a_git_repository_is_allowed_and_says_nothing_was_gated(outside, tmp_path):
     payload = {"session_id": "s", "cwd": str(outside), "hook_event_name": "Stop", "stop_hook_active": False}
     done = donegate("hook", "stop", cwd=outside, state=tmp_path / "state", stdin=json.dumps(payload))

@@ -259,8 +259,8 @@ def _tool_event(event: str, host: str, payload: Mapping[str, Any], settings: Set
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
              env: Mapping[str, str] | None = None, steps: HookSteps | None = None) -> HookAnswer:
     """Answer one hook call the way `host` expects, taking `steps` (plain HookSteps by default). Unreadable
-    input or an internal error never reads as "allow" where it matters: a stop is blocked, a tool call is
-    denied. Bytes must be UTF-8 JSON."""
+    input or an internal error, whatever raised it, never reads as "allow" where it matters: a stop is
+    blocked, a tool call is denied. Bytes are UTF-8 JSON; a stray byte that is not UTF-8 stays as it was."""
     steps = steps or HookSteps()
     if host not in HOSTS:
         return HookAnswer(2, "", f"donegate hook: unknown host {host!r}; use one of {', '.join(HOSTS)}")
@@ -268,14 +268,16 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code",
         return HookAnswer(2, "", f"donegate hook: unknown event {event!r} for {host}; use one of {', '.join(HOSTS[host])}")
     payload: Any = None
     refuse = lambda why: _refusal(event, host, payload, env, why, steps)  # noqa: E731 (the payload as read so far)
+    if isinstance(stdin_text, bytes):  # a path is bytes to the system: one that is not UTF-8 is still a path
+        stdin_text = stdin_text.decode("utf-8", "surrogateescape")
     try:
         payload = json.loads(stdin_text) if stdin_text.strip() else None
-    except ValueError as exc:  # UnicodeDecodeError too: JSON is UTF-8
-        return refuse(f"the hook input is not JSON: {exc}")
+    except (ValueError, RecursionError) as exc:  # nested past the parser's depth: unreadable, like any other
+        return refuse(f"the hook input is not JSON: {type(exc).__name__}: {str(exc)[:200]}")
     if not isinstance(payload, dict):
         return refuse("no hook input on stdin: the host sends one JSON object per call")
-    payload = steps.payload(payload, host)
     try:
+        payload = steps.payload(payload, host)
         return _hook_answer(event, host, payload, env, steps)
     except GateError as exc:
         return refuse(str(exc))
