@@ -824,6 +824,20 @@ def test_a_payload_nested_past_the_parser_s_depth_is_a_refusal_within_the_budget
     assert answers[2].exit_code == 0 and "HANDED OVER UNVERIFIED" in answers[2].stdout
 
 
+def test_a_stop_without_a_session_id_is_an_armed_session_whose_changes_are_checked(repo):
+    """A stop payload with no session id, the state folder fresh: not a session met late whose changes are not its
+    own, nor a baseline taken now. The gate does not know the session, so it is armed: the uncommitted change
+    is checked, and a failing one refused."""
+    assert repo.run("init").returncode == 0 and repo.run("install", "--host", "claude-code").returncode == 0
+    repo.write("app.py", broken())
+    payload = {k: v for k, v in repo.payload("stop", stop_hook_active=False, last_assistant_message=CLAIM).items()
+               if k != "session_id"}
+    done = repo.run("hook", "stop", stdin=json.dumps(payload))
+    out = answer(done)
+    assert done.returncode == 2 and out["decision"] == "block", done.stdout + done.stderr
+    assert "not gated" not in out["reason"]
+
+
 def test_a_stop_outside_a_git_repository_is_allowed_and_says_nothing_was_gated(outside, tmp_path):
     payload = {"session_id": "s", "cwd": str(outside), "hook_event_name": "Stop", "stop_hook_active": False}
     done = donegate("hook", "stop", cwd=outside, state=tmp_path / "state", stdin=json.dumps(payload))
@@ -1273,16 +1287,14 @@ def test_a_check_that_leaves_helpers_holding_its_output_is_answered_and_the_help
                                           ("transcript_path", 7)])
 def test_a_field_of_the_wrong_type_reads_as_missing_and_the_stop_is_decided(gated, field, value):
     """A host (or a wrapper) sends a field of another type: the stop is decided as if the field were missing
-    (`cwd` the hook's own folder, which the host sets to the project), never refused with a TypeError."""
+    (`cwd` the hook's own folder, which the host sets to the project; a session id, a session the gate does not
+    know, armed), never refused with a TypeError: the broken edit is checked and refused."""
     repo = gated()
     repo.write("app.py", broken())
     payload = {**repo.payload("stop", last_assistant_message=CLAIM), "stop_hook_active": False, field: value}
     done = repo.run("hook", "stop", "--host", "claude-code", stdin=json.dumps(payload))
     assert "Error" not in done.stdout + done.stderr, done.stdout + done.stderr
-    if field == "session_id":  # another session: the gate meets it here late, with no write of its own yet
-        assert done.returncode == 0
-    else:
-        assert done.returncode == 2 and "trailing whitespace" in done.stderr, done.stdout + done.stderr
+    assert done.returncode == 2 and "trailing whitespace" in done.stderr, done.stdout + done.stderr
 
 
 def test_an_unwritable_state_folder_hands_over_at_once_saying_so_not_counting_stops_it_never_saw(repo, tmp_path):

@@ -17,9 +17,10 @@ from typing import Any, Mapping, Sequence
 from .stopgate import SCRIPT_NAME, GateError, Settings, StopGate, Verdict, find_repo, is_protected
 
 # %% auto #0
-__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'SETTINGS_BASE', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'HOOK_PROGRAM',
-           'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets', 'tool_policy', 'HookSteps', 'run_hook',
-           'hook_executable', 'hook_entries', 'InstallSteps', 'merge_hooks', 'install', 'verify_script', 'init']
+__all__ = ['HOSTS', 'HOOK_EVENTS', 'SETTINGS_FILES', 'SETTINGS_BASE', 'TOOL_MATCHERS', 'READ_ONLY_TOOLS', 'UNKNOWN_SESSION',
+           'HOOK_PROGRAM', 'STACKS', 'HookAnswer', 'stop_answer', 'tool_answer', 'tool_targets', 'tool_policy',
+           'HookSteps', 'run_hook', 'hook_executable', 'hook_entries', 'InstallSteps', 'merge_hooks', 'install',
+           'verify_script', 'init']
 
 # %% ../../chapters/08_into_a_real_agent.ipynb #ch08-006
 HOSTS: dict[str, dict[str, str]] = {
@@ -296,10 +297,13 @@ def _refusal(event: str, host: str, payload: Any, env: Mapping[str, str] | None,
     return HookAnswer(0, _json({"systemMessage": message}))
 
 
+UNKNOWN_SESSION = "unknown-session"  # a payload without a session id: a session the gate does not know, armed
+
+
 def _hook_answer(event: str, host: str, payload: dict, env: Mapping[str, str] | None, steps: HookSteps) -> HookAnswer:
     """A tool event goes to the policy, any other to the session's gates."""
     settings = Settings.from_env(env)
-    session = str(payload.get("session_id") or "unknown-session")
+    session = str(payload.get("session_id") or UNKNOWN_SESSION)
     roots = steps.roots(payload, settings, env)
     if event in ("pre-tool-use", "post-tool-use"):
         return _tool_event(event, host, payload, settings, roots, steps)

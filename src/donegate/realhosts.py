@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from . import hosts
-from .hosts import SETTINGS_FILES, HookAnswer, HookSteps, tool_policy
+from .hosts import SETTINGS_FILES, UNKNOWN_SESSION, HookAnswer, HookSteps, tool_policy
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
                                changed_paths,
                                default_state_dir, find_repo, repo_key, safe_key, write_private,
@@ -172,7 +172,8 @@ def _start_late(self: SessionGate, source: str = "late") -> dict:
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
-    if changes and state.get("source") == "late" and not tool_marker(self.settings.state_dir, self.session_id).exists():
+    if changes and state.get("source") == "late" and self.session_id != UNKNOWN_SESSION \
+            and not tool_marker(self.settings.state_dir, self.session_id).exists():
         return Verdict("allow", "completed", "not_gated",
                        f"{TAG} not gated: the gate met this session here only in its middle, and the session "
                        f"has made no tool call that can write, so the uncommitted changes ({name_list(tuple(changes))}) "
@@ -200,7 +201,7 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
     payload's cwd follows the agent's shell): at its start, or where that was missed or ran outside any
     repository, Claude Code's CLAUDE_PROJECT_DIR, then the cwd. [] while it has met no repository."""
     env = os.environ if env is None else env
-    session = str(payload.get("session_id") or "unknown-session")
+    session = str(payload.get("session_id") or UNKNOWN_SESSION)
     here = find_repo(payload.get("cwd") or os.getcwd())
     record = session_repository(settings.state_dir, session)
     if record is not None and find_repo(record["root"]) == Path(record["root"]):
@@ -230,7 +231,7 @@ def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequenc
                   targets: Sequence[str]) -> list[Path]:
     """`roots` and every working tree the tool call writes into (`targets`, its files' full paths) that they
     lack, added to the session's record: from this call on, a tree the session writes to is gated."""
-    session = str(payload.get("session_id") or "unknown-session")
+    session = str(payload.get("session_id") or UNKNOWN_SESSION)
     found = list(roots)
     for full in targets:
         top = find_repo(os.path.dirname(full))
@@ -782,7 +783,7 @@ def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> 
         limit = Settings.from_env(env).max_blocks
     except GateError:
         limit = 3
-    session = str(payload.get("session_id") or "unknown-session") if isinstance(payload, dict) else "unknown-session"
+    session = str(payload.get("session_id") or UNKNOWN_SESSION) if isinstance(payload, dict) else UNKNOWN_SESSION
     path = _error_file(session, env)
     try:
         count = int(json.loads(path.read_text()).get("count", 0)) + 1
@@ -844,14 +845,14 @@ def _tool_allowed(self: SessionSteps, payload: Mapping[str, Any], settings: Sett
                  targets: Sequence[str]) -> None:
     """Before the write: a tree it goes into is gated from now on, and the session has made a tool call
     that can write."""
-    session = str(payload.get("session_id") or "unknown-session")
+    session = str(payload.get("session_id") or UNKNOWN_SESSION)
     _gates(written_roots(payload, settings, roots, targets), session, settings)
     mark_tool_call(settings.state_dir, session)
 
 def _tool_done(self: SessionSteps, payload: Mapping[str, Any], settings: Settings) -> None:
     """After a tool call (`install` does not ask for that event, but where it is called, as the peer
     gate's marker is, it counts): the mark only."""
-    mark_tool_call(settings.state_dir, str(payload.get("session_id") or "unknown-session"))
+    mark_tool_call(settings.state_dir, str(payload.get("session_id") or UNKNOWN_SESSION))
 
 
 SessionSteps.policy, SessionSteps.tool_allowed, SessionSteps.tool_done = _policy, _tool_allowed, _tool_done
