@@ -1015,3 +1015,23 @@ def test_a_check_written_during_the_session_is_named_so(make_repo):
     repo.write("verify.sh", "#!/bin/sh\nexit 0\n")
     repo.path("verify.sh").chmod(0o755)
     assert "appeared during this session" in gate.on_stop(False).message
+
+
+def test_what_a_session_plants_in_python_s_user_site_cannot_pass_the_check(tmp_path, monkeypatch):
+    """The session writes, outside the repository, a `usercustomize.py` and a `.pth` file into Python's user
+    site (a fake `app` module that says "ok"), and sets a startup file: the check's Python loads none of them."""
+    from donegate.stopgate import run_check
+    python = str(Path(sys.base_prefix) / "bin" / "python3")  # not a virtual environment's: they skip the user site
+    home = tmp_path / "home"
+    site_dir = Path(subprocess.run([python, "-c", "import site; print(site.getusersitepackages())"],
+                                   env={**os.environ, "HOME": str(home)}, capture_output=True, text=True).stdout.strip())
+    site_dir.mkdir(parents=True)
+    (site_dir / "usercustomize.py").write_text("import sys, types\nsys.modules['app'] = types.SimpleNamespace(STATUS='ok')\n")
+    (site_dir / "planted.pth").write_text("import os; os.environ['PLANTED'] = 'yes'\n")
+    startup = tmp_path / "startup.py"
+    startup.write_text("import app\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PYTHONSTARTUP", str(startup))
+    check = [python, "-c", "import os, sys\nimport app\nassert app.STATUS == 'ok'\nassert 'PLANTED' not in os.environ"]
+    run = run_check(check, tmp_path, 30)
+    assert not run.passed and "ModuleNotFoundError" in run.output

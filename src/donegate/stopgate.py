@@ -416,9 +416,12 @@ MODEL_KEY = re.compile(r"(API_KEY|AUTH_TOKEN|OAUTH_TOKEN|ACCESS_TOKEN)$|^(ANTHRO
 
 def check_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment the acceptance check runs in: ours without model API keys, and with
-    PYTHONDONTWRITEBYTECODE=1 (two same-size edits within one second would otherwise reuse a stale .pyc)."""
+    PYTHONDONTWRITEBYTECODE=1 (two same-size edits within one second would otherwise reuse a stale .pyc).
+    Python's user site (where a session could plant a `usercustomize` or a `.pth` file outside the
+    repository) and its startup file are out of the check's reach: PYTHONNOUSERSITE=1, no PYTHONSTARTUP."""
     env = os.environ if env is None else env
-    return {**{k: v for k, v in env.items() if not MODEL_KEY.search(k)}, "PYTHONDONTWRITEBYTECODE": "1"}
+    kept = {k: v for k, v in env.items() if not MODEL_KEY.search(k) and k != "PYTHONSTARTUP"}
+    return {**kept, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1"}
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k0
 def exit_within(proc: subprocess.Popen, timeout: float) -> int | None:
