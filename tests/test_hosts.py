@@ -838,6 +838,21 @@ def test_a_stop_without_a_session_id_is_an_armed_session_whose_changes_are_check
     assert "not gated" not in out["reason"]
 
 
+def test_a_check_with_crlf_line_endings_is_refused_naming_its_line_endings(repo):
+    """verify.sh saved with Windows line endings cannot start ("/bin/sh\\r": no such file): the refusal says
+    that, and how to mend it, rather than leave the operator to read "No such file or directory"."""
+    assert repo.run("init").returncode == 0
+    script = repo.root / "verify.sh"
+    script.write_bytes(script.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    repo.commit("the operator's check, saved on Windows")
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    assert repo.start().returncode == 0
+    repo.write("app.py", FIXED)
+    done = repo.stop()
+    assert done.returncode == 2
+    assert "CRLF" in done.stderr and "verify.sh" in done.stderr and "LF line endings" in done.stderr, done.stderr
+
+
 def test_a_stop_outside_a_git_repository_is_allowed_and_says_nothing_was_gated(outside, tmp_path):
     payload = {"session_id": "s", "cwd": str(outside), "hook_event_name": "Stop", "stop_hook_active": False}
     done = donegate("hook", "stop", cwd=outside, state=tmp_path / "state", stdin=json.dumps(payload))

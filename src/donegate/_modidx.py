@@ -777,6 +777,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts.gate_hooks': ('gate_in_real_hosts.html#gate_hooks', 'donegate/realhosts.py'),
                                     'donegate.realhosts.hook_command': ('gate_in_real_hosts.html#hook_command', 'donegate/realhosts.py'),
                                     'donegate.realhosts.hooks_gone': ('gate_in_real_hosts.html#hooks_gone', 'donegate/realhosts.py'),
+                                    'donegate.realhosts.line_endings_note': ( 'gate_in_real_hosts.html#line_endings_note',
+                                                                              'donegate/realhosts.py'),
                                     'donegate.realhosts.mark_tool_call': ( 'gate_in_real_hosts.html#mark_tool_call',
                                                                            'donegate/realhosts.py'),
                                     'donegate.realhosts.relay_file': ('gate_in_real_hosts.html#relay_file', 'donegate/realhosts.py'),

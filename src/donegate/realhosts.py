@@ -29,9 +29,9 @@ __all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_
            'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'same_repository',
            'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots',
            'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'check_scripts', 'end_adopted',
-           'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload', 'relayed_host',
-           'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict',
-           'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+           'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload',
+           'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed',
+           'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -519,15 +519,36 @@ def end_adopted(known: set[int]) -> int:
     return ended
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a12
+def line_endings_note(root: Path, command) -> str:
+    """Why a check that could not start did not, where the cause is its script's line endings: a first line that
+    ends in a carriage return (CRLF, as Windows writes) names an interpreter like "/bin/sh\\r", which no system
+    has. "" otherwise."""
+    import shlex
+    try:
+        words = shlex.split(command) if isinstance(command, str) else list(command)
+        with open(Path(root) / words[0], "rb") as f:
+            first = f.readline(4096)
+    except (OSError, ValueError, IndexError):
+        return ""
+    if not (first.startswith(b"#!") and first.endswith(b"\r\n")):
+        return ""
+    return (f"{TAG} {words[0]} has Windows (CRLF) line endings: its first line names the interpreter "
+            f"{first[2:-1].decode('utf-8', 'replace').strip()!r}, carriage return included, which does not exist. "
+            f"Save it with LF line endings (`sed -i 's/\\r$//' {words[0]}`, or set `core.autocrlf` false and "
+            "check it out again).\n")
+
+
 def _contained_run(self: SessionGate, command, changes: Mapping):
-    """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said)."""
+    """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said), and a
+    check that could not start for its line endings named as such."""
     adopting = _adopting()
     known = {pid for pid, parent in _parents().items() if parent == os.getpid()} if adopting else set()
     run = StopGate.run_command(self, command, changes)
     ended = end_adopted(known) if adopting else 0
     if ended:
         run = replace(run, output=f"{run.output}\n{TAG} the check left {ended} process(es) running; the gate ended them\n")
-    return run
+    note = line_endings_note(self.root, command) if run.exit_code in (126, 127) else ""
+    return replace(run, output=f"{run.output}\n{note}") if note else run
 
 
 SessionGate.run_command = _contained_run
