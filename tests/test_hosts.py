@@ -661,6 +661,19 @@ def test_a_rewritten_check_spends_the_budget_and_hands_over_unverified_into_the_
     assert repo.run("status").returncode == 1
 
 
+def test_the_hand_over_after_a_refused_rewrite_of_the_check_names_it_and_says_no_check_ran(gated):
+    """verify.sh rewritten, the stop refused as disarmed, then a stop with no new change: the hand-over says that
+    no check ran and why (the rewritten verify.sh), not that the check failed and was not run again."""
+    repo = gated()
+    repo.write("app.py", broken())
+    (repo.root / "verify.sh").write_text("#!/bin/sh\nexit 0\n")
+    assert repo.stop().returncode == 2
+    done = repo.stop(active=True)
+    message = answer(done)["systemMessage"]
+    assert done.returncode == 0 and "no check ran" in message and "verify.sh" in message, message
+    assert "last failed check" not in message
+
+
 def test_commit_no_verify_is_rewritten_to_run_the_commit_hooks(repo):
     out = tool_call(repo, "Bash", command="git commit --no-verify -m x", description="commit")
     spec = out["hookSpecificOutput"]

@@ -747,8 +747,9 @@ def _refused_unrun(self: StopGate, state: dict, now: TreeState, claim: str, chan
                    changed: tuple[str, ...], key: str) -> Verdict | None:
     failure = state.get("last_failure")
     if self.unchanged_since_failure(state, now):
-        verdict = self._hand_over(failure["status"], "no_change", failure,
-                                  "nothing changed since the last failed check, so it was not run again", changed)
+        why = ("nothing changed since the last failed check, so it was not run again" if failure["exit"] == "check_failed"
+               else f"nothing changed since the last refusal, and no check ran: {first_line(failure['detail'])}")
+        verdict = self._hand_over(failure["status"], "no_change", failure, why, changed)
         self._ended(state, now, verdict, f"handed over with no change since the last failed check: "
                                          f"{first_line(failure['detail'])}")
         return verdict
