@@ -1289,6 +1289,45 @@ def test_stripping_the_hook_settings_is_a_disarmed_stop_that_status_and_doctor_r
     assert repo.run("status").returncode == 0
 
 
+# -- what arms the gate, fixed at the start ---------------------------------------------------------
+
+ARMING_EDITS = {
+    "switch": (".claude/settings.json", lambda old: {**old, "disableAllHooks": True}),
+    "gemini-switch": (".gemini/settings.json", lambda old: {**old, "hooksConfig": {"enabled": False}}),
+    "local-env": (".claude/settings.local.json", lambda old: {**old, "env": {"DONEGATE_VERIFY_COMMAND": "true"}}),
+    **{f"layer:{rel}": (rel, lambda old: {**old, "anything": 1}) for rel in
+       (".codex/hooks.json", ".qwen/settings.json", ".github/hooks/other.json")},
+}
+
+
+@pytest.mark.parametrize("edit", sorted(ARMING_EDITS))
+def test_a_change_to_a_layer_that_arms_the_gate_is_a_disarmed_stop_that_status_reports(gated, edit):
+    """The gate's hook entries untouched, a layer beside them changed in the session: a switch that turns hooks off,
+    a local settings file giving the hooks another check, another host's settings. The right fix does not end the
+    turn verified: the stop is refused as disarmed, naming the file, and `status` exits 1."""
+    repo = gated()
+    rel, change = ARMING_EDITS[edit]
+    path = repo.root / rel
+    old = json.loads(path.read_text()) if path.exists() else {}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(change(old)))
+    repo.write("app.py", FIXED)
+    done = repo.stop()
+    assert done.returncode == 2 and "settings that arm the gate" in answer(done)["reason"], done.stdout + done.stderr
+    assert rel in answer(done)["reason"]
+    status = repo.run("status")
+    assert status.returncode == 1 and rel in status.stdout
+
+
+def test_what_a_host_writes_as_the_person_answers_a_prompt_does_not_disarm(gated):
+    """Claude Code writes an allowed command into .claude/settings.local.json when the person says "yes, and do
+    not ask again": that switches no hook, and the stop is decided on the work."""
+    repo = gated()
+    (repo.root / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"allow": ["Bash(ls)"]}}))
+    repo.write("app.py", FIXED)
+    assert repo.stop().returncode == 0
+
+
 # -- what the check leaves behind ------------------------------------------------------------------
 
 def test_a_check_that_leaves_helpers_holding_its_output_is_answered_and_the_helpers_are_ended(repo, tmp_path):

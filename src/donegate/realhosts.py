@@ -25,13 +25,14 @@ from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeStat
 from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
-__all__ = ['REPOSITORY_ID', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
-           'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'same_repository',
-           'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots',
-           'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'check_scripts', 'end_adopted',
-           'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload',
-           'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed',
-           'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+__all__ = ['REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES',
+           'RELAY_TRIES', 'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
+           'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots',
+           'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'arming_files',
+           'layer_digest', 'arming_layers', 'arming_changed', 'check_scripts', 'end_adopted', 'line_endings_note',
+           'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload', 'relayed_host',
+           'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict',
+           'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -399,7 +400,7 @@ def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeSt
     state = StopGate.start(self, source, base)
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
         state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
-                     check_scripts=check_scripts(self.root))
+                     check_scripts=check_scripts(self.root), arming=arming_layers(self.root))
         self.save_state(state)
     return state
 
@@ -411,6 +412,66 @@ def hooks_gone(self: SessionGate, state: Mapping) -> list[str]:
 
 
 SessionGate.start, SessionGate.hooks_gone = _start_noting_hooks, hooks_gone
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm
+ARMING_LAYERS: dict[str, tuple[str, ...]] = {  # every settings layer of the five hosts that can arm or disarm hooks
+    "project": (".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml",
+                ".gemini/settings.json", ".qwen/settings.json", ".github/hooks"),
+    "user": (".claude/settings.json", ".codex/hooks.json", ".codex/config.toml", ".gemini/settings.json",
+             ".qwen/settings.json", ".copilot/config.json")}
+HARMLESS_KEYS = frozenset({"permissions"})  # written as the person answers a prompt; it switches no hook
+
+
+def arming_files(root: Path, home: Path | None = None) -> dict[str, Path]:
+    """Each settings layer's file, by the name the gate gives it ("~/" for the user's): a folder of hook files
+    (Copilot CLI's .github/hooks) is each file in it."""
+    home = Path.home() if home is None else home
+    found = {}
+    for scope, base, mark in (("project", Path(root), ""), ("user", home, "~/")):
+        for rel in ARMING_LAYERS[scope]:
+            path = base / rel
+            inside = sorted(path.iterdir()) if path.is_dir() else []
+            found.update({f"{mark}{rel}/{p.name}": p for p in inside} or {f"{mark}{rel}": path})
+    return found
+
+
+def layer_digest(path: Path) -> str | None:
+    """A digest of what a settings file says (its JSON without HARMLESS_KEYS, or its bytes); None if it is absent
+    or says nothing else."""
+    import hashlib
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        parsed = json.loads(data)
+        if isinstance(parsed, dict):
+            said = {k: v for k, v in parsed.items() if k not in HARMLESS_KEYS}
+            if not said:
+                return None
+            data = json.dumps(said, sort_keys=True).encode()
+    except ValueError:
+        pass
+    return hashlib.sha256(data).hexdigest()
+
+
+def arming_layers(root: Path, home: Path | None = None) -> dict[str, str | None]:
+    """Every settings layer's digest, by name, absent ones left out."""
+    return {name: digest for name, path in arming_files(root, home).items() if (digest := layer_digest(path))}
+
+
+def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
+    """The settings layers that changed since the session started (added, removed or edited); [] for a session
+    whose start recorded none (an older state file)."""
+    before = state.get("arming")
+    if before is None:
+        return []
+    now = arming_layers(self.root)
+    return sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
+
+
+SessionGate.arming_changed = arming_changed
+
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01s
 _SOURCED = re.compile(r"(?:^|[\s;&|(])(?:\.|source)\s+['\"]?([^\s;&|()'\"]+)")
@@ -440,6 +501,12 @@ def check_scripts(root: Path) -> list[str]:
 def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
     problem = StopGate.integrity(self, state, changes)
     gone = None if problem else self.hooks_gone(state)
+    changed = None if problem or gone else self.arming_changed(state)
+    if changed:
+        return ("disarmed", f"The settings that arm the gate changed in this session ({name_list(changed)}): a hook "
+                            "entry, a switch that turns hooks off, or the environment the hooks run in. The next "
+                            "session here would not be gated as this one was. Put them back as they were when the "
+                            "session started; changing the gate does not finish the work.")
     if not gone:
         return problem or self._scripts_integrity(state, changes)
     return ("disarmed", f"The gate's hooks in {name_list(gone)} were removed or changed in this session (git stash -u "
@@ -575,6 +642,9 @@ def _status(self: SessionGate) -> tuple[int, str]:
         return 2, f"no gated session here: the gate has not seen this session in {self.root}"
     now = snapshot(self.root, self.cache)
     why, gone = self._debt(state, now), self.hooks_gone(state)
+    changed = self.arming_changed(state)
+    if changed:
+        why = f"the settings that arm the gate changed in the session ({name_list(changed)})" + (f"; {why}" if why else "")
     if gone:
         why = f"the gate's hooks in {name_list(gone)} are gone (`donegate doctor`)" + (f"; {why}" if why else "")
     if why:
