@@ -1328,6 +1328,22 @@ def test_what_a_host_writes_as_the_person_answers_a_prompt_does_not_disarm(gated
     assert repo.stop().returncode == 0
 
 
+@pytest.mark.parametrize("where", [".claude/settings.local.json", ".gemini/settings.json", "~/.claude/settings.json",
+                                   "~/.codex/config.toml", "~/.copilot/config.json"])
+def test_the_agent_s_own_writes_to_a_layer_that_arms_the_gate_are_refused(repo, tmp_path, where):
+    """The tool hook refuses a file edit to any settings layer that arms the gate, the project's or the user's,
+    through the quick path and the gate alike (the user's home is a stand-in here)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    full = str(home / where[2:]) if where.startswith("~/") else str(repo.root / where)
+    payload = repo.payload("pre-tool-use", tool_name="Write", tool_input={"file_path": full, "content": "{}"},
+                           tool_use_id="toolu_01")
+    done = repo.run("hook", "pre-tool-use", stdin=json.dumps(payload), HOME=str(home))
+    spec = answer(done)["hookSpecificOutput"]
+    why = spec["permissionDecisionReason"]
+    assert spec["permissionDecision"] == "deny" and ("arms the gate" in why or "installs the hooks" in why), why
+
+
 # -- what the check leaves behind ------------------------------------------------------------------
 
 def test_a_check_that_leaves_helpers_holding_its_output_is_answered_and_the_helpers_are_ended(repo, tmp_path):

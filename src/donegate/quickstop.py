@@ -517,8 +517,9 @@ def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
         folder = os.path.realpath(os.path.dirname(full))
         top = quick_top(folder)
         rel = os.path.relpath(os.path.join(folder, os.path.basename(full)), top) if top else ""
+        # a dot folder anywhere on the way (.claude, .git, and ~/.claude outside any repository): the gate's to judge
         if not _known(env, session, folder) or "test" in rel.lower() or "verify" in rel \
-                or any(part.startswith(".") for part in rel.split(os.sep)):
+                or any(part.startswith(".") for part in full.split(os.sep)):
             return None
     marker = quick_tool_marker(env, session)
     if not os.path.exists(marker):  # as the gate marks an allowed call: this session has made one that can write

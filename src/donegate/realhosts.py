@@ -930,7 +930,14 @@ def _policy(self: SessionSteps, payload: Mapping[str, Any], settings: Settings, 
     as the repository is."""
     tops = {find_repo(os.path.dirname(full)) for full in hosts.tool_targets(payload)} if roots else set()
     more = sorted(t for t in tops - {None} if t not in roots and same_repository(t, roots[0]))
-    return tool_policy(payload, settings, [*roots, *more])
+    answer = tool_policy(payload, settings, [*roots, *more])
+    layers = {os.path.realpath(path): name for root in [*roots, *more] for name, path in arming_files(root).items()}
+    for full in hosts.tool_targets(payload) if answer[0] == "allow" else ():
+        name = layers.get(os.path.realpath(full))
+        if name is not None:
+            return ("deny", f"{name} is a settings layer that arms the gate for this session; the agent may not "
+                            "change it", None)
+    return answer
 
 def _tool_allowed(self: SessionSteps, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path],
                  targets: Sequence[str]) -> None:
