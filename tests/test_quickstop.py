@@ -190,6 +190,21 @@ def test_any_change_to_the_tree_goes_back_to_the_gate(verified, stops, change):
     assert stops(verified)[0] == "gate"
 
 
+@pytest.mark.parametrize("layer, text", [(".claude/settings.local.json", '{"env": {"DONEGATE_VERIFY_COMMAND": "true"}}'),
+                                         (".gemini/settings.json", '{"hooksConfig": {"enabled": false}}'),
+                                         (".github/hooks/other.json", '{"version": 1}')])
+def test_a_settings_layer_that_arms_the_gate_changed_goes_back_to_the_gate(verified, stops, layer, text):
+    """A layer beside the hooks changed after a verified stop, one git ignores (as it does a local settings file),
+    so the tree is the same: no replay; the gate decides, and refuses the stop as disarmed."""
+    verified.write(".git/info/exclude", f"{layer}\n")
+    assert stops(verified)[0] == "gate"
+    verified.settle()
+    assert stops(verified)[0] == "gate" and stops(verified)[0] == "replay"
+    verified.write(layer, text)
+    who, code, out, err = stops(verified)
+    assert (who, code) == ("gate", 2) and "settings that arm the gate" in out + err
+
+
 def test_a_retargeted_symlink_goes_back_to_the_gate(verified, stops):
     os.symlink("app.py", verified.root / "link")
     assert stops(verified)[0] == "gate"  # a new state: checked, passed

@@ -363,7 +363,9 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     files, before = [], None
     if call is not None:
         try:
-            from donegate.realhosts import relay_file, session_record, session_repository, tool_marker
+            from pathlib import Path
+            from donegate.realhosts import (arming_files, relay_file, session_record, session_repository,
+                                            tool_marker)
             from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
             record = session_repository(state_dir, call.session)
@@ -371,7 +373,11 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
                 raise ValueError("the session's repository is another, or it gates more trees: no memo")
             files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
                                               session_record(state_dir, call.session),
-                                              tool_marker(state_dir, call.session), relay_file(state_dir, call.session))]
+                                              tool_marker(state_dir, call.session), relay_file(state_dir, call.session),
+                                              # the settings layers that arm the gate, and their folders: one changed,
+                                              # and the stop is the gate's to decide again
+                                              *arming_files(Path(call.root)).values(),
+                                              *{p.parent for p in arming_files(Path(call.root)).values()})]
             reading = reading or Reading(call.root, env)
             before = record_state(call, reading)
         except Exception:

@@ -29,10 +29,10 @@ __all__ = ['REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS', 'PR_SET_CHILD_SUBR
            'RELAY_TRIES', 'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
            'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots',
            'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'arming_files',
-           'layer_digest', 'arming_layers', 'arming_changed', 'check_scripts', 'end_adopted', 'line_endings_note',
-           'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload', 'relayed_host',
-           'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict',
-           'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'check_scripts', 'end_adopted',
+           'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload',
+           'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed',
+           'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -173,6 +173,8 @@ def _start_late(self: SessionGate, source: str = "late") -> dict:
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
+    if self.disarmed(state):  # refused as disarmed, by the integrity rule, whatever the tree
+        return None
     if changes and state.get("source") == "late" and self.session_id != UNKNOWN_SESSION \
             and not tool_marker(self.settings.state_dir, self.session_id).exists():
         return Verdict("allow", "completed", "not_gated",
@@ -470,7 +472,17 @@ def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
     return sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
 
 
-SessionGate.arming_changed = arming_changed
+def disarmed(self: SessionGate, state: Mapping) -> bool:
+    """Whether what armed the gate when the session started (its hooks, every settings layer) changed since."""
+    return bool(self.hooks_gone(state) or self.arming_changed(state))
+
+
+def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict | None:
+    """No stop is settled without a check while the gate is disarmed: not even at a state that passed."""
+    return None if self.disarmed(state) else StopGate.settled(self, state, now)
+
+
+SessionGate.arming_changed, SessionGate.disarmed, SessionGate.settled = arming_changed, disarmed, _armed_settled
 
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01s
