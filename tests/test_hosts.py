@@ -1319,6 +1319,21 @@ def test_a_change_to_a_layer_that_arms_the_gate_is_a_disarmed_stop_that_status_r
     assert status.returncode == 1 and rel in status.stdout
 
 
+def test_a_check_a_settings_file_gives_the_hooks_is_not_the_operator_s(repo):
+    """An earlier session left .claude/settings.local.json giving the hooks DONEGATE_VERIFY_COMMAND=true, and the
+    host passes it on (as Claude Code does a settings file's `env`): the gate does not take a file the agent can
+    write for the operator's word. It runs verify.sh, and the inherited wrong fix is refused."""
+    assert repo.run("init").returncode == 0
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    (repo.root / ".claude" / "settings.local.json").write_text(json.dumps({"env": {"DONEGATE_VERIFY_COMMAND": "true"}}))
+    assert repo.start(DONEGATE_VERIFY_COMMAND="true").returncode == 0
+    repo.write("app.py", broken())
+    done = repo.stop(DONEGATE_VERIFY_COMMAND="true")
+    assert done.returncode == 2 and "trailing whitespace" in done.stderr, done.stdout + done.stderr
+    exported = repo.stop(active=True, DONEGATE_VERIFY_COMMAND="exit 0")  # the operator's own export is theirs
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+
+
 def test_what_a_host_writes_as_the_person_answers_a_prompt_does_not_disarm(gated):
     """Claude Code writes an allowed command into .claude/settings.local.json when the person says "yes, and do
     not ask again": that switches no hook, and the stop is decided on the work."""

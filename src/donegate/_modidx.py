@@ -789,6 +789,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                               'donegate/realhosts.py'),
                                     'donegate.realhosts.mark_tool_call': ( 'gate_in_real_hosts.html#mark_tool_call',
                                                                            'donegate/realhosts.py'),
+                                    'donegate.realhosts.operator_env': ('gate_in_real_hosts.html#operator_env', 'donegate/realhosts.py'),
                                     'donegate.realhosts.relay_file': ('gate_in_real_hosts.html#relay_file', 'donegate/realhosts.py'),
                                     'donegate.realhosts.relay_hand_over': ( 'gate_in_real_hosts.html#relay_hand_over',
                                                                             'donegate/realhosts.py'),

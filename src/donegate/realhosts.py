@@ -29,10 +29,10 @@ __all__ = ['REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS', 'PR_SET_CHILD_SUBR
            'RELAY_TRIES', 'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
            'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots',
            'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'arming_files',
-           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'check_scripts', 'end_adopted',
-           'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload',
-           'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start', 'turn_failed',
-           'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'operator_env', 'check_scripts',
+           'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
+           'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start',
+           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -424,12 +424,12 @@ ARMING_LAYERS: dict[str, tuple[str, ...]] = {  # every settings layer of the fiv
 HARMLESS_KEYS = frozenset({"permissions"})  # written as the person answers a prompt; it switches no hook
 
 
-def arming_files(root: Path, home: Path | None = None) -> dict[str, Path]:
-    """Each settings layer's file, by the name the gate gives it ("~/" for the user's): a folder of hook files
-    (Copilot CLI's .github/hooks) is each file in it."""
+def arming_files(root: Path | None, home: Path | None = None) -> dict[str, Path]:
+    """Each settings layer's file, by the name the gate gives it ("~/" for the user's; only those without a
+    `root`): a folder of hook files (Copilot CLI's .github/hooks) is each file in it."""
     home = Path.home() if home is None else home
     found = {}
-    for scope, base, mark in (("project", Path(root), ""), ("user", home, "~/")):
+    for scope, base, mark in (("project", root, ""), ("user", home, "~/")) if root else (("user", home, "~/"),):
         for rel in ARMING_LAYERS[scope]:
             path = base / rel
             inside = sorted(path.iterdir()) if path.is_dir() else []
@@ -483,6 +483,19 @@ def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict
 
 
 SessionGate.arming_changed, SessionGate.disarmed, SessionGate.settled = arming_changed, disarmed, _armed_settled
+
+
+def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
+    """`env` without the DONEGATE_* settings a settings layer gives the hooks in its `env`: a file the agent can
+    write is not the operator's word. (A setting the operator exported with another value is kept.)"""
+    given = {}
+    for path in arming_files(root, home).values():
+        try:
+            layer = json.loads(path.read_text(encoding="utf-8")).get("env") or {}
+            given.update({k: str(v) for k, v in layer.items() if str(k).startswith("DONEGATE_")})
+        except (OSError, ValueError, AttributeError):
+            continue
+    return {k: v for k, v in env.items() if given.get(k) != v}
 
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01s
@@ -971,8 +984,15 @@ SessionSteps.policy, SessionSteps.tool_allowed, SessionSteps.tool_done = _policy
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-r
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
              reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
-    """What `donegate hook` answers: chapter 08's run_hook with SessionSteps. `reading`: (tree, git status,
-    ls-files -v) already read for this stop (appendix 93), used instead."""
+    """What `donegate hook` answers: chapter 08's run_hook with SessionSteps, in the operator's environment (no
+    DONEGATE_* setting a settings layer gave the hooks). `reading`: (tree, git status, ls-files -v) already read
+    for this stop (appendix 93), used instead."""
+    try:  # the repository the call is about, to read its settings layers
+        cwd = json.loads(stdin_text).get("cwd")
+        root = find_repo(cwd if isinstance(cwd, str) else os.getcwd())
+    except (ValueError, RecursionError, AttributeError):
+        root = find_repo(os.getcwd())
+    env = operator_env(os.environ if env is None else env, root)
     return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading))
 
 
