@@ -26,13 +26,14 @@ from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
 __all__ = ['REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES',
-           'RELAY_TRIES', 'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
-           'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots',
-           'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'arming_files',
-           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'operator_env', 'check_scripts',
-           'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
-           'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start',
-           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+           'RELAY_TRIES', 'HashCache', 'session_record', 'started_file', 'session_started', 'remember_session',
+           'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline', 'tool_marker',
+           'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id',
+           'gate_hooks', 'hooks_gone', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
+           'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen',
+           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
+           'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook',
+           'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -88,6 +89,16 @@ HashCache.identity, HashCache.save = _cache_identity, _cache_save
 def session_record(state_dir: Path, session_id: str) -> Path:
     """Where the record of a session's repository is kept (one file per session id)."""
     return Path(state_dir) / "roots" / f"{safe_key(session_id)}.json"
+
+
+def started_file(state_dir: Path, session_id: str) -> Path:
+    """Where the gate notes that a session started, wherever it started (in a repository or not)."""
+    return Path(state_dir) / "started" / f"{safe_key(session_id)}"
+
+
+def session_started(state_dir: Path, session_id: str) -> bool:
+    """Whether the gate saw this session start (its SessionStart hook ran, in any folder)."""
+    return started_file(state_dir, session_id).exists()
 
 
 def remember_session(state_dir: Path, session_id: str, root: Path) -> dict:
@@ -168,8 +179,14 @@ def _start_late(self: SessionGate, source: str = "late") -> dict:
     """The start of a session the gate first meets here in its middle (its SessionStart ran in another
     folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
     at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
-    session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
-    return self.load_state() or self.start(source, base=worktree_baseline(self.root))
+    session has made a tool call that can write (`tool_marker`): before that, they are not its work.
+    A session whose start the gate has no record of anywhere (`session_started`: its state was deleted, or its
+    hooks came in mid-session) is "lost": the gate cannot tell what it changed, so it fails closed."""
+    found = self.load_state()
+    if found:
+        return found
+    known = session_started(self.settings.state_dir, self.session_id)
+    return self.start(source if known else "lost", base=worktree_baseline(self.root))
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
@@ -400,6 +417,8 @@ def gate_hooks(root: Path) -> dict[str, list[str]]:
 
 def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeState | None = None) -> dict:
     state = StopGate.start(self, source, base)
+    if source not in ("late", "lost") and not session_started(self.settings.state_dir, self.session_id):
+        write_private(started_file(self.settings.state_dir, self.session_id), utc_now())
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
         state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
                      check_scripts=check_scripts(self.root), arming=arming_layers(self.root))
@@ -474,7 +493,7 @@ def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
 
 def disarmed(self: SessionGate, state: Mapping) -> bool:
     """Whether what armed the gate when the session started (its hooks, every settings layer) changed since."""
-    return bool(self.hooks_gone(state) or self.arming_changed(state))
+    return bool(state.get("source") == "lost" or self.hooks_gone(state) or self.arming_changed(state))
 
 
 def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict | None:
@@ -524,6 +543,11 @@ def check_scripts(root: Path) -> list[str]:
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a02
 def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
+    if state.get("source") == "lost":
+        return ("disarmed", "The gate has no record of this session's start here (its state is missing: deleted, or "
+                            "the hooks came in mid-session), so it cannot tell what the session changed. It refuses "
+                            "rather than take the tree as it is now for the session's start; start a new session "
+                            "(or restore the gate's state folder) to be gated again.")
     problem = StopGate.integrity(self, state, changes)
     gone = None if problem else self.hooks_gone(state)
     changed = None if problem or gone else self.arming_changed(state)
@@ -668,6 +692,9 @@ def _status(self: SessionGate) -> tuple[int, str]:
     now = snapshot(self.root, self.cache)
     why, gone = self._debt(state, now), self.hooks_gone(state)
     changed = self.arming_changed(state)
+    if state.get("source") == "lost":
+        why = "the gate has no record of this session's start (its state was missing), so nothing it did is verified" \
+            + (f"; {why}" if why else "")
     if changed:
         why = f"the settings that arm the gate changed in the session ({name_list(changed)})" + (f"; {why}" if why else "")
     if gone:
@@ -993,6 +1020,13 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     except (ValueError, RecursionError, AttributeError):
         root = find_repo(os.getcwd())
     env = operator_env(os.environ if env is None else env, root)
+    if event == "session-start":  # wherever it starts: a stop of a session never seen to start fails closed
+        try:
+            session = json.loads(stdin_text).get("session_id")
+            if isinstance(session, str) and session:
+                write_private(started_file(Settings.from_env(env).state_dir, session), utc_now())
+        except (ValueError, RecursionError, AttributeError, OSError, GateError):
+            pass
     return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading))
 
 
