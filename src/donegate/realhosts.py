@@ -190,8 +190,6 @@ def _start_late(self: SessionGate, source: str = "late") -> dict:
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
-    if self.disarmed(state):  # refused as disarmed, by the integrity rule, whatever the tree
-        return None
     if changes and state.get("source") == "late" and self.session_id != UNKNOWN_SESSION \
             and not tool_marker(self.settings.state_dir, self.session_id).exists():
         return Verdict("allow", "completed", "not_gated",
@@ -501,7 +499,13 @@ def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict
     return None if self.disarmed(state) else StopGate.settled(self, state, now)
 
 
-SessionGate.arming_changed, SessionGate.disarmed, SessionGate.settled = arming_changed, disarmed, _armed_settled
+def _armed_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
+    """Nor allowed without one: a disarmed stop goes on to the integrity rule, which refuses it, whatever the tree."""
+    return None if self.disarmed(state) else _late_without_check(self, state, now, command, changes)
+
+
+SessionGate.arming_changed, SessionGate.disarmed = arming_changed, disarmed
+SessionGate.settled, SessionGate.without_check = _armed_settled, _armed_without_check
 
 
 def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
@@ -813,33 +817,57 @@ def relayed_host(host: str, env: Mapping[str, str] | None = None) -> bool:
     """Does this run of `host` show the person none of a hook's words? Codex cannot tell a headless run from
     its screen and Copilot CLI shows no systemMessage at all (so always); Claude Code says so: CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`."""
     env = os.environ if env is None else env
-    return host in ("codex", "copilot") or (host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0")
+    if host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0":
+        return not _streams_events()  # `claude -p --output-format stream-json` shows the person every hook's words
+    return host in ("codex", "copilot")
+
+
+def _streams_events(levels: int = 4) -> bool:
+    """Whether a process above this one (the host, under a shell or two) was started with
+    `--output-format stream-json`, read from /proc (False where there is none)."""
+    pid = os.getppid()
+    for _ in range(levels):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                args = fh.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if b"--output-format=stream-json" in args or any(
+                a == b"--output-format" and b == b"stream-json" for a, b in zip(args, args[1:])):
+            return True
+        if pid <= 1:
+            return False
+    return False
 
 
 def relay_file(state_dir: Path, session: str) -> Path:
     return Path(state_dir) / "relay" / f"{safe_key(session)}.json"
 
 
-def _relay_request(line: str, tries: int) -> str:
+def _relay_request(line: str, tries: int, limit: int = RELAY_TRIES) -> str:
     return (f"{TAG} Message from the acceptance check, not from the user. The gate hands this work over to a "
             "person, UNVERIFIED, and this host will not show them the gate's words. Make no further change. End "
             f"your turn now with a final message that contains this line exactly (request {tries} of "
-            f"{RELAY_TRIES}):\n{line}")
+            f"{limit}):\n{line}")
 
 
-def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict) -> Verdict:
-    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line; any
-    other verdict, or one that cannot be kept for the next stop, is returned as it is. `turn`: what tells this
-    turn from the next ([the host's turn id, the stretch of work], section 9)."""
-    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked"):
+def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict, left: int = RELAY_TRIES) -> Verdict:
+    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line, as long
+    as refusals are `left` of the person's budget (DONEGATE_MAX_BLOCKS counts these requests too); any other
+    verdict, or one that cannot be kept for the next stop, is returned as it is. `turn`: what tells this turn
+    from the next ([the host's turn id, the stretch of work], section 9)."""
+    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked") or left <= 0:
         return verdict
     line = " ".join(verdict.message.splitlines()[0].split())
-    kept = {"line": line, "turn": turn, "tries": 1, "verdict": asdict(verdict)}
+    limit = min(RELAY_TRIES, left)
+    kept = {"line": line, "turn": turn, "tries": 1, "limit": limit, "verdict": asdict(verdict)}
     try:
         write_private(relay_file(state_dir, session), json.dumps(kept))
     except OSError:
         return verdict
-    return Verdict("block", verdict.status, "relay", _relay_request(line, 1), changed=verdict.changed)
+    return Verdict("block", verdict.status, "relay", _relay_request(line, 1, limit), changed=verdict.changed)
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r2
 def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdict | None:
@@ -860,9 +888,10 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
     relayed = kept["line"] in " ".join(claim.split())
     kept["tries"] += 1
     try:
-        if not relayed and kept["tries"] <= RELAY_TRIES:
+        limit = int(kept.get("limit", RELAY_TRIES))
+        if not relayed and kept["tries"] <= limit:
             write_private(path, json.dumps(kept))
-            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"]),
+            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"], limit),
                            changed=fields["changed"])
         path.unlink(missing_ok=True)
     except OSError:  # nowhere to count the requests: end the turn with the hand-over rather than ask forever
@@ -903,8 +932,10 @@ def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], setti
     if relayed is None:
         verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
         relayed = _worst(verdicts)
-        if relayed_host(host, env):
-            relayed = relay_hand_over(settings.state_dir, gates[0].session_id, turn, relayed)
+        if relayed_host(host, env):  # within the person's budget: the refusals made count, relay requests too
+            made = min(int((gates[0].load_state() or {}).get("blocks") or 0), settings.max_blocks)
+            relayed = relay_hand_over(settings.state_dir, gates[0].session_id, turn, relayed,
+                                      left=settings.max_blocks - made)
     _error_file(gates[0].session_id, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
     count_stop(settings.state_dir, host, gates[0].root, relayed.exit)
     return relayed
