@@ -478,7 +478,7 @@ def arming_layers(root: Path, home: Path | None = None) -> dict[str, str | None]
     """Every settings layer's digest, by name, absent ones left out."""
     return {name: digest for name, path in arming_files(root, home).items() if (digest := layer_digest(path))}
 
-
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-b
 def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
     """The settings layers that changed since the session started (added, removed or edited); [] for a session
     whose start recorded none (an older state file)."""
@@ -507,7 +507,7 @@ def _armed_without_check(self: SessionGate, state: dict, now: TreeState, command
 SessionGate.arming_changed, SessionGate.disarmed = arming_changed, disarmed
 SessionGate.settled, SessionGate.without_check = _armed_settled, _armed_without_check
 
-
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-c
 def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
     """`env` without the DONEGATE_* settings a settings layer gives the hooks in its `env`: a file the agent can
     write is not the operator's word. (A setting the operator exported with another value is kept.)"""
@@ -841,7 +841,7 @@ def _streams_events(levels: int = 4) -> bool:
             return False
     return False
 
-
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r1-b
 def relay_file(state_dir: Path, session: str) -> Path:
     return Path(state_dir) / "relay" / f"{safe_key(session)}.json"
 
