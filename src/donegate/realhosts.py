@@ -26,14 +26,13 @@ from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
 __all__ = ['REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES',
-           'RELAY_TRIES', 'HashCache', 'session_record', 'started_file', 'session_started', 'remember_session',
-           'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline', 'tool_marker',
-           'mark_tool_call', 'SessionGate', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id',
-           'gate_hooks', 'hooks_gone', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
-           'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen',
-           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
-           'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook',
-           'hook_command']
+           'RELAY_TRIES', 'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
+           'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots',
+           'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'arming_files',
+           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'operator_env', 'check_scripts',
+           'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
+           'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start',
+           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -89,16 +88,6 @@ HashCache.identity, HashCache.save = _cache_identity, _cache_save
 def session_record(state_dir: Path, session_id: str) -> Path:
     """Where the record of a session's repository is kept (one file per session id)."""
     return Path(state_dir) / "roots" / f"{safe_key(session_id)}.json"
-
-
-def started_file(state_dir: Path, session_id: str) -> Path:
-    """Where the gate notes that a session started, wherever it started (in a repository or not)."""
-    return Path(state_dir) / "started" / f"{safe_key(session_id)}"
-
-
-def session_started(state_dir: Path, session_id: str) -> bool:
-    """Whether the gate saw this session start (its SessionStart hook ran, in any folder)."""
-    return started_file(state_dir, session_id).exists()
 
 
 def remember_session(state_dir: Path, session_id: str, root: Path) -> dict:
@@ -179,14 +168,8 @@ def _start_late(self: SessionGate, source: str = "late") -> dict:
     """The start of a session the gate first meets here in its middle (its SessionStart ran in another
     folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
     at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
-    session has made a tool call that can write (`tool_marker`): before that, they are not its work.
-    A session whose start the gate has no record of anywhere (`session_started`: its state was deleted, or its
-    hooks came in mid-session) is "lost": the gate cannot tell what it changed, so it fails closed."""
-    found = self.load_state()
-    if found:
-        return found
-    known = session_started(self.settings.state_dir, self.session_id)
-    return self.start(source if known else "lost", base=worktree_baseline(self.root))
+    session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
+    return self.load_state() or self.start(source, base=worktree_baseline(self.root))
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
@@ -415,8 +398,6 @@ def gate_hooks(root: Path) -> dict[str, list[str]]:
 
 def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeState | None = None) -> dict:
     state = StopGate.start(self, source, base)
-    if source not in ("late", "lost") and not session_started(self.settings.state_dir, self.session_id):
-        write_private(started_file(self.settings.state_dir, self.session_id), utc_now())
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
         state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
                      check_scripts=check_scripts(self.root), arming=arming_layers(self.root))
@@ -491,7 +472,7 @@ def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
 
 def disarmed(self: SessionGate, state: Mapping) -> bool:
     """Whether what armed the gate when the session started (its hooks, every settings layer) changed since."""
-    return bool(state.get("source") == "lost" or self.hooks_gone(state) or self.arming_changed(state))
+    return bool(self.hooks_gone(state) or self.arming_changed(state))
 
 
 def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict | None:
@@ -547,11 +528,6 @@ def check_scripts(root: Path) -> list[str]:
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a02
 def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
-    if state.get("source") == "lost":
-        return ("disarmed", "The gate has no record of this session's start here (its state is missing: deleted, or "
-                            "the hooks came in mid-session), so it cannot tell what the session changed. It refuses "
-                            "rather than take the tree as it is now for the session's start; start a new session "
-                            "(or restore the gate's state folder) to be gated again.")
     problem = StopGate.integrity(self, state, changes)
     gone = None if problem else self.hooks_gone(state)
     changed = None if problem or gone else self.arming_changed(state)
@@ -696,9 +672,6 @@ def _status(self: SessionGate) -> tuple[int, str]:
     now = snapshot(self.root, self.cache)
     why, gone = self._debt(state, now), self.hooks_gone(state)
     changed = self.arming_changed(state)
-    if state.get("source") == "lost":
-        why = "the gate has no record of this session's start (its state was missing), so nothing it did is verified" \
-            + (f"; {why}" if why else "")
     if changed:
         why = f"the settings that arm the gate changed in the session ({name_list(changed)})" + (f"; {why}" if why else "")
     if gone:
@@ -817,57 +790,33 @@ def relayed_host(host: str, env: Mapping[str, str] | None = None) -> bool:
     """Does this run of `host` show the person none of a hook's words? Codex cannot tell a headless run from
     its screen and Copilot CLI shows no systemMessage at all (so always); Claude Code says so: CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`."""
     env = os.environ if env is None else env
-    if host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0":
-        return not _streams_events()  # `claude -p --output-format stream-json` shows the person every hook's words
-    return host in ("codex", "copilot")
+    return host in ("codex", "copilot") or (host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0")
 
 
-def _streams_events(levels: int = 4) -> bool:
-    """Whether a process above this one (the host, under a shell or two) was started with
-    `--output-format stream-json`, read from /proc (False where there is none)."""
-    pid = os.getppid()
-    for _ in range(levels):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                args = fh.read().split(b"\0")
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            return False
-        if b"--output-format=stream-json" in args or any(
-                a == b"--output-format" and b == b"stream-json" for a, b in zip(args, args[1:])):
-            return True
-        if pid <= 1:
-            return False
-    return False
-
-# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r1-b
 def relay_file(state_dir: Path, session: str) -> Path:
     return Path(state_dir) / "relay" / f"{safe_key(session)}.json"
 
 
-def _relay_request(line: str, tries: int, limit: int = RELAY_TRIES) -> str:
+def _relay_request(line: str, tries: int) -> str:
     return (f"{TAG} Message from the acceptance check, not from the user. The gate hands this work over to a "
             "person, UNVERIFIED, and this host will not show them the gate's words. Make no further change. End "
             f"your turn now with a final message that contains this line exactly (request {tries} of "
-            f"{limit}):\n{line}")
+            f"{RELAY_TRIES}):\n{line}")
 
 
-def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict, left: int = RELAY_TRIES) -> Verdict:
-    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line, as long
-    as refusals are `left` of the person's budget (DONEGATE_MAX_BLOCKS counts these requests too); any other
-    verdict, or one that cannot be kept for the next stop, is returned as it is. `turn`: what tells this turn
-    from the next ([the host's turn id, the stretch of work], section 9)."""
-    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked") or left <= 0:
+def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict) -> Verdict:
+    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line; any
+    other verdict, or one that cannot be kept for the next stop, is returned as it is. `turn`: what tells this
+    turn from the next ([the host's turn id, the stretch of work], section 9)."""
+    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked"):
         return verdict
     line = " ".join(verdict.message.splitlines()[0].split())
-    limit = min(RELAY_TRIES, left)
-    kept = {"line": line, "turn": turn, "tries": 1, "limit": limit, "verdict": asdict(verdict)}
+    kept = {"line": line, "turn": turn, "tries": 1, "verdict": asdict(verdict)}
     try:
         write_private(relay_file(state_dir, session), json.dumps(kept))
     except OSError:
         return verdict
-    return Verdict("block", verdict.status, "relay", _relay_request(line, 1, limit), changed=verdict.changed)
+    return Verdict("block", verdict.status, "relay", _relay_request(line, 1), changed=verdict.changed)
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r2
 def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdict | None:
@@ -888,10 +837,9 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
     relayed = kept["line"] in " ".join(claim.split())
     kept["tries"] += 1
     try:
-        limit = int(kept.get("limit", RELAY_TRIES))
-        if not relayed and kept["tries"] <= limit:
+        if not relayed and kept["tries"] <= RELAY_TRIES:
             write_private(path, json.dumps(kept))
-            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"], limit),
+            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"]),
                            changed=fields["changed"])
         path.unlink(missing_ok=True)
     except OSError:  # nowhere to count the requests: end the turn with the hand-over rather than ask forever
@@ -932,10 +880,8 @@ def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], setti
     if relayed is None:
         verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
         relayed = _worst(verdicts)
-        if relayed_host(host, env):  # within the person's budget: the refusals made count, relay requests too
-            made = min(int((gates[0].load_state() or {}).get("blocks") or 0), settings.max_blocks)
-            relayed = relay_hand_over(settings.state_dir, gates[0].session_id, turn, relayed,
-                                      left=settings.max_blocks - made)
+        if relayed_host(host, env):
+            relayed = relay_hand_over(settings.state_dir, gates[0].session_id, turn, relayed)
     _error_file(gates[0].session_id, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
     count_stop(settings.state_dir, host, gates[0].root, relayed.exit)
     return relayed
@@ -1051,13 +997,6 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     except (ValueError, RecursionError, AttributeError):
         root = find_repo(os.getcwd())
     env = operator_env(os.environ if env is None else env, root)
-    if event == "session-start":  # wherever it starts: a stop of a session never seen to start fails closed
-        try:
-            session = json.loads(stdin_text).get("session_id")
-            if isinstance(session, str) and session:
-                write_private(started_file(Settings.from_env(env).state_dir, session), utc_now())
-        except (ValueError, RecursionError, AttributeError, OSError, GateError):
-            pass
     return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading))
 
 
