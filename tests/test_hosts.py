@@ -1317,6 +1317,8 @@ def test_a_change_to_a_layer_that_arms_the_gate_is_a_disarmed_stop_that_status_r
     assert rel in answer(done)["reason"]
     status = repo.run("status")
     assert status.returncode == 1 and rel in status.stdout
+    doctor = repo.run("doctor")
+    assert doctor.returncode == 1 and "arming moved" in doctor.stdout and rel in doctor.stdout, doctor.stdout
 
 
 def test_a_check_a_settings_file_gives_the_hooks_is_not_the_operator_s(repo):

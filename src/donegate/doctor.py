@@ -415,6 +415,12 @@ def _doctor_stop(root: Path, settings, sessions: list[Path], out) -> int:
                 problems += 1
                 out(f"hooks gone   {', '.join(gone)}: the last session here started with the gate's hooks there and "
                     "they are gone now, so the next session runs ungated (`donegate install --host ...`)")
+            changed = SessionGate(root, state["session"], settings).arming_changed(state)
+            if changed:
+                problems += 1
+                out(f"arming moved {', '.join(changed)}: settings layers that arm the gate changed since the last "
+                    "session here started (a switch, an env for the hooks, another host's hooks); its stops are "
+                    "refused as disarmed until they are put back")
         except (ValueError, KeyError, GateError) as exc:
             problems += 1
             what = f"PROBLEM: the state file {sessions[-1]} cannot be used ({exc}); delete it to take a new baseline"
