@@ -656,24 +656,12 @@ def _end(process) -> None:
 
 # %% ../../chapters/83_workbook_judge.ipynb #jdg-c9b
 def verdicts_from(data: bytes, limit: int = MAX_MESSAGE) -> dict:
-    """The verdicts in the judge's last line, read as plain JSON within `limit` bytes and MAX_DEPTH levels:
-    an object of objects. ValueError for anything else (nothing in it is looked up or run)."""
-    if len(data) > limit:
-        raise ValueError(f"a line over {limit} bytes")
-    try:
-        found = json.loads(data)
-    except RecursionError:  # the decoder's own guard against nesting: no verdicts, not a crash
-        raise ValueError(f"a value nested over {MAX_DEPTH} deep") from None
-    level, deepest = [(found, 1)], 1
-    while level:  # one pass over what was read, no recursion
-        value, depth = level.pop()
-        deepest = max(deepest, depth)
-        inside = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        level += [(v, depth + 1) for v in inside]
-    if deepest > MAX_DEPTH:
-        raise ValueError(f"a value nested over {MAX_DEPTH} deep")
+    """The verdicts in the judge's last line, read as plain JSON within `limit` bytes and MAX_DEPTH levels
+    (`read_plain`, as an answer of the host's is): an object of objects. ValueError for anything else (nothing
+    in it is looked up or run)."""
+    found = read_plain(data, limit)
     if not isinstance(found, dict) or not all(isinstance(v, dict) for v in found.values()):
-        raise ValueError("verdicts that are not an object of objects")
+        raise NotData("verdicts that are not an object of objects")
     return found
 
 
