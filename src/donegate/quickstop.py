@@ -368,6 +368,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
                                             tool_marker)
             from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
+            layers = arming_files(Path(call.root)).values()
             record = session_repository(state_dir, call.session)
             if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
                 raise ValueError("the session's repository is another, or it gates more trees: no memo")
@@ -376,8 +377,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
                                               tool_marker(state_dir, call.session), relay_file(state_dir, call.session),
                                               # the settings layers that arm the gate, and their folders: one changed,
                                               # and the stop is the gate's to decide again
-                                              *arming_files(Path(call.root)).values(),
-                                              *{p.parent for p in arming_files(Path(call.root)).values()})]
+                                              *layers, *{p.parent for p in layers})]
             reading = reading or Reading(call.root, env)
             before = record_state(call, reading)
         except Exception:

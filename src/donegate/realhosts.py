@@ -455,7 +455,7 @@ def layer_digest(path: Path) -> str | None:
     return hashlib.sha256(data).hexdigest()
 
 
-def arming_layers(root: Path, home: Path | None = None) -> dict[str, str | None]:
+def arming_layers(root: Path, home: Path | None = None) -> dict[str, str]:
     """Every settings layer's digest, by name, absent ones left out."""
     return {name: digest for name, path in arming_files(root, home).items() if (digest := layer_digest(path))}
 

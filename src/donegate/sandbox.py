@@ -209,8 +209,11 @@ def unbounded_here() -> list[str]:
     missing = [] if os.geteuid() == 0 else ["the kernel's run folder"]
     if unified():
         parent = own_cgroup("")
-        usable = parent is not None and os.access(parent, os.W_OK) and \
-            {"pids", "memory"} <= set((parent / "cgroup.controllers").read_text().split())
+        try:
+            usable = parent is not None and os.access(parent, os.W_OK) and \
+                {"pids", "memory"} <= set((parent / "cgroup.controllers").read_text().split())
+        except OSError:
+            usable = False
         return missing + ([] if usable else ["memory"] if os.geteuid() != 0 else ["processes", "memory"])
     if os.geteuid() != 0:
         return ["memory", *missing]  # RLIMIT_NPROC binds a grader that is not root, in the sandbox's own namespace
