@@ -1241,18 +1241,33 @@ def test_a_repository_the_session_s_shell_went_into_is_gated_at_the_stop(gated, 
     assert (done.returncode, b.runs()) == (0, 2)
 
 
-def test_a_damaged_state_file_refuses_then_hands_over_and_a_decided_stop_clears_the_count(gated):
+def test_a_damaged_state_file_is_no_state_and_the_check_judges_the_tree(gated):
+    """A state file that does not parse (or whose seal does not match) is not the gate's word: the stop reads it
+    as no state, unvouched, and runs the check on the tree, which refuses the broken change; a later stop with
+    nothing new hands over, saying why."""
     repo = gated()
-    repo.write("app.py", broken(1))
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
     (state,) = (repo.state / "sessions").glob("*.json")
-    good = state.read_text()
     state.write_text("{ not json")
-    assert [repo.stop(active=True).returncode for _ in range(4)] == [2, 2, 2, 0]
-    state.write_text(good)
-    assert repo.stop(active=True).returncode == 2  # decided by the gate: the check fails
+    repo.write("app.py", broken(1))
+    first = repo.stop(active=True)
+    assert first.returncode == 2 and "attempt 1 of 3" in first.stderr and repo.runs() == 1
+    again = repo.stop(active=True)
+    assert again.returncode == 0 and "HANDED OVER UNVERIFIED" in again.stdout
+    status = repo.run("status")
+    assert status.returncode == 1 and "changed outside the gate" in status.stdout
+
+
+def test_a_lost_state_with_an_uncommitted_check_is_refused_as_undecidable(gated):
+    """`donegate init` leaves verify.sh uncommitted; with the state lost, the gate cannot tell the operator's
+    check from one the agent wrote, so it refuses and says a person settles it, running nothing."""
+    repo = gated()
+    (state,) = (repo.state / "sessions").glob("*.json")
     state.write_text("{ not json")
     first = repo.stop(active=True)
-    assert first.returncode == 2 and "attempt 1 of 3" in first.stderr
+    assert first.returncode == 2 and "cannot tell whether the check is the operator's" in first.stderr
+    assert repo.runs() == 0
 
 
 # -- the hooks' own settings ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from gitrepo import GitRepo
 
-from donegate.realhosts import SessionGate, mark_tool_call
+from donegate.realhosts import SessionGate, mark_tool_call, note_started, session_started
 from donegate.stopgate import Settings, StopGate
 from donegate.treestate import FLAGGED_ARGS, STATUS_ARGS, ExactGate, GateError, blob_id, git, snapshot
 
@@ -748,6 +748,7 @@ def test_a_stop_in_a_repo_the_session_never_started_in_takes_a_late_baseline_and
     HEAD, so B's uncommitted break is checked, by B's check alone, and the person is told why."""
     a, b = make_repo("a"), make_repo("b")
     a.started("shared")
+    note_started(b.state, "shared")  # the gate saw the session start (in A)
     mark_tool_call(b.state, "shared")  # the session has made a tool call that can write
     still_broken(a, 1)
     still_broken(b, 1)
@@ -764,6 +765,7 @@ def test_a_session_met_late_that_made_no_tool_call_is_not_gated_on_changes_that_
     """The peer gate's "unmarked dirty session": the tree is dirty, but the session (met here only in its
     middle) has made no tool call that can write, so the changes are someone else's."""
     b = make_repo("b")
+    note_started(b.state, "chat")  # it started elsewhere
     still_broken(b, 1)
     verdict = b.session_gate("chat").on_stop(False)
     assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
@@ -775,9 +777,104 @@ def test_a_session_met_late_that_made_no_tool_call_is_not_gated_on_changes_that_
 
 def test_a_late_baseline_at_a_clean_tree_changes_nothing(make_repo):
     b = make_repo("b")
+    note_started(b.state, "late")
     verdict = b.session_gate("late").on_stop(False)
     assert (verdict.action, verdict.status, verdict.exit) == ("allow", "completed", "not_gated")
     assert b.runs() == 0 and not verdict.warnings
+
+
+# -- a state the gate cannot vouch for: missing, never started, altered ---------------------------
+
+def committed_wrong_fix(repo: Repo, session: str = "s") -> SessionGate:
+    """A session started, then its wrong fix committed: the tree is clean at a broken HEAD."""
+    gate = repo.session_gate(session)
+    gate.start()
+    still_broken(repo, 1)
+    repo.commit("a wrong fix")
+    return gate
+
+
+def test_a_deleted_state_folder_fails_closed_the_check_judges_the_tree(make_repo):
+    """The agent commits a wrong fix and deletes the gate's state folder: the stop finds no state and no record
+    of the session's start, so it cannot take HEAD for the start; the check runs on the tree and refuses."""
+    import shutil
+    repo = make_repo()
+    committed_wrong_fix(repo)
+    shutil.rmtree(repo.state)
+    verdict = repo.session_gate("s").on_stop(True)
+    assert (verdict.action, verdict.exit, repo.runs()) == ("block", "check_failed", 1)
+    assert any("no record of this session's start" in w for w in verdict.warnings)
+    code, line = repo.session_gate("s").status()
+    assert code == 1 and "no record of this session's start" in line
+    fix(repo)
+    repo.commit("the right fix")
+    assert repo.session_gate("s").on_stop(True).exit == "passed"
+    assert repo.session_gate("s").status()[0] == 0
+
+
+def test_a_stop_that_comes_before_its_session_start_costs_one_check_not_a_refusal(make_repo):
+    """A host whose SessionStart runs after (or without) the first stop: nothing changed, the check passes,
+    so the stop is verified; a start that comes after it keeps the state."""
+    repo = make_repo(check="exit 0")
+    verdict = repo.session_gate("racing").on_stop(False)
+    assert (verdict.action, verdict.status, verdict.exit, repo.runs()) == ("allow", "verified", "passed", 1)
+    gate = repo.session_gate("racing")
+    gate.start()
+    assert gate.on_stop(True).exit == "already_verified" and repo.runs() == 1
+
+
+@pytest.mark.parametrize("key", ["baseline_digest", "baseline", "last_failure", "blocks", "end", "armed",
+                                 "arming", "hooks", "check_scripts", "unvouched", "source", "seal"])
+def test_a_state_file_changed_outside_the_gate_is_not_trusted(make_repo, key):
+    """Any field of the session's state changed, added or removed by hand (a generated set: every field the
+    state has): the stop does not trust it; the check runs on the committed wrong fix and refuses."""
+    repo = make_repo()
+    gate = committed_wrong_fix(repo)
+    path = gate.state_path
+    state = json.loads(path.read_text())
+    now = snapshot(repo.root)
+    forged = {"baseline_digest": now.digest, "baseline": now.to_json(), "last_failure": None, "blocks": 0,
+              "end": None, "armed": False, "arming": {}, "hooks": {}, "check_scripts": [], "unvouched": None,
+              "source": "startup"}
+    if key == "seal":
+        state["seal"] = "0" * 64
+    else:
+        state[key] = forged[key] if state.get(key) != forged[key] else "changed"
+    path.write_text(json.dumps(state))
+    verdict = repo.session_gate("s").on_stop(True)
+    assert verdict.action == "block" and repo.runs() == 1, (key, verdict)
+    assert any("changed outside the gate" in w for w in verdict.warnings)
+
+
+def test_a_forged_stamp_or_start_note_is_not_trusted(make_repo):
+    """The record of trees that passed, and the note that a session started, are sealed too: a stamp written by
+    hand for the broken tree does not settle its stop, and a start note written by hand does not make a
+    session met late out of one the gate never saw start."""
+    repo = make_repo()
+    gate = committed_wrong_fix(repo)
+    gate.stamp_path.parent.mkdir(parents=True, exist_ok=True)
+    gate.stamp_path.write_text(json.dumps({"digests": [snapshot(repo.root).digest], "command": "./verify.sh"}))
+    assert repo.session_gate("s").on_stop(True).exit == "check_failed" and repo.runs() == 1
+    still_broken(repo, 2)
+    (repo.state / "started" / "stranger").write_text("started")
+    assert not session_started(repo.state, "stranger")
+    verdict = repo.session_gate("stranger").on_stop(False)
+    assert verdict.action == "block" and repo.runs() == 2
+
+
+def test_a_state_folder_deleted_between_sessions_leaves_the_next_session_unvouched_in_a_gated_repository(make_repo):
+    """The repository was gated before (its git folder holds the gate's id) but the state folder holds nothing
+    of it: the next session's start cannot be vouched for, so its stops run the check even if it changes
+    nothing."""
+    import shutil
+    repo = make_repo()
+    committed_wrong_fix(repo, "first")
+    shutil.rmtree(repo.state)
+    gate = repo.session_gate("second")
+    gate.start()
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit, repo.runs()) == ("block", "check_failed", 1)
+    assert repo.session_gate("second").status()[0] == 1
 
 
 def test_the_core_gate_takes_its_baseline_at_a_stop_whose_start_it_never_saw(make_repo):

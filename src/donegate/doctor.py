@@ -387,11 +387,11 @@ def stop_preview(gate: StopGate) -> str:
     """What a stop of `gate` would do now, in one line, without deciding one (nothing saved, no check run)."""
     state = gate.load_state()
     if state is None:
-        return ("no session has started here yet: a stop now would take a late baseline (clean at HEAD) and "
-                "gate every uncommitted change")
+        return ("no session has started here yet: a stop now, its start unseen, would take a baseline clean at "
+                "HEAD and let the check judge the tree")
     now = gate.read_tree()
     changes = changed_paths(gate.root, TreeState.from_json(state["baseline"]), now)
-    settled = gate.settled(state, now) or (None if changes else NOTHING_CHANGED)
+    settled = gate.settled(state, now) or (None if changes or state.get("unvouched") else NOTHING_CHANGED)
     if settled is not None:
         return f"allow: {settled.message.removeprefix(TAG).strip()}"
     if gate.command(state) is None:

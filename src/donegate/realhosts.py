@@ -5,6 +5,8 @@
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-004
 from __future__ import annotations
 
+import hashlib
+import hmac
 import html
 import json
 import os
@@ -20,19 +22,21 @@ from . import hosts
 from .hosts import SETTINGS_FILES, UNKNOWN_SESSION, HookAnswer, HookSteps, tool_policy
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
                                changed_paths,
-                               default_state_dir, find_repo, repo_key, safe_key, write_private,
+                               default_state_dir, find_repo, private_dir, repo_key, safe_key, write_private,
                                first_line, name_list, utc_now)
 from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
-__all__ = ['REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES',
-           'RELAY_TRIES', 'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
-           'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'session_roots',
-           'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'arming_files',
-           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'operator_env', 'check_scripts',
-           'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
-           'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over', 'relayed_stop', 'session_start',
-           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+__all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS',
+           'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache', 'session_record',
+           'remember_session', 'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline',
+           'tool_marker', 'mark_tool_call', 'SessionGate', 'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file',
+           'note_started', 'session_started', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id',
+           'gate_hooks', 'hooks_gone', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
+           'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen',
+           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
+           'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook',
+           'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -163,13 +167,138 @@ class SessionGate(ExactGate):
         self.inherited_now = False  # set by a start() that carried an earlier session's unverified work on
         self.cache = HashCache(Path(self.settings.state_dir) / "cache" / f"{self.repo_key}.json")
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1
+SEAL_KEY = "seal.key"  # in the state folder: the key of the seals on the gate's own files
+
+
+def seal_key(state_dir: Path) -> bytes:
+    """The state folder's sealing key: 32 random bytes (hex), made the first time it is asked for, private to
+    this user. Two hooks at once: one link wins and both read the same key."""
+    path = Path(state_dir) / SEAL_KEY
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    private_dir(path.parent)
+    tmp = path.with_name(f".{SEAL_KEY}.{os.getpid()}")
+    tmp.write_text(os.urandom(32).hex())
+    os.chmod(tmp, 0o600)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path.read_bytes()
+
+
+def seal_of(state_dir: Path, body: bytes) -> str:
+    return hmac.new(seal_key(state_dir), body, hashlib.sha256).hexdigest()
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1b
+def sealed(state_dir: Path, data: dict) -> str:
+    """`data` as compact JSON with its seal as the last key."""
+    body = json.dumps(data, separators=(",", ":"))
+    return f'{body[:-1]}{"," if data else ""}"seal":"{seal_of(state_dir, body.encode())}"}}'
+
+
+def unseal(state_dir: Path, text: str) -> dict | None:
+    """The dict `sealed` wrote; None if `text` is not one or its seal does not match. The seal is checked on the
+    text as written (the body before it), so a large state is not written out again to check it."""
+    head, sep, tail = text.rpartition('"seal":"')
+    if not sep or len(tail) != 66 or not tail.endswith('"}') or head[-1:] not in (",", "{"):
+        return None
+    body = (head[:-1] if head.endswith(",") else head) + "}"
+    if not hmac.compare_digest(tail[:64], seal_of(state_dir, body.encode())):
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s2
+def started_file(state_dir: Path, session_id: str) -> Path:
+    """The note that a session started (its SessionStart ran, in whatever folder)."""
+    return Path(state_dir) / "started" / safe_key(session_id)
+
+
+def note_started(state_dir: Path, session_id: str) -> None:
+    if session_id and session_id != UNKNOWN_SESSION and not session_started(state_dir, session_id):
+        write_private(started_file(state_dir, session_id), seal_of(state_dir, f"started {session_id}".encode()))
+
+
+def session_started(state_dir: Path, session_id: str) -> bool:
+    """Did the gate see this session start? (Its note is there and sealed.)"""
+    try:
+        said = started_file(state_dir, session_id).read_text()
+    except (OSError, ValueError):
+        return False
+    return hmac.compare_digest(said, seal_of(state_dir, f"started {session_id}".encode()))
+
+
+NEVER_STARTED = ("the gate has no record of this session's start (its state folder was deleted, its hooks came "
+                 "in mid-session, or the start has not run yet), so it cannot tell what the session changed")
+ALTERED = ("the gate's state for this session was changed outside the gate (its seal does not match), so it "
+           "cannot tell what the session changed")
+FORGOTTEN = ("the gate gated this repository before but holds no record of it now (its state folder was deleted or "
+             "moved), so it cannot vouch for the tree this session started from")
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s3
+def _sealed_load(self: SessionGate) -> dict | None:
+    """The session's state; a file changed outside the gate (or unreadable) gives way to an unvouched state."""
+    try:
+        text = self.state_path.read_text()
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        text = ""
+    state = unseal(self.settings.state_dir, text)
+    return state if state is not None else self.unvouched(ALTERED)
+
+
+def _sealed_save(self: SessionGate, state: dict) -> None:
+    write_private(self.state_path, sealed(self.settings.state_dir, state))
+
+
+def _unvouched(self: SessionGate, why: str) -> dict:
+    """A new state for a session the gate cannot vouch for: clean at HEAD, and no stop settled by "nothing
+    changed" (only by a check that passes on the tree, or a tree that passed one)."""
+    self.state_path.unlink(missing_ok=True)
+    state = self.start("lost", base=worktree_baseline(self.root))
+    state["unvouched"] = why
+    self.save_state(state)
+    return state
+
+
+def _sealed_stamp(self: SessionGate) -> dict:
+    try:
+        return unseal(self.settings.state_dir, self.stamp_path.read_text()) or {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_sealed_stamp(self: SessionGate, digests: Sequence[str], command: str) -> None:
+    write_private(self.stamp_path, sealed(self.settings.state_dir, {
+        "digests": sorted(set(digests)), "command": command, "ts": utc_now()}))
+
+
+SessionGate.load_state, SessionGate.save_state, SessionGate.unvouched = _sealed_load, _sealed_save, _unvouched
+SessionGate.read_stamp, SessionGate.write_stamp = _sealed_stamp, _write_sealed_stamp
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-305
 def _start_late(self: SessionGate, source: str = "late") -> dict:
     """The start of a session the gate first meets here in its middle (its SessionStart ran in another
     folder, or was missed): the gate cannot know what the tree held before, so the baseline is clean
     at HEAD and every uncommitted change counts as the session's (`state["source"]` is "late"), once the
-    session has made a tool call that can write (`tool_marker`): before that, they are not its work."""
-    return self.load_state() or self.start(source, base=worktree_baseline(self.root))
+    session has made a tool call that can write (`tool_marker`): before that, they are not its work.
+    A session whose start the gate never saw anywhere is unvouched instead."""
+    found = self.load_state()
+    if found is not None:
+        return found
+    if not session_started(self.settings.state_dir, self.session_id):
+        return self.unvouched(NEVER_STARTED)
+    return self.start(source, base=worktree_baseline(self.root))
 
 
 def _late_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
@@ -179,16 +308,22 @@ def _late_without_check(self: SessionGate, state: dict, now: TreeState, command,
                        f"{TAG} not gated: the gate met this session here only in its middle, and the session "
                        f"has made no tool call that can write, so the uncommitted changes ({name_list(tuple(changes))}) "
                        "are not its work.", changed=tuple(changes))
+    if state.get("unvouched") and not changes:  # "nothing changed" needs a start the gate saw
+        return None if command is not None else Verdict(
+            "allow", "yielded_unverified", "no_check", f"{TAG} UNVERIFIED: {state['unvouched']}, and no acceptance "
+            f"check is configured to judge the tree instead (an executable {SCRIPT_NAME}, or DONEGATE_VERIFY_COMMAND).")
     return StopGate.without_check(self, state, now, command, changes)
 
 
 def _noted_decide(self: SessionGate, stop_hook_active: bool | None, claim: str) -> Verdict:
     verdict = StopGate.decide(self, stop_hook_active, claim)
-    if verdict.exit not in ("not_gated", "already_verified", "skipped") and \
-            (self.load_state() or {}).get("source") == "late":
-        verdict = replace(verdict, warnings=(*verdict.warnings, (
+    state = self.load_state() or {}
+    note = (f"{TAG} NOTE: {state['unvouched']}; the check judged the tree as it is." if state.get("unvouched") else
             f"{TAG} NOTE: the gate first saw this session in {self.root} in the middle of it (its "
-            "SessionStart ran elsewhere), so every uncommitted change there counts as the session's.")))
+            "SessionStart ran elsewhere), so every uncommitted change there counts as the session's."
+            if state.get("source") == "late" else None)
+    if note and verdict.exit not in ("not_gated", "already_verified", "skipped"):
+        verdict = replace(verdict, warnings=(*verdict.warnings, note))
     return verdict
 
 
@@ -279,7 +414,7 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-501
 def _prompt_unless_ours(self: SessionGate, prompt: str | None = None) -> None:
     """Chapter 07's new prompt (a new stretch), unless the prompt is the gate's own refusal sent back."""
-    state = self.start()
+    state = self.start() if session_started(self.settings.state_dir, self.session_id) else self.missed_start()
     text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
     refusal = state.get("last_refusal") or ""
     ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
@@ -332,8 +467,11 @@ def same_repository_id(state: Mapping, root: Path) -> bool:
 def _debt(self: SessionGate, state: Mapping, now: TreeState, open_counts: bool = True) -> str | None:
     """Why this session's changes, as the tree is now, are not verified; None if they are (or there
     are none, or the tree changed only after the session ended cleanly)."""
-    if now.digest == state.get("baseline_digest") or self.settled(state, now) is not None:
+    if self.settled(state, now) is not None or (now.digest == state.get("baseline_digest")
+                                                and not state.get("unvouched")):
         return None
+    if state.get("unvouched"):
+        return f"{state['unvouched']}; no check has passed on the tree as it is now"
     end = state.get("end")
     if end:
         return end["why"]
@@ -353,7 +491,9 @@ def _unverified_earlier(self: SessionGate, now: TreeState) -> tuple[dict, str] |
                     key=lambda p: p.stat().st_mtime, reverse=True)
     for path in others[:1]:
         try:
-            other = json.loads(path.read_text())
+            other = unseal(self.settings.state_dir, path.read_text())
+            if other is None:  # changed outside the gate: nothing in it can be taken on, but it is not settled
+                return {"session": path.name.split("--")[0], "unvouched": ALTERED}, ALTERED
             why = self._debt(other, now) if same_repository_id(other, self.root) else None
         except (OSError, ValueError, KeyError, TypeError):
             continue
@@ -371,10 +511,14 @@ def _carry_on(self: SessionGate, state: dict, now: TreeState) -> None:
     self.inherited_now = earlier is not None
     if earlier is not None:
         other, why = earlier
+        state.update(inherited={"session": other["session"], "why": why})
+        if other.get("unvouched"):
+            state["unvouched"] = other["unvouched"]
+        if "baseline" not in other:
+            return
         state.update(baseline=other["baseline"], baseline_digest=other["baseline_digest"],
                      hidden_protected=other.get("hidden_protected"), armed=other["armed"],
-                     last_failure=other.get("last_failure"), end=other.get("end"),
-                     inherited={"session": other["session"], "why": why})
+                     last_failure=other.get("last_failure"), end=other.get("end"))
 
 
 SessionGate.carry_on = _carry_on
@@ -397,10 +541,16 @@ def gate_hooks(root: Path) -> dict[str, list[str]]:
 
 
 def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeState | None = None) -> dict:
+    if source not in ("late", "lost", "worktree"):  # a start the gate sees (a missed one is met late or lost)
+        note_started(self.settings.state_dir, self.session_id)
     state = StopGate.start(self, source, base)
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
+        forgotten = source not in ("lost", "worktree") and (git_dir(self.root) / REPOSITORY_ID).exists() and \
+            not any(p != self.state_path for p in self.state_path.parent.glob(f"*--{self.repo_key}.json"))
         state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
                      check_scripts=check_scripts(self.root), arming=arming_layers(self.root))
+        if forgotten and not state.get("unvouched"):
+            state["unvouched"] = FORGOTTEN
         self.save_state(state)
     return state
 
@@ -476,8 +626,11 @@ def disarmed(self: SessionGate, state: Mapping) -> bool:
 
 
 def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict | None:
-    """No stop is settled without a check while the gate is disarmed: not even at a state that passed."""
-    return None if self.disarmed(state) else StopGate.settled(self, state, now)
+    """No stop is settled without a check while the gate is disarmed: not even at a state that passed. An
+    unvouched state is settled only by a tree that passed."""
+    if self.disarmed(state):
+        return None
+    return StopGate.settled(self, {**state, "baseline_digest": None} if state.get("unvouched") else state, now)
 
 
 def _armed_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
@@ -528,6 +681,10 @@ def check_scripts(root: Path) -> list[str]:
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a02
 def _hooks_integrity(self: SessionGate, state: Mapping, changes: Mapping) -> tuple[str, str] | None:
+    if state.get("unvouched") and SCRIPT_NAME in changes and not self.settings.verify_command:
+        return ("disarmed", f"{state['unvouched']}; and {SCRIPT_NAME} is not as committed, so the gate cannot tell "
+                            "whether the check is the operator's. A person settles this: commit the operator's "
+                            f"{SCRIPT_NAME}, or restore the gate's state folder. Changing it does not finish the work.")
     problem = StopGate.integrity(self, state, changes)
     gone = None if problem else self.hooks_gone(state)
     changed = None if problem or gone else self.arming_changed(state)
@@ -852,6 +1009,7 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
 def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
     """Take the session's baseline at its start; the note for the person when it carries an earlier
     session's unverified work on ("" when it does not)."""
+    note_started(gate.settings.state_dir, gate.session_id)
     state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
     if not gate.inherited_now:
         return ""
@@ -997,6 +1155,12 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     except (ValueError, RecursionError, AttributeError):
         root = find_repo(os.getcwd())
     env = operator_env(os.environ if env is None else env, root)
+    if event == "session-start":  # noted wherever the session starts, in a repository or not
+        try:
+            payload = typed_payload(json.loads(stdin_text), host)
+            note_started(Settings.from_env(env).state_dir, str(payload.get("session_id") or ""))
+        except Exception:  # the start itself says what is wrong with its input or settings
+            pass
     return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading))
 
 

@@ -669,7 +669,7 @@ def _settled(self: StopGate, state: Mapping, now: TreeState) -> Verdict | None:
     if command is None:
         return None
     key = command if isinstance(command, str) else " ".join(command)
-    stamp = self._read_stamp()
+    stamp = self.read_stamp()
     if now.digest in stamp.get("digests", ()) and stamp.get("command") == key:
         return Verdict("allow", "verified", "already_verified",
                        f"{TAG} verified: this exact tree state already passed {key}; not run again.", exit_code=0)
@@ -739,7 +739,7 @@ def _ledger_row(self: StopGate, claim: str, command: str, failure: Mapping) -> N
     append_private(path, json.dumps(row, ensure_ascii=False))
 
 
-StopGate._read_stamp, StopGate._write_stamp = _read_stamp, _write_stamp
+StopGate.read_stamp, StopGate.write_stamp = _read_stamp, _write_stamp
 StopGate.ledger_path, StopGate._ledger_row = _ledger_path, _ledger_row
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028j
@@ -879,7 +879,7 @@ def _check(self: StopGate, state: dict, now: TreeState, claim: str, command, cha
     if self.writer is not None:
         self.writer.verification_result(run.command, 124 if run.exit_code is None else run.exit_code, run.output)
     if run.passed:
-        self._write_stamp([now.digest], key)
+        self.write_stamp([now.digest], key)
         state.update(blocks=0, last_failure=None, open=None, end=None)
         self.save_state(state)
         return Verdict("allow", "verified", "passed",
