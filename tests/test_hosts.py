@@ -496,6 +496,52 @@ def test_codex_blocks_a_stop_like_claude_code(gated):
     assert answer(done) == {"decision": "block", "reason": done.stderr.strip()}
 
 
+@pytest.mark.parametrize("host, budget", [("codex", 0), ("codex", 1), ("codex", 2), ("codex", 3), ("codex", 5),
+                                          ("copilot", 3), ("claude-code", 4)])
+def test_on_a_relayed_run_the_refusals_the_person_set_are_all_the_refusals_there_are(gated, host, budget):
+    """An agent that keeps making wrong fixes and never repeats the hand-over's line: every stop is refused
+    until the budget (DONEGATE_MAX_BLOCKS) is spent, relay requests included, then the turn ends handed over.
+    The last refusal of a budget of 2 or more is the relay's; a budget of 1 relays nothing."""
+    env = {"DONEGATE_MAX_BLOCKS": str(budget), "CLAUDE_CODE_SESSION_ATTENDED": "0"}
+    repo = gated(host, **env)
+    answers = []
+    for n in range(1, budget + 4):
+        repo.write("app.py", broken(n))
+        done = repo.hook("stop", host, env, stop_hook_active=True, last_assistant_message="Fixed it.", turn_id="t")
+        answers.append(done)
+        if done.returncode == 0 and not (answer(done) or {}).get("decision"):
+            break
+    said = [json.dumps(answer(a)) for a in answers]
+    refused = [s for s in said if '"block"' in s or '"deny"' in s] or [a.stderr for a in answers if a.returncode == 2]
+    assert len(answers) == budget + 1 and len(refused) == budget, said
+    assert "HANDED OVER UNVERIFIED" in said[-1] or budget == 0, said[-1]
+    relays = [s for s in said if "request 1 of 1" in s]
+    assert len(relays) == (1 if budget >= 2 else 0), said
+    if budget >= 2:
+        assert f"attempt {budget - 1} of {budget - 1}" in said[-3], said
+
+
+def test_a_claude_code_run_that_streams_its_events_is_not_relayed(gated, tmp_path):
+    """`claude -p --output-format stream-json` prints every hook's words as events: the person sees the
+    hand-over, so it is given at once, not asked of the agent (the gate reads the host's command line)."""
+    repo = gated()
+    repo.write("app.py", broken())
+    env = {**os.environ, "DONEGATE_STATE_DIR": str(repo.state), "CLAUDE_CODE_SESSION_ATTENDED": "0"}
+    payload = tmp_path / "stop.json"
+
+    def stop(*host_args: str) -> dict:
+        payload.write_text(json.dumps(repo.payload("stop", stop_hook_active=True, last_assistant_message="Done.")))
+        # a shell with the host's arguments stands for the host; `; :` keeps it from exec'ing the hook in its place
+        done = subprocess.run(["sh", "-c", '"$0" hook stop --host claude-code < "$1"; :', str(DONEGATE),
+                               str(payload), *host_args], cwd=repo.root, env=env, capture_output=True, text=True)
+        return answer(done) or {"stderr": done.stderr}
+
+    assert "attempt 1 of" in json.dumps(stop("-p", "--output-format", "stream-json"))
+    handed = stop("-p", "--output-format", "stream-json")
+    assert "HANDED OVER UNVERIFIED" in handed.get("systemMessage", ""), handed
+    assert "request 1 of" in json.dumps(stop("-p", "--output-format=text")), "a plain -p run is relayed"
+
+
 def test_a_hand_over_on_codex_is_relayed_in_the_agents_last_message(gated):
     """Headless Codex shows the person no hook output, only the agent's last message: the hand-over is refused
     once more with its line to end on, and the next stop of the turn checks the last message for it; a message

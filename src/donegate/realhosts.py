@@ -35,8 +35,8 @@ __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID',
            'gate_hooks', 'hooks_gone', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
            'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen',
            'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
-           'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook',
-           'hook_command']
+           'streams_events', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict',
+           'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -945,35 +945,58 @@ RELAY_TRIES = 2
 
 def relayed_host(host: str, env: Mapping[str, str] | None = None) -> bool:
     """Does this run of `host` show the person none of a hook's words? Codex cannot tell a headless run from
-    its screen and Copilot CLI shows no systemMessage at all (so always); Claude Code says so: CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`."""
+    its screen and Copilot CLI shows no systemMessage at all (so always); Claude Code says so:
+    CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`, unless its output is a stream of events, which shows them."""
     env = os.environ if env is None else env
-    return host in ("codex", "copilot") or (host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0")
+    if host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0":
+        return not streams_events()
+    return host in ("codex", "copilot")
 
 
 def relay_file(state_dir: Path, session: str) -> Path:
     return Path(state_dir) / "relay" / f"{safe_key(session)}.json"
 
 
-def _relay_request(line: str, tries: int) -> str:
+def _relay_request(line: str, tries: int, limit: int) -> str:
     return (f"{TAG} Message from the acceptance check, not from the user. The gate hands this work over to a "
             "person, UNVERIFIED, and this host will not show them the gate's words. Make no further change. End "
             f"your turn now with a final message that contains this line exactly (request {tries} of "
-            f"{RELAY_TRIES}):\n{line}")
+            f"{limit}):\n{line}")
 
 
-def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict) -> Verdict:
-    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line; any
-    other verdict, or one that cannot be kept for the next stop, is returned as it is. `turn`: what tells this
-    turn from the next ([the host's turn id, the stretch of work], section 9)."""
-    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked"):
+def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict, left: int = RELAY_TRIES) -> Verdict:
+    """A hand-over on a relayed run becomes one more refusal asking the agent to end with its first line, while
+    refusals are `left` of the person's budget; any other verdict, or one that cannot be kept for the next
+    stop, is returned as it is. `turn`: what tells this turn from the next ([turn id, stretch], section 9)."""
+    if verdict.blocks or verdict.status not in ("yielded_unverified", "blocked") or left <= 0:
         return verdict
-    line = " ".join(verdict.message.splitlines()[0].split())
-    kept = {"line": line, "turn": turn, "tries": 1, "verdict": asdict(verdict)}
+    line, limit = " ".join(verdict.message.splitlines()[0].split()), min(RELAY_TRIES, left)
+    kept = {"line": line, "turn": turn, "tries": 1, "limit": limit, "verdict": asdict(verdict)}
     try:
         write_private(relay_file(state_dir, session), json.dumps(kept))
     except OSError:
         return verdict
-    return Verdict("block", verdict.status, "relay", _relay_request(line, 1), changed=verdict.changed)
+    return Verdict("block", verdict.status, "relay", _relay_request(line, 1, limit), changed=verdict.changed)
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r1s
+def streams_events(levels: int = 4) -> bool:
+    """Whether a process above this one (the host, under a shell or two) was started with
+    `--output-format stream-json`, read from /proc (False where there is none)."""
+    pid = os.getppid()
+    for _ in range(levels):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                args = fh.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                pid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if b"--output-format=stream-json" in args or any(
+                a == b"--output-format" and b == b"stream-json" for a, b in zip(args, args[1:])):
+            return True
+        if pid <= 1:
+            return False
+    return False
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r2
 def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdict | None:
@@ -994,9 +1017,10 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
     relayed = kept["line"] in " ".join(claim.split())
     kept["tries"] += 1
     try:
-        if not relayed and kept["tries"] <= RELAY_TRIES:
+        limit = int(kept.get("limit", RELAY_TRIES))
+        if not relayed and kept["tries"] <= limit:
             write_private(path, json.dumps(kept))
-            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"]),
+            return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"], limit),
                            changed=fields["changed"])
         path.unlink(missing_ok=True)
     except OSError:  # nowhere to count the requests: end the turn with the hand-over rather than ask forever
@@ -1018,6 +1042,20 @@ def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
             f"{came['why']}. This session carries them on: its stops run the check on them.")
 
 
+def _decided(gates: Sequence[SessionGate], settings: Settings, active: bool | None, claim: str, relaying: bool,
+             turn: list) -> Verdict:
+    """The worst verdict of the trees; on a relayed run, the work gets the person's budget less the refusal
+    kept for the relay, and a hand-over is relayed with what is left of the budget."""
+    kept = 1 if relaying and settings.max_blocks >= 2 else 0
+    for gate in gates if kept else ():
+        gate.settings = replace(gate.settings, max_blocks=settings.max_blocks - kept)
+    verdict = _worst([gate.on_stop(active, claim) for gate in gates])
+    if not relaying or settings.max_blocks == 0:
+        return verdict
+    made = max(min(int((g.load_state() or {}).get("blocks") or 0), settings.max_blocks - kept) for g in gates)
+    return relay_hand_over(settings.state_dir, gates[0].session_id, turn, verdict, left=settings.max_blocks - made)
+
+
 def turn_failed(gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> None:
     """A turn that ended with an error (Claude Code's StopFailure): recorded on every tree as unverified."""
     error = payload.get("error") or payload.get("error_details") or payload.get("reason") or "an error"
@@ -1036,10 +1074,8 @@ def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], setti
     relayed = relayed_stop(settings.state_dir, gates[0].session_id, turn, str(claim)) \
         if relayed_host(host, env) else None  # 9.1: a hand-over this run will not show, still being relayed
     if relayed is None:
-        verdicts = [gate.on_stop(active if isinstance(active, bool) else None, str(claim)) for gate in gates]
-        relayed = _worst(verdicts)
-        if relayed_host(host, env):
-            relayed = relay_hand_over(settings.state_dir, gates[0].session_id, turn, relayed)
+        relayed = _decided(gates, settings, active if isinstance(active, bool) else None, str(claim),
+                           relayed_host(host, env), turn)
     _error_file(gates[0].session_id, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
     count_stop(settings.state_dir, host, gates[0].root, relayed.exit)
     return relayed

@@ -131,11 +131,12 @@ def relay(request: Request) -> list[Item]:
 
 
 def budget(world: HostWorld) -> Run:
-    """Four wrong fixes, each followed by a stop: three refusals, then the gate hands the work over, relayed
-    through the model's last message (the one thing `codex exec` shows the person)."""
+    """Three wrong fixes, each followed by a stop: two refusals, then the gate hands the work over, relayed
+    through the model's last message (the one thing `codex exec` shows the person) with the budget's last
+    refusal (DONEGATE_MAX_BLOCKS=3 counts the relay request too)."""
     log = gated(world)
     turns: list[Turn] = []
-    for old, new in zip((WRONG, *WRONG_FIXES), WRONG_FIXES):
+    for old, new in zip((WRONG, *WRONG_FIXES[:2]), WRONG_FIXES[:3]):
         turns += [[patch_add(old, new)], [message("Fixed.")]]
     return codex_exec(world, [*turns, relay], log)
 
@@ -175,7 +176,7 @@ def test_a_wrong_fix_is_refused_and_the_model_gets_the_failing_lines(world):
     texts = run.texts()
     assert len(texts) == 4
     assert "test_add" not in texts[1] and "test_add" in texts[2]  # the request after the refused stop
-    assert "attempt 1 of 3" in texts[2]
+    assert "attempt 1 of 2" in texts[2]  # a relayed run keeps the budget's last refusal for the hand-over
     assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
     assert world.check_runs() == 2
     assert agent_messages(run) == ["Fixed: add() works now.", "Fixed for real."]
@@ -187,19 +188,19 @@ def test_three_refusals_then_the_work_is_handed_over_unverified(world):
     run = budget(world)
 
     stops = run.stops()
-    assert [c["exit"] for c in stops] == [2, 2, 2, 2, 0]
-    assert [c["payload"]["stop_hook_active"] for c in stops] == [False, True, True, True, True]
-    for attempt, text in zip((1, 2, 3), run.texts()[2::2]):
-        assert f"attempt {attempt} of 3" in text and "test_add" in text
-    assert "UNVERIFIED" in run.texts()[8] and "request 1 of 2" in run.texts()[8]
+    assert [c["exit"] for c in stops] == [2, 2, 2, 0]  # three refusals in all: the budget, the relay included
+    assert [c["payload"]["stop_hook_active"] for c in stops] == [False, True, True, True]
+    for attempt, text in zip((1, 2), run.texts()[2::2]):
+        assert f"attempt {attempt} of 2" in text and "test_add" in text
+    assert "UNVERIFIED" in run.texts()[6] and "request 1 of 1" in run.texts()[6]
     handover = json.loads(stops[-1]["stdout"])["systemMessage"]
     assert "HANDED OVER UNVERIFIED" in handover and "retry budget is spent" in handover
-    assert world.check_runs() == 4, "the relay runs no check"
-    assert len(run.requests) == 9  # the relayed hand-over ends the run: no further model request
+    assert world.check_runs() == 3, "the relay runs no check"
+    assert len(run.requests) == 7  # the relayed hand-over ends the run: no further model request
     # what the person sees: exit 0 and the last agent message, which now carries the hand-over
     assert run.done.returncode == 0
     said = agent_messages(run)
-    assert said[:4] == ["Fixed."] * 4 and "HANDED OVER UNVERIFIED" in said[-1] and "retry budget is spent" in said[-1]
+    assert said[:3] == ["Fixed."] * 3 and "HANDED OVER UNVERIFIED" in said[-1] and "retry budget is spent" in said[-1]
     assert run.events[-1]["type"] == "turn.completed"
     # and a script asks the gate
     status = world.donegate("status", check=False)

@@ -96,13 +96,14 @@ WRONG_FIXES = ("    return a * b", "    return a - b + 1", "    return b - a", "
 
 
 def budget(world: HostWorld) -> Run:
-    """Four wrong fixes, each followed by a stop: three refusals, then the hand-over, relayed through the
-    model's last message (Copilot shows the person no hook output). Its stop payload carries no last message
-    and its transcript may not hold the newest one yet when the hook runs, so the gate may not see the line and
-    ask again, at most twice (RELAY_TRIES): the model says the line each time it is asked."""
+    """Three wrong fixes, each followed by a stop: two refusals, then the hand-over, relayed through the
+    model's last message (Copilot shows the person no hook output) with the budget's last refusal. Its stop
+    payload carries no last message and its transcript may not hold the newest one yet when the hook runs, so
+    the gate may not see the line; with no refusal left it does not ask again, and the turn ends with the
+    hand-over all the same (the model said its line)."""
     log = gated(world)
     turns: list[Turn] = []
-    for old, new in zip((WRONG, *WRONG_FIXES), WRONG_FIXES):
+    for old, new in zip((WRONG, *WRONG_FIXES[:2]), WRONG_FIXES[:3]):
         turns += [edit(world, "calc.py", old, new), say("Fixed.")]
     return copilot(world, [*turns, relay, relay], log)
 
@@ -130,7 +131,7 @@ def test_a_wrong_fix_is_refused_and_the_model_gets_the_failing_lines(world):
     assert [c["exit"] for c in run.stops()] == [0, 0]
     assert [json.loads(c["stdout"] or "{}").get("decision") for c in run.stops()] == ["block", None]
     assert [c["payload"]["stop_hook_active"] for c in run.stops()] == [False, True]
-    assert "attempt 1 of 3" in told(run)[2] and "test_add" in told(run)[2]  # the refusal is the next message
+    assert "attempt 1 of 2" in told(run)[2] and "test_add" in told(run)[2]  # the refusal is the next message
     assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
     assert world.check_runs() == 2
     assert run.done.stdout.rstrip().endswith("Fixed for real.")
@@ -145,11 +146,11 @@ def test_three_refusals_then_the_hand_over_comes_in_the_agent_s_last_words(world
     stops = run.stops()
     decisions = [json.loads(c["stdout"] or "{}").get("decision") for c in stops]
     asked = [t for t in told(run) if "End your turn now with a final message" in t]
-    assert decisions == ["block"] * (3 + len(asked)) + [None] and len(asked) in (1, 2), decisions
+    assert decisions == ["block"] * 3 + [None] and len(asked) == 1, decisions  # the budget, the relay included
     refusals = [t for t in told(run) if "attempt" in t]
-    assert [f"attempt {n} of 3" in t for n, t in zip((1, 2, 3), refusals)] == [True] * 3 and len(refusals) == 3
-    assert "request 1 of 2" in asked[0]
-    assert world.check_runs() == 4, "the relay runs no check"
+    assert [f"attempt {n} of 2" in t for n, t in zip((1, 2), refusals)] == [True] * 2 and len(refusals) == 2
+    assert "request 1 of 1" in asked[0]
+    assert world.check_runs() == 3, "the relay runs no check"
     # (whether the gate saw the line at the first or the second request depends on when Copilot writes its
     # transcript; either way the turn ends with the hand-over, and the last words carry its line)
     # what the person sees: exit 0 and the agent's last words, which carry the hand-over

@@ -65,9 +65,9 @@ def test_claude_code_plugin_hands_over_after_the_budget(world):
     for old, new in zip(wrong, wrong[1:]):
         script += [[edit(calc, old, new)], [text("Done.")]]
     run = cc.play(world, log, [*script, cc.relay])
-    assert run.stop_exits() == [2, 2, 2, 2, 0]
+    assert run.stop_exits() == [2, 2, 2, 0]
     assert world.check_runs() == 4
-    assert "HANDED OVER UNVERIFIED" in run.events[-1]["result"]  # the person sees it in the last words
+    assert "HANDED OVER UNVERIFIED" in run.notices()  # stream-json shows the person the hand-over: not relayed
     assert cc.status(world).returncode == 1
 
 
@@ -91,7 +91,7 @@ def test_codex_plugin_hooks_need_their_trust_and_then_refuse_a_wrong_fix(world):
                         log)
     assert run.done.returncode == 0, run.done.stderr
     assert [c["exit"] for c in run.stops()] == [2, 0]
-    assert "attempt 1 of 3" in run.texts()[2] and "test_add" in run.texts()[2]
+    assert "attempt 1 of 2" in run.texts()[2] and "test_add" in run.texts()[2]
     assert world.check_runs() == 2
     assert world.donegate("status", check=False).returncode == 0
 
@@ -99,11 +99,11 @@ def test_codex_plugin_hooks_need_their_trust_and_then_refuse_a_wrong_fix(world):
 def test_codex_plugin_hands_over_after_the_budget(world):
     log = codex_plugin(world)
     turns = []
-    for old, new in zip((cx.WRONG, *cx.WRONG_FIXES), cx.WRONG_FIXES):
+    for old, new in zip((cx.WRONG, *cx.WRONG_FIXES[:2]), cx.WRONG_FIXES[:3]):
         turns += [[cx.patch_add(old, new)], [cx.message("Fixed.")]]
     run = cx.codex_exec(world, [*turns, cx.relay], log)
-    assert [c["exit"] for c in run.stops()] == [2, 2, 2, 2, 0]
-    assert world.check_runs() == 4
+    assert [c["exit"] for c in run.stops()] == [2, 2, 2, 0]  # the budget of 3, the relay request included
+    assert world.check_runs() == 3
     assert "HANDED OVER UNVERIFIED" in cx.agent_messages(run)[-1]
     assert world.donegate("status", check=False).returncode == 1
 
