@@ -20,10 +20,10 @@ FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-un
 # %% auto #0
 __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS',
            'POLICY_WORDS', 'PATCH_HEADS', 'GitRun', 'stat_data', 'flagged_paths', 'listed_paths', 'git_rules',
-           'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'pack', 'unpack', 'call_key', 'memo_path',
-           'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'record_stop',
-           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'tool_call_parts',
-           'quick_tool', 'forget_stops', 'tool_hook']
+           'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack',
+           'unpack', 'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook',
+           'record_state', 'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker',
+           'quick_session_file', 'tool_call_parts', 'quick_tool', 'forget_stops', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -168,6 +168,30 @@ def parse_payload(raw: bytes):
         raise ValueError("extra data after the JSON value")
     return value
 
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-036-c1
+def quick_plain(root: str, env) -> bool:
+    """Is `root` a repository the quick path may answer for: a `.git` folder whose config sets no work tree and
+    includes no file, with no GIT_DIR or GIT_WORK_TREE in `env`?"""
+    if env.get("GIT_DIR") or env.get("GIT_WORK_TREE"):
+        return False
+    try:
+        with open(os.path.join(root, ".git", "config"), "rb") as f:
+            config = f.read().lower()
+    except OSError:  # none, or .git is a file (a linked worktree)
+        return False
+    return b"worktree" not in config and b"include" not in config
+
+
+def quick_worktree_files(root: str) -> list[str]:
+    """The files that move when a linked worktree of the repository at `root` is added or removed, or moves its
+    HEAD or index (what donegate.realhosts.linked_worktrees reads)."""
+    folder = os.path.join(root, ".git", "worktrees")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return [folder]
+    return [folder, *(os.path.join(folder, n, f) for n in names for f in ("gitdir", "HEAD", "index", "logs/HEAD"))]
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-038
 def pack(items) -> bytes:
     """Byte strings in one unambiguous string: each as its length, a colon and its bytes."""
@@ -243,8 +267,8 @@ class Call:
         self.active = active if isinstance(active, bool) else None
         self.session = str(payload.get("session_id") or "unknown-session")
         self.root = quick_top(payload.get("cwd") or os.getcwd())
-        if self.root is None or not os.path.isdir(os.path.join(self.root, ".git")):
-            raise ValueError("not a plain repository (none, or a linked worktree): the gate decides")
+        if self.root is None or not quick_plain(self.root, env):
+            raise ValueError("not a plain repository (none, a linked worktree, GIT_DIR): the gate decides")
         self.key = call_key(host, self.session, self.active, self.root, env)
         self.memo = memo_path(env, host, self.session, self.active, self.root)
         self.index = os.path.join(self.root, ".git", "index")
@@ -314,7 +338,7 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
     run = call = None
     try:  # start reading the tree at once where the host started us: git runs while we read and parse
         top = quick_top(os.getcwd())
-        if top is not None and os.path.isdir(os.path.join(top, ".git")):
+        if top is not None and quick_plain(top, env):
             run = Reading(top, env)
     except Exception:
         run = None
@@ -377,7 +401,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
                                               tool_marker(state_dir, call.session), relay_file(state_dir, call.session),
                                               # the settings layers that arm the gate, and their folders: one changed,
                                               # and the stop is the gate's to decide again
-                                              *layers, *{p.parent for p in layers})]
+                                              *layers, *{p.parent for p in layers}, *quick_worktree_files(call.root))]
             reading = reading or Reading(call.root, env)
             before = record_state(call, reading)
         except Exception:
@@ -507,7 +531,8 @@ def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
     """The answer to a tool call that plainly needs no policy: every file it names lies outside the
     session's protected files, in a tree the session is already gated in (or in none), and its command holds
     none of the words the policy looks for. None sends the call to the gate (donegate.realhosts.run_hook)."""
-    if host not in QUICK_HOSTS or any(k.startswith("DONEGATE_") and k not in PLAIN_SETTINGS for k in env):
+    if host not in QUICK_HOSTS or any(k.startswith("DONEGATE_") and k not in PLAIN_SETTINGS for k in env) \
+            or env.get("GIT_DIR") or env.get("GIT_WORK_TREE"):  # a repository no `.git` shows: the gate finds it
         return None
     parts = tool_call_parts(parse_payload(raw))
     if parts is None:

@@ -22,18 +22,19 @@ from . import hosts
 from .hosts import SETTINGS_FILES, UNKNOWN_SESSION, HookAnswer, HookSteps, tool_policy
 from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, Verdict, append_private,
                                changed_paths,
-                               default_state_dir, find_repo, private_dir, repo_key, safe_key, write_private,
+                               default_state_dir, find_repo, git, private_dir, repo_key, safe_key, write_private,
                                first_line, name_list, utc_now)
 from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
 __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS',
            'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache', 'session_record',
-           'remember_session', 'session_repository', 'remember_worktree', 'same_repository', 'worktree_baseline',
-           'tool_marker', 'mark_tool_call', 'SessionGate', 'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file',
-           'note_started', 'session_started', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id',
-           'gate_hooks', 'hooks_gone', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
-           'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note', 'count_stop', 'stops_seen',
+           'remember_session', 'session_repository', 'remember_worktree', 'linked_worktrees', 'moved_worktrees',
+           'started_head', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate',
+           'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started', 'session_started',
+           'session_roots', 'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone',
+           'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'operator_env',
+           'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
            'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
            'streams_events', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict',
            'SessionSteps', 'run_hook', 'hook_command']
@@ -100,7 +101,8 @@ def remember_session(state_dir: Path, session_id: str, root: Path) -> dict:
     found = session_repository(state_dir, session_id)
     if found is not None:
         return found
-    record = {"root": str(Path(root).resolve()), "worktrees": [], "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    record = {"root": str(Path(root).resolve()), "worktrees": [], "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "linked": linked_worktrees(Path(root))}  # the repository's worktrees as the session found them
     write_private(session_record(state_dir, session_id), json.dumps(record))
     return record
 
@@ -122,6 +124,54 @@ def remember_worktree(state_dir: Path, session_id: str, worktree: Path, kind: st
         record[kind].append(str(worktree))
         write_private(session_record(state_dir, session_id), json.dumps(record))
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-206
+def linked_worktrees(root: Path) -> dict[str, list]:
+    """The linked worktrees of the repository at `root`, by folder, each with what moves when it is made, commits
+    or stages: its `gitdir` pointer, and the size and time of its HEAD, index and HEAD log."""
+    folder = git_dir(Path(root)) / "worktrees"
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return {}
+    found = {}
+    for name in names:
+        try:
+            pointer = (folder / name / "gitdir").read_text(encoding="utf-8").strip()
+        except (OSError, ValueError):
+            continue
+        marks: list = [pointer]
+        for part in ("HEAD", "index", "logs/HEAD"):
+            try:
+                st = os.stat(folder / name / part)
+                marks.append([st.st_size, st.st_mtime_ns])
+            except OSError:
+                marks.append(None)
+        found[os.path.realpath(os.path.dirname(os.path.join(folder, name, pointer)))] = marks
+    return found
+
+
+def moved_worktrees(record: Mapping, root: Path) -> list[Path]:
+    """The linked worktrees of the repository at `root` made, or whose marks moved, since the session's `record`
+    was made, that exist now (none for a record from before the gate kept them)."""
+    before = record.get("linked")
+    if not isinstance(before, dict):
+        return []
+    return [Path(p) for p, marks in linked_worktrees(root).items()
+            if p != str(root) and before.get(p) != marks and find_repo(p) == Path(p)]
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-207
+def started_head(record: Mapping, worktree: Path) -> str | None:
+    """The commit a worktree that was there when the session started had then: the last entry of its HEAD log as
+    long as it was (None for a worktree made since, or without a HEAD log)."""
+    marks = (record.get("linked") or {}).get(str(worktree))
+    try:
+        own = Path(worktree) / (Path(worktree) / ".git").read_text(encoding="utf-8").split("gitdir:", 1)[1].strip()
+        with open(own / "logs" / "HEAD", "rb") as f:
+            log = f.read(marks[3][0])
+        return log.rstrip(b"\n").rsplit(b"\n", 1)[-1].split(b" ")[1].decode()
+    except (OSError, ValueError, IndexError, TypeError):
+        return None
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-205
 def same_repository(a: Path, b: Path) -> bool:
     """Are the working trees `a` and `b` checkouts of one repository (the main one and a linked worktree)?"""
@@ -137,8 +187,10 @@ def worktree_baseline(worktree: Path, head: str | None = None) -> TreeState:
     (a *late* baseline), so whatever the session did there counts as a change, and so does every
     uncommitted change made before the gate saw the session there."""
     now = snapshot(worktree)
-    ancestor = subprocess.run(["git", "-C", str(worktree), "merge-base", "--is-ancestor", head, "HEAD"],
-                              capture_output=True).returncode == 0 if head else False
+    try:  # exit 1 (not an ancestor) is a GateError too
+        ancestor = bool(head) and git(worktree, "merge-base", "--is-ancestor", head, "HEAD") is not None
+    except GateError:
+        ancestor = False
     shared = {p: i for p, i in now.entries.items() if p.startswith(".git/")}
     return TreeState(head if ancestor else now.head, shared)
 
@@ -353,6 +405,10 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
             record = remember_session(settings.state_dir, session, root)
     alive = lambda kind: [Path(w) for w in (record or {}).get(kind, []) if find_repo(w) == Path(w)]
     worktrees = alive("worktrees")
+    for tree in moved_worktrees(record or {}, root):  # made or moved by any command, named by no hook
+        if tree not in worktrees:
+            remember_worktree(settings.state_dir, session, tree, "worktrees")
+            worktrees.append(tree)
     repos = [r for r in alive("repos") if r != root and r not in worktrees]
     if here is not None and here != root and here not in worktrees and here not in repos:
         # the agent's shell is in another tree: a linked worktree of the repository, or a repository its
@@ -398,7 +454,8 @@ def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bo
             continue
         if i and same_repository(gate.root, gates[0].root):
             main = gates[0].start() if starting else gates[0].start_late()
-            gate.start("worktree", base=worktree_baseline(gate.root, main["baseline"]["head"]))
+            head = started_head(session_repository(settings.state_dir, session) or {}, gate.root)
+            gate.start("worktree", base=worktree_baseline(gate.root, head or main["baseline"]["head"]))
         else:
             gate.start_late()
     return gates
@@ -847,6 +904,21 @@ def _status(self: SessionGate) -> tuple[int, str]:
 
 SessionGate.record_end, SessionGate.status = _record_end, _status
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-703b
+def worktree_debts(root: Path, session: str, settings: Settings) -> list[str]:
+    """Why each linked worktree of `session` (those it went into, made or moved) is unverified, one line each."""
+    record = session_repository(settings.state_dir, session) or {}
+    trees = [Path(w) for w in record.get("worktrees", []) if find_repo(w) == Path(w)]
+    trees += [tree for tree in moved_worktrees(record, root) if tree not in trees]
+    found = []
+    for tree in (t for t in trees if t != Path(root)):
+        gate = SessionGate(tree, session, settings)
+        code, line = gate.status() if gate.state_path.exists() else \
+            (1, "unverified: made or moved in the session, and no stop judged it")
+        if code:
+            found.append(f"in the worktree {tree}, {line.removeprefix('unverified: ')}")
+    return found
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-704
 def count_stop(state_dir: Path, host: str, root: Path, exit: str) -> None:
     """Add one line to the state folder's stops.log: when, which host, which repository, which exit."""
@@ -879,7 +951,11 @@ def status_command(repo: str | os.PathLike = ".") -> int:
         if not sessions:
             print(f"no gated session in {root}: the gate has not run here (`donegate doctor` says why)")
             return 2
-        code, line = SessionGate(root, json.loads(sessions[-1].read_text())["session"], settings).status()
+        session = json.loads(sessions[-1].read_text())["session"]
+        code, line = SessionGate(root, session, settings).status()
+        debts = worktree_debts(root, session, settings)
+        if debts:  # a worktree of the session is unverified, whatever the repository's own answer
+            line, code = f"unverified: {'; '.join(debts)}" + (f"; here, {line}" if code else f" (here, {line})"), 1
     except (GateError, ValueError, KeyError) as exc:
         print(f"donegate status: {exc}", file=sys.stderr)
         return 2

@@ -12,7 +12,8 @@ import subprocess
 from pathlib import Path
 from typing import Any, Callable
 
-from .stopgate import GateError, Identity, StopGate, TreeState, blob_id, find_repo, git
+from .stopgate import (GateError, Identity, StopGate, TreeState, blob_id, find_repo, git, git_command,
+                               git_location)
 
 # %% auto #0
 __all__ = ['STATUS_ARGS', 'FLAGGED_ARGS', 'git_start', 'git_finish', 'git_dir', 'file_identity', 'stream_blob_id',
@@ -22,12 +23,14 @@ __all__ = ['STATUS_ARGS', 'FLAGGED_ARGS', 'git_start', 'git_finish', 'git_dir', 
 def git_start(root: Path, *args: str) -> subprocess.Popen:
     """Start git in `root` (pathspecs taken literally); finish it with `git_finish`. Two started
     commands run side by side."""
-    env = {**os.environ, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
+    command, env = git_command(root)  # chapter 07: the git folder and work tree named where git needs them
     try:
-        return subprocess.Popen(["git", "-C", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        proc = subprocess.Popen([*command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=env)
     except FileNotFoundError:
         raise GateError("git is not installed or not on PATH; the stop gate needs it to see what changed") from None
+    proc.asked = (root, args)
+    return proc
 
 
 def git_finish(proc: subprocess.Popen) -> bytes:
@@ -35,13 +38,16 @@ def git_finish(proc: subprocess.Popen) -> bytes:
     out, err = proc.communicate()
     if proc.returncode != 0:
         msg = err.decode("utf-8", "replace").strip()
-        raise GateError(f"{' '.join(proc.args[3:5])} failed in {proc.args[2]}: {msg}")
+        root, args = proc.asked
+        raise GateError(f"{' '.join(args[:2])} failed in {root}: {msg}")
     return out
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-201
 def git_dir(root: Path) -> Path:
     """The folder holding the repository's shared files (info/exclude, config), also for a linked worktree."""
     dot = root / ".git"
+    if not dot.exists():  # named by GIT_DIR, or by a core.worktree elsewhere (chapter 07's git_location)
+        dot = git_location(root) or dot
     if dot.is_file():
         dot = (root / dot.read_text().split("gitdir:", 1)[-1].strip()).resolve()
         common = dot / "commondir"
