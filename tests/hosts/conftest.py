@@ -146,7 +146,7 @@ import json, os, subprocess, sys
 data = sys.stdin.buffer.read()
 done = subprocess.run([{real!r}, *sys.argv[1:]], input=data, capture_output=True)
 keep = {{k: v for k, v in os.environ.items() if k.startswith(("CLAUDE_", "CODEX_", "GEMINI_", "QWEN_", "COPILOT_"))
-        and "KEY" not in k and "TOKEN" not in k}}
+        and "KEY" not in k and "TOKEN" not in k or k == "DONEGATE_VERIFY_COMMAND"}}
 try:
     payload = json.loads(data)
 except ValueError:
@@ -181,7 +181,8 @@ def hook_calls(log: Path) -> list[dict]:
 def relay_line(words: str) -> str:
     """The line a relay request (a hand-over on a run that shows the person no hook output) asks the agent to
     end its turn with."""
-    return words.split(" of 2):", 1)[1].strip().splitlines()[0]
+    import re
+    return re.split(r"\(request \d+ of \d+\):", words, maxsplit=1)[1].strip().splitlines()[0]
 
 
 def restore_advice(words: str) -> str:
