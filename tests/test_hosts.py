@@ -1422,6 +1422,110 @@ def test_the_agent_s_own_writes_to_a_layer_that_arms_the_gate_are_refused(repo, 
     assert spec["permissionDecision"] == "deny" and ("arms the gate" in why or "installs the hooks" in why), why
 
 
+# Layers beyond each host's project file: new files in the repository, the user's folder (HOME is a stand-in), a
+# folder a host's variable moves the user's or the machine's layers to ("@/" is outside both), the machine's.
+MORE_LAYERS = {
+    "copilot-repo-settings": ({}, ".github/copilot/settings.json", '{"disableAllHooks": true}'),
+    "gemini-dotenv": ({}, ".gemini/.env", "BASH_ENV=/tmp/elsewhere.sh\n"),
+    "copilot-user-hooks": ({}, "~/.copilot/hooks/more.json", '{"version": 1, "hooks": {}}'),
+    "gemini-untrusted": ({}, "~/.gemini/trustedFolders.json", '{"/": "DO_NOT_TRUST"}'),
+    "gemini-extension": ({}, "~/.gemini/extensions/more/hooks/hooks.json", '{"hooks": {}}'),
+    "home-dotenv": ({}, "~/.env", "NODE_OPTIONS=--require=/tmp/elsewhere.js\n"),
+    "claude-config-dir": ({"CLAUDE_CONFIG_DIR": "@/claude"}, "@/claude/settings.json", '{"disableAllHooks": true}'),
+    "codex-home": ({"CODEX_HOME": "@/codex"}, "@/codex/config.toml", "[features]\nhooks = false\n"),
+    "copilot-home": ({"COPILOT_HOME": "@/copilot"}, "@/copilot/settings.json", '{"disableAllHooks": true}'),
+    "qwen-home": ({"QWEN_HOME": "@/qwen"}, "@/qwen/extensions/more/qwen-extension.json", '{"name": "more"}'),
+    "gemini-system-defaults": ({"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "@/etc/settings.json"},
+                               "@/etc/system-defaults.json", '{"hooksConfig": {"enabled": false}}'),
+    "qwen-system": ({"QWEN_CODE_SYSTEM_SETTINGS_PATH": "@/etc/qwen.json"}, "@/etc/qwen.json", '{"disableAllHooks": true}'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_LAYERS))
+def test_every_layer_a_host_reads_arms_the_gate_where_the_host_reads_it(gated, tmp_path, case):
+    """A layer beyond the project's settings files changed in the session: a repository's Copilot settings, a
+    .env Gemini CLI loads into its hooks' environment, a user hook file, a folder marked untrusted, a new extension,
+    a user folder or machine settings file moved by the host's own variable (read from the environment the hook
+    runs in). The stop is refused as disarmed, naming the file; and `status`, run in a shell without the
+    variable, reads the layers where the session's start read them and exits 1."""
+    moved, where, text = MORE_LAYERS[case]
+    home, outside = tmp_path / "home", tmp_path / "outside"
+    env = {"HOME": str(home), **{k: v.replace("@", str(outside)) for k, v in moved.items()}}
+    repo = gated(**env)
+    path = home / where[2:] if where.startswith("~/") else Path(where.replace("@", str(outside))) \
+        if where.startswith("@/") else repo.root / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    repo.write("app.py", FIXED)
+    done = repo.stop(**env)
+    name = where if not where.startswith("@/") else str(path)
+    assert done.returncode == 2 and "settings that arm the gate" in answer(done)["reason"], done.stdout + done.stderr
+    assert name in answer(done)["reason"], answer(done)["reason"]
+    status = repo.run("status", HOME=str(home))
+    assert status.returncode == 1 and name in status.stdout, status.stdout
+
+
+def test_a_moved_layer_left_as_it_was_does_not_disarm_even_where_status_runs_without_the_variable(gated, tmp_path):
+    """The user's Claude Code settings live where CLAUDE_CONFIG_DIR says, and nothing there changes: the right fix
+    is verified, and `status` in a shell without the variable agrees (it reads where the start read)."""
+    config = tmp_path / "claude"
+    config.mkdir()
+    (config / "settings.json").write_text('{"env": {"SOMETHING": "1"}}')
+    repo = gated(CLAUDE_CONFIG_DIR=str(config))
+    repo.write("app.py", FIXED)
+    assert repo.stop(CLAUDE_CONFIG_DIR=str(config)).returncode == 0
+    status = repo.run("status")
+    assert status.returncode == 0, status.stdout
+
+
+@pytest.mark.parametrize("where", ["@/claude/settings.json", "@/copilot/hooks/new.json", ".github/hooks/new.json",
+                                   "~/.gemini/extensions/new/hooks/hooks.json", "@/etc/settings.json"])
+def test_the_agent_s_own_writes_to_a_moved_or_new_layer_are_refused(repo, tmp_path, where):
+    """The tool hook refuses a file tool's write to a layer where the host's variable moved it (outside any dot
+    folder, so the quick path hands it to the gate), and a new file in a layer's folder (a hook file, an extension)."""
+    home, outside = tmp_path / "home", tmp_path / "outside"
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": f"{outside}/claude", "COPILOT_HOME": f"{outside}/copilot",
+           "GEMINI_CLI_SYSTEM_SETTINGS_PATH": f"{outside}/etc/settings.json"}
+    full = str(home / where[2:]) if where.startswith("~/") else where.replace("@", str(outside)) \
+        if where.startswith("@/") else str(repo.root / where)
+    payload = repo.payload("pre-tool-use", tool_name="Write", tool_input={"file_path": full, "content": "{}"},
+                           tool_use_id="toolu_01")
+    assert repo.hook("session-start", env=env, source="startup").returncode == 0
+    done = repo.run("hook", "pre-tool-use", stdin=json.dumps(payload), **env)
+    spec = answer(done)["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and "arms the gate" in spec["permissionDecisionReason"], spec
+
+
+@pytest.mark.parametrize("where", [".gemini/.env", ".env", "../.env", ".qwen/settings.json:hook", "@claude:env"])
+def test_a_gate_setting_a_file_the_agent_can_write_gives_the_hooks_is_not_the_operator_s(tmp_path, where):
+    """DONEGATE_VERIFY_COMMAND=true from a file the agent can write, as a host passes it to its hooks: a .env Gemini
+    CLI or Qwen Code loads (the repository's, or one above it), a hook entry's own `env`, a settings file where
+    CLAUDE_CONFIG_DIR moves the user's. The gate leaves it out; the operator's own export with another value stays."""
+    from donegate.realhosts import operator_env
+    root, home = tmp_path / "outer" / "repo", tmp_path / "home"
+    env = {"DONEGATE_VERIFY_COMMAND": "true", "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    if where == ".qwen/settings.json:hook":
+        path, text = root / ".qwen/settings.json", json.dumps({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "donegate hook stop", "env": {"DONEGATE_VERIFY_COMMAND": "true"}}]}]}})
+    elif where == "@claude:env":
+        path, text = tmp_path / "claude/settings.json", json.dumps({"env": {"DONEGATE_VERIFY_COMMAND": "true"}})
+    else:
+        path, text = root / where, 'export DONEGATE_VERIFY_COMMAND="true"  # from an earlier session\n'
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    assert "DONEGATE_VERIFY_COMMAND" not in operator_env(env, root, home)
+    exported = {**env, "DONEGATE_VERIFY_COMMAND": "./verify.sh --all"}
+    assert operator_env(exported, root, home)["DONEGATE_VERIFY_COMMAND"] == "./verify.sh --all"
+
+
+def test_the_quick_path_knows_every_variable_that_moves_a_layer():
+    """The quick tool path spells out the variables that move a settings layer (it does not import the gate):
+    the same list as the gate's."""
+    from donegate.quickstop import QUICK_ARMING_VARS
+    from donegate.realhosts import ARMING_VARS
+    assert QUICK_ARMING_VARS == ARMING_VARS
+
+
 # -- what the check leaves behind ------------------------------------------------------------------
 
 def test_a_check_that_leaves_helpers_holding_its_output_is_answered_and_the_helpers_are_ended(repo, tmp_path):

@@ -19,11 +19,12 @@ FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-un
 
 # %% auto #0
 __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS',
-           'POLICY_WORDS', 'PATCH_HEADS', 'GitRun', 'stat_data', 'flagged_paths', 'listed_paths', 'git_rules',
-           'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack',
-           'unpack', 'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook',
-           'record_state', 'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker',
-           'quick_session_file', 'tool_call_parts', 'quick_tool', 'forget_stops', 'tool_hook']
+           'POLICY_WORDS', 'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'stat_data', 'flagged_paths',
+           'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
+           'quick_worktree_files', 'pack', 'unpack', 'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen',
+           'replay', 'Reading', 'stop_hook', 'record_state', 'record_stop', 'hook_host', 'leave', 'main',
+           'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'tool_call_parts', 'arming_place', 'quick_tool',
+           'forget_stops', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -526,6 +527,24 @@ def tool_call_parts(payload) -> tuple[str, str, object, list[str]] | None:
         targets = [line[len(h):] for line in command.split("\n") for h in PATCH_HEADS if line.startswith(h)]
     return cwd, session, command, [t for t in targets if isinstance(t, str) and t]
 
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t04-arm
+ARMING_PLACES = ("/etc/", "/Library/Application Support/")  # the machine's settings layers (appendix 95)
+QUICK_ARMING_VARS = ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "COPILOT_HOME", "GEMINI_CLI_HOME",
+                     "GEMINI_CLI_SYSTEM_DEFAULTS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+                     "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "QWEN_CODE_SYSTEM_DEFAULTS_PATH",
+                     "QWEN_CODE_SYSTEM_SETTINGS_PATH", "QWEN_CODE_TRUSTED_FOLDERS_PATH", "QWEN_HOME")
+# donegate.realhosts.ARMING_VARS, spelled out so the quick path need not import the gate
+
+
+def arming_place(full: str, env) -> bool:
+    """Can `full` be a settings layer outside any dot folder: in a machine's settings folder, or where a host's
+    variable moves its layers (the folder it names, or the folder of the file it names)? Then the gate judges."""
+    places = [*ARMING_PLACES, *(os.path.dirname(env[name]) if name.endswith("_PATH") else env[name]
+                                for name in QUICK_ARMING_VARS if env.get(name))]
+    real = os.path.realpath(full)
+    return any(path.startswith(os.path.join(os.path.realpath(os.path.expanduser(place)), ""))
+               for place in places for path in (full, real))
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t04-c1
 def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
     """The answer to a tool call that plainly needs no policy: every file it names lies outside the
@@ -550,7 +569,7 @@ def quick_tool(host: str, raw: bytes, env) -> tuple[int, str, str] | None:
         rel = os.path.relpath(os.path.join(folder, os.path.basename(full)), top) if top else ""
         # a dot folder anywhere on the way (.claude, .git, and ~/.claude outside any repository): the gate's to judge
         if not _known(env, session, folder) or "test" in rel.lower() or "verify" in rel \
-                or any(part.startswith(".") for part in full.split(os.sep)):
+                or any(part.startswith(".") for part in full.split(os.sep)) or arming_place(full, env):
             return None
     marker = quick_tool_marker(env, session)
     if not os.path.exists(marker):  # as the gate marks an allowed call: this session has made one that can write

@@ -27,17 +27,17 @@ from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeStat
 from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
-__all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'HARMLESS_KEYS',
+__all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'ARMING_VARS', 'HARMLESS_KEYS',
            'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache', 'session_record',
            'remember_session', 'session_repository', 'remember_worktree', 'linked_worktrees', 'moved_worktrees',
            'started_head', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate',
            'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started', 'session_started',
            'session_roots', 'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone',
-           'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'operator_env',
-           'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
-           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
-           'streams_events', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict',
-           'SessionSteps', 'run_hook', 'hook_command']
+           'layer_path', 'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
+           'dotenv_values', 'env_files', 'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note',
+           'worktree_debts', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload',
+           'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop', 'session_start',
+           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -621,30 +621,100 @@ def hooks_gone(self: SessionGate, state: Mapping) -> list[str]:
 SessionGate.start, SessionGate.hooks_gone = _start_noting_hooks, hooks_gone
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm
-ARMING_LAYERS: dict[str, tuple[str, ...]] = {  # every settings layer of the five hosts that can arm or disarm hooks
-    "project": (".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".codex/config.toml",
-                ".gemini/settings.json", ".qwen/settings.json", ".github/hooks"),
-    "user": (".claude/settings.json", ".codex/hooks.json", ".codex/config.toml", ".gemini/settings.json",
-             ".qwen/settings.json", ".copilot/config.json")}
+ARMING_LAYERS: dict[str, tuple[str, ...]] = {  # what each host reads that can add, remove or switch off hooks or
+    # set their environment. A relative path is in the repository, ~ the user's home; ${VAR:-default} is VAR's
+    # value where it is set (the host's own variable that moves the file); a trailing / is every file in that
+    # folder; /*/ every folder there (an extension).
+    "claude-code": (".claude/settings.json", ".claude/settings.local.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json",
+                    "/etc/claude-code/managed-settings.json", "/etc/claude-code/managed-settings.d/",
+                    "/Library/Application Support/ClaudeCode/managed-settings.json",
+                    "/Library/Application Support/ClaudeCode/managed-settings.d/"),
+    "codex": (".codex/hooks.json", ".codex/config.toml", "${CODEX_HOME:-~/.codex}/hooks.json",
+              "${CODEX_HOME:-~/.codex}/config.toml", "/etc/codex/config.toml", "/etc/codex/hooks.json",
+              "/etc/codex/requirements.toml", "/etc/codex/managed_config.toml"),
+    "gemini": (".gemini/settings.json", ".gemini/.env", "${GEMINI_CLI_HOME:-~}/.gemini/settings.json",
+               "${GEMINI_CLI_HOME:-~}/.gemini/.env", "${GEMINI_CLI_HOME:-~}/.env", "~/.env",
+               "${GEMINI_CLI_TRUSTED_FOLDERS_PATH:-${GEMINI_CLI_HOME:-~}/.gemini/trustedFolders.json}",
+               "${GEMINI_CLI_HOME:-~}/.gemini/extensions/extension-enablement.json",
+               "${GEMINI_CLI_HOME:-~}/.gemini/extensions/*/gemini-extension.json",
+               "${GEMINI_CLI_HOME:-~}/.gemini/extensions/*/hooks/hooks.json",
+               "${GEMINI_CLI_SYSTEM_SETTINGS_PATH:-/etc/gemini-cli/settings.json}",
+               "${GEMINI_CLI_SYSTEM_DEFAULTS_PATH:-${GEMINI_CLI_SYSTEM_SETTINGS_PATH:-/etc/gemini-cli/settings.json}/"
+               "../system-defaults.json}", "/Library/Application Support/GeminiCli/settings.json",
+               "/Library/Application Support/GeminiCli/system-defaults.json"),
+    "qwen": (".qwen/settings.json", ".qwen/.env", "${QWEN_HOME:-~/.qwen}/settings.json", "${QWEN_HOME:-~/.qwen}/.env",
+             "~/.qwen/.env", "~/.env", "${QWEN_CODE_TRUSTED_FOLDERS_PATH:-${QWEN_HOME:-~/.qwen}/trustedFolders.json}",
+             "${QWEN_HOME:-~/.qwen}/extensions/extension-enablement.json",
+             "${QWEN_HOME:-~/.qwen}/extensions/*/qwen-extension.json",
+             "${QWEN_HOME:-~/.qwen}/extensions/*/gemini-extension.json",
+             "${QWEN_HOME:-~/.qwen}/extensions/*/hooks/hooks.json",
+             "${QWEN_CODE_SYSTEM_SETTINGS_PATH:-/etc/qwen-code/settings.json}",
+             "${QWEN_CODE_SYSTEM_DEFAULTS_PATH:-${QWEN_CODE_SYSTEM_SETTINGS_PATH:-/etc/qwen-code/settings.json}/"
+             "../system-defaults.json}", "/Library/Application Support/QwenCode/settings.json",
+             "/Library/Application Support/QwenCode/system-defaults.json"),
+    "copilot": (".github/hooks/", ".github/copilot/settings.json", ".github/copilot/settings.local.json",
+                "${COPILOT_HOME:-~/.copilot}/config.json", "${COPILOT_HOME:-~/.copilot}/settings.json",
+                "${COPILOT_HOME:-~/.copilot}/hooks/", "/etc/github-copilot/managed-settings.json",
+                "/etc/github-copilot/policy.d/")}
+ARMING_VARS = tuple(sorted({name for paths in ARMING_LAYERS.values() for path in paths
+                            for name in re.findall(r"\$\{(\w+):-", path)}))  # the variables that move a layer
 HARMLESS_KEYS = frozenset({"permissions"})  # written as the person answers a prompt; it switches no hook
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-f
+def layer_path(template: str, root: Path | None, home: Path, env: Mapping[str, str]) -> str | None:
+    """Where one layer of ARMING_LAYERS is: each ${VAR:-default} is VAR's value where it is set, else its
+    default; ~ is `home`, and a relative path is in `root` (None without one). A folder keeps its trailing /."""
+    while "${" in template:  # the innermost first
+        start = template.rindex("${")
+        end = template.index("}", start)
+        name, _, default = template[start + 2:end].partition(":-")
+        template = template[:start] + (env.get(name) or default) + template[end + 1:]
+    if template == "~" or template.startswith("~/"):
+        template = f"{home}{template[1:]}"
+    elif not template.startswith("/"):
+        if root is None:
+            return None
+        template = f"{root}/{template}"
+    return os.path.normpath(template) + ("/" if template.endswith("/") else "")
 
-def arming_files(root: Path | None, home: Path | None = None) -> dict[str, Path]:
-    """Each settings layer's file, by the name the gate gives it ("~/" for the user's; only those without a
-    `root`): a folder of hook files (Copilot CLI's .github/hooks) is each file in it."""
+
+def layer_files(path: str) -> list[str]:
+    """The files of one layer: a folder (ending in /) is the folder and each file in it; a /*/ is that folder and
+    the rest in each folder there (so a new file or folder there is seen, and a write into it refused)."""
+    head, star, rest = path.partition("/*/")
+    folder = head if star else path.rstrip("/")
+    try:
+        inside = sorted(e.path for e in os.scandir(folder) if (e.is_dir() if star else e.is_file())) \
+            if star or path.endswith("/") else []
+    except OSError:
+        inside = []
+    return [folder, *(f for sub in inside for f in layer_files(f"{sub}/{rest}"))] if star else [folder, *inside]
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-f2
+def arming_files(root: Path | None, home: Path | None = None, env: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """Each settings layer's file by the name the gate gives it: its path in the repository, ~/ and its path in
+    the home folder, else its full path. Without a `root`, only those outside any repository. `env` (the hooks'
+    environment, the host's) says where the variables of ARMING_LAYERS move them."""
     home = Path.home() if home is None else home
+    env = os.environ if env is None else env
     found = {}
-    for scope, base, mark in (("project", root, ""), ("user", home, "~/")) if root else (("user", home, "~/"),):
-        for rel in ARMING_LAYERS[scope]:
-            path = base / rel
-            inside = sorted(path.iterdir()) if path.is_dir() else []
-            found.update({f"{mark}{rel}/{p.name}": p for p in inside} or {f"{mark}{rel}": path})
+    for template in dict.fromkeys(t for paths in ARMING_LAYERS.values() for t in paths):
+        path = layer_path(template, root, home, env)
+        for file in layer_files(path) if path else ():
+            for base, mark in ((root, ""), (home, "~/")) if root else ((home, "~/"),):
+                if file.startswith(f"{base}/"):
+                    name = mark + file[len(str(base)) + 1:]
+                    break
+            else:
+                name = file
+            if name not in found:
+                found[name] = Path(file)
     return found
 
-
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-g
 def layer_digest(path: Path) -> str | None:
     """A digest of what a settings file says (its JSON without HARMLESS_KEYS, or its bytes); None if it is absent
-    or says nothing else."""
+    (or a folder) or says nothing else."""
     import hashlib
     try:
         data = path.read_bytes()
@@ -657,23 +727,29 @@ def layer_digest(path: Path) -> str | None:
             if not said:
                 return None
             data = json.dumps(said, sort_keys=True).encode()
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     return hashlib.sha256(data).hexdigest()
 
 
-def arming_layers(root: Path, home: Path | None = None) -> dict[str, str]:
-    """Every settings layer's digest, by name, absent ones left out."""
-    return {name: digest for name, path in arming_files(root, home).items() if (digest := layer_digest(path))}
+def arming_layers(root: Path, home: Path | None = None, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Every settings layer's digest, by name, absent ones left out; and, as "$VAR", each variable of
+    ARMING_VARS that is set, with its value: where the layers were read from, so a later reading (`status` in
+    another shell, say) reads the same files."""
+    env = os.environ if env is None else env
+    moved = {f"${name}": env[name] for name in ARMING_VARS if env.get(name)}
+    return {**moved, **{name: digest for name, path in arming_files(root, home, env).items()
+                        if (digest := layer_digest(path))}}
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-b
 def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
-    """The settings layers that changed since the session started (added, removed or edited); [] for a session
-    whose start recorded none (an older state file)."""
+    """The settings layers that changed since the session started (added, removed or edited), read where they
+    were read then (the variables that move them as the start recorded them); [] for a session whose start
+    recorded none (an older state file)."""
     before = state.get("arming")
     if before is None:
         return []
-    now = arming_layers(self.root)
+    now = arming_layers(self.root, env={name[1:]: value for name, value in before.items() if name.startswith("$")})
     return sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
 
 
@@ -699,18 +775,55 @@ SessionGate.arming_changed, SessionGate.disarmed = arming_changed, disarmed
 SessionGate.settled, SessionGate.without_check = _armed_settled, _armed_without_check
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-c
-def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
-    """`env` without the DONEGATE_* settings a settings layer gives the hooks in its `env`: a file the agent can
-    write is not the operator's word. (A setting the operator exported with another value is kept.)"""
-    given = {}
-    for path in arming_files(root, home).values():
-        try:
-            layer = json.loads(path.read_text(encoding="utf-8")).get("env") or {}
-            given.update({k: str(v) for k, v in layer.items() if str(k).startswith("DONEGATE_")})
-        except (OSError, ValueError, AttributeError):
-            continue
-    return {k: v for k, v in env.items() if given.get(k) != v}
+_DOTENV = re.compile(r"""^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|"""
+                     r"""\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?$""", re.M)
 
+
+def dotenv_values(text: str) -> dict[str, str]:
+    """The KEY=value settings of a .env file, read as the hosts' dotenv reads them (quotes, export, # comments)."""
+    found = {}
+    for key, value in _DOTENV.findall(text.replace("\r\n", "\n")):
+        value = value.strip()
+        if len(value) > 1 and value[0] in "'\"`" and value[-1] == value[0]:
+            value = value[1:-1].replace("\\n", "\n").replace("\\r", "\r") if value[0] == '"' else value[1:-1]
+        found[key] = value
+    return found
+
+
+def env_files(root: Path | None) -> list[Path]:
+    """The .env files Gemini CLI and Qwen Code look for, from the repository up to the root of the file system
+    (they load the first they find into their own environment, which the hooks inherit)."""
+    return [folder / rel for folder in (root, *root.parents) for rel in (".gemini/.env", ".qwen/.env", ".env")] \
+        if root is not None else []
+
+
+def _env_blocks(node: Any) -> list[Mapping]:
+    """Every `env` object in a settings file: the layer's own, and each hook entry's (Gemini CLI, Qwen Code and
+    Copilot CLI give a hook its own environment)."""
+    if isinstance(node, list):
+        return [block for item in node for block in _env_blocks(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node["env"]] if isinstance(node.get("env"), dict) else []
+    return own + [block for value in node.values() for block in _env_blocks(value)]
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-c2
+def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
+    """`env` without the DONEGATE_* settings a file the agent can write gives the hooks: a settings layer's
+    `env`, a hook entry's own `env`, a .env file a host loads (a layer, or one from the repository up). Such a
+    file is not the operator's word. (A setting the operator exported with another value is kept.)"""
+    given: dict[str, set[str]] = {}
+    for path in [*arming_files(root, home, env).values(), *env_files(root)]:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            blocks = [dotenv_values(text)] if path.name.endswith(".env") else _env_blocks(json.loads(text))
+        except (OSError, ValueError, RecursionError):
+            continue
+        for block in blocks:
+            for key, value in block.items():
+                if str(key).startswith("DONEGATE_"):
+                    given.setdefault(str(key), set()).add(str(value))
+    return {k: v for k, v in env.items() if v not in given.get(k, ())}
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01s
 _SOURCED = re.compile(r"(?:^|[\s;&|(])(?:\.|source)\s+['\"]?([^\s;&|()'\"]+)")
@@ -1232,7 +1345,8 @@ def _policy(self: SessionSteps, payload: Mapping[str, Any], settings: Settings, 
     answer = tool_policy(payload, settings, [*roots, *more])
     layers = {os.path.realpath(path): name for root in [*roots, *more] for name, path in arming_files(root).items()}
     for full in hosts.tool_targets(payload) if answer[0] == "allow" else ():
-        name = layers.get(os.path.realpath(full))
+        real = os.path.realpath(full)  # a layer, or a file in a layer's folder (a hook file, an extension)
+        name = next((name for path, name in layers.items() if real == path or real.startswith(path + os.sep)), None)
         if name is not None:
             return ("deny", f"{name} is a settings layer that arms the gate for this session; the agent may not "
                             "change it", None)
