@@ -1104,6 +1104,21 @@ def test_a_check_the_operator_committed_is_not_called_one_the_agent_wrote(make_r
     assert said in verdict.message and "appeared during this session" not in verdict.message
 
 
+@pytest.mark.parametrize("variable", ["BASH_ENV", "ENV"])
+def test_a_shell_startup_file_named_in_the_environment_does_not_run_before_the_check(tmp_path, monkeypatch, variable):
+    """A host that loads a `.env` into its hooks' environment hands the check BASH_ENV (or ENV, which POSIX
+    shells read): a file it names would run before verify.sh and could end it with success. The check's shell
+    reads neither."""
+    from donegate.stopgate import run_check
+    (tmp_path / "planted.sh").write_text("exit 0\n")
+    monkeypatch.setenv(variable, str(tmp_path / "planted.sh"))
+    (tmp_path / "verify.sh").write_text("#!/bin/bash\necho the real check failed\nexit 1\n")
+    (tmp_path / "verify.sh").chmod(0o755)
+    shell = ["bash", "./verify.sh"] if variable == "BASH_ENV" else ["bash", "--posix", "-i", "./verify.sh"]
+    run = run_check(shell, tmp_path, 30)
+    assert not run.passed and "the real check failed" in run.output
+
+
 def test_a_check_written_during_the_session_is_named_so(make_repo):
     repo = make_repo()
     repo.git("rm", "-q", "verify.sh")

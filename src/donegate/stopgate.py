@@ -20,12 +20,12 @@ from typing import Any, Mapping, Sequence
 
 # %% auto #0
 __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'LOCAL_GIT_ENV', 'Identity', 'TAG', 'EXITS',
-           'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'CHECK_OUTPUT_KEEP', 'default_state_dir',
-           'Settings', 'GateError', 'glob_regex', 'is_protected', 'find_repo', 'git', 'plain_git', 'located',
-           'env_repository', 'git_location', 'git_command', 'blob_id', 'path_identity', 'TreeState', 'tree_state',
-           'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files',
-           'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment',
-           'exit_within', 'run_check', 'StopGate', 'utc_now', 'first_line', 'name_list']
+           'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'STARTUP_FILES', 'CHECK_OUTPUT_KEEP',
+           'default_state_dir', 'Settings', 'GateError', 'glob_regex', 'is_protected', 'find_repo', 'git', 'plain_git',
+           'located', 'env_repository', 'git_location', 'git_command', 'blob_id', 'path_identity', 'TreeState',
+           'tree_state', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
+           'session_files', 'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
+           'check_environment', 'exit_within', 'run_check', 'StopGate', 'utc_now', 'first_line', 'name_list']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -515,13 +515,17 @@ MODEL_KEY = re.compile(r"(API_KEY|AUTH_TOKEN|OAUTH_TOKEN|ACCESS_TOKEN)$|^(ANTHRO
                        re.I)
 
 
+STARTUP_FILES = frozenset({"PYTHONSTARTUP", "BASH_ENV", "ENV"})  # each names a file run before the check
+
+
 def check_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment the acceptance check runs in: ours without model API keys, and with
     PYTHONDONTWRITEBYTECODE=1 (two same-size edits within one second would otherwise reuse a stale .pyc).
     Python's user site (where a session could plant a `usercustomize` or a `.pth` file outside the
-    repository) and its startup file are out of the check's reach: PYTHONNOUSERSITE=1, no PYTHONSTARTUP."""
+    repository) and its startup file are out of the check's reach: PYTHONNOUSERSITE=1, no PYTHONSTARTUP. So are
+    the files a shell runs before the script when these name them (BASH_ENV, ENV: a `.env` the host loads could)."""
     env = os.environ if env is None else env
-    kept = {k: v for k, v in env.items() if not MODEL_KEY.search(k) and k != "PYTHONSTARTUP"}
+    kept = {k: v for k, v in env.items() if not MODEL_KEY.search(k) and k not in STARTUP_FILES}
     return {**kept, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1"}
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k0
