@@ -1694,3 +1694,20 @@ def test_status_reads_past_a_damaged_session_file_of_the_repository(gated):
     newest.touch()
     done = repo.run("status")
     assert done.returncode == 0 and "verified" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_gate_s_own_settings_are_fixed_when_the_session_starts(gated):
+    """DONEGATE_VERIFY_COMMAND=true reaching a stop from anywhere (a settings source the gate does not know of)
+    is not the session's check: the stop is refused as disarmed, naming the setting; `status` run from a shell
+    that sets it judges with what the session's hooks had."""
+    repo = gated()
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
+    repo.write("app.py", broken(1))
+    stop = repo.stop(active=True, DONEGATE_VERIFY_COMMAND="true")
+    assert stop.returncode == 2 and "DONEGATE_VERIFY_COMMAND" in stop.stderr and repo.runs() == 0, stop.stderr
+    status = repo.run("status", DONEGATE_VERIFY_COMMAND="true")
+    assert status.returncode == 1, status.stdout
+    repo.write("app.py", broken(2))
+    assert repo.stop(active=True).returncode == 2 and repo.runs() == 1  # the session's own check, which fails
+

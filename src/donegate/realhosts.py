@@ -28,16 +28,17 @@ from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
 __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'ARMING_VARS', 'HARMLESS_KEYS',
-           'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache', 'session_record',
-           'remember_session', 'session_repository', 'remember_worktree', 'linked_worktrees', 'moved_worktrees',
-           'started_head', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate',
-           'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started', 'session_started',
+           'GATE_SETTINGS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
+           'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'linked_worktrees',
+           'moved_worktrees', 'started_head', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call',
+           'SessionGate', 'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started', 'session_started',
            'session_roots', 'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone',
            'layer_path', 'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
-           'dotenv_values', 'env_files', 'operator_env', 'check_scripts', 'end_adopted', 'line_endings_note',
-           'worktree_debts', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim', 'typed_payload',
-           'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop', 'session_start',
-           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'run_hook', 'hook_command']
+           'gate_settings', 'settings_changed', 'as_started', 'dotenv_values', 'env_files', 'operator_env',
+           'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
+           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
+           'streams_events', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict',
+           'SessionSteps', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -604,7 +605,7 @@ def _start_noting_hooks(self: SessionGate, source: str = "startup", base: TreeSt
     if "hooks" not in state:  # read once, when the session is first met; and whose repository it is
         forgotten = source not in ("lost", "worktree") and (git_dir(self.root) / REPOSITORY_ID).exists() and \
             not any(p != self.state_path for p in self.state_path.parent.glob(f"*--{self.repo_key}.json"))
-        state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root),
+        state.update(hooks=gate_hooks(self.root), repo_id=repository_id(self.root), settings=gate_settings(self.settings),
                      check_scripts=check_scripts(self.root), arming=arming_layers(self.root))
         if forgotten and not state.get("unvouched"):
             state["unvouched"] = FORGOTTEN
@@ -750,7 +751,8 @@ def arming_changed(self: SessionGate, state: Mapping) -> list[str]:
     if before is None:
         return []
     now = arming_layers(self.root, env={name[1:]: value for name, value in before.items() if name.startswith("$")})
-    return sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
+    layers = sorted(name for name in set(before) | set(now) if before.get(name) != now.get(name))
+    return layers + self.settings_changed(state)
 
 
 def disarmed(self: SessionGate, state: Mapping) -> bool:
@@ -773,6 +775,35 @@ def _armed_without_check(self: SessionGate, state: dict, now: TreeState, command
 
 SessionGate.arming_changed, SessionGate.disarmed = arming_changed, disarmed
 SessionGate.settled, SessionGate.without_check = _armed_settled, _armed_without_check
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-s
+GATE_SETTINGS = {"verify_command": "DONEGATE_VERIFY_COMMAND", "verify_timeout": "DONEGATE_VERIFY_TIMEOUT",
+                 "protect": "DONEGATE_PROTECT", "protect_mode": "DONEGATE_PROTECT_MODE"}
+
+
+def gate_settings(settings: Settings) -> dict:
+    """The settings that decide what the check is and what it guards, as JSON values."""
+    return {name: list(v) if isinstance(v := getattr(settings, name), tuple) else v for name in GATE_SETTINGS}
+
+
+def settings_changed(self: SessionGate, state: Mapping) -> list[str]:
+    """The DONEGATE_* settings that differ from the session's start ([] for a state that recorded none)."""
+    before = state.get("settings")
+    if not isinstance(before, dict):
+        return []
+    now = gate_settings(self.settings)
+    return [env for name, env in GATE_SETTINGS.items() if before.get(name) != now[name]]
+
+
+def as_started(self: SessionGate, state: Mapping) -> None:
+    """Judge from now on with the settings the session started with."""
+    before = state.get("settings")
+    if isinstance(before, dict):
+        given = {k: tuple(v) if k == "protect" else v for k, v in before.items() if k in GATE_SETTINGS}
+        self.settings = replace(self.settings, **given)
+
+
+SessionGate.settings_changed, SessionGate.as_started = settings_changed, as_started
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-c
 _DOTENV = re.compile(r"""^\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|"""
@@ -996,6 +1027,7 @@ def _status(self: SessionGate) -> tuple[int, str]:
     state = self.load_state()
     if state is None:
         return 2, f"no gated session here: the gate has not seen this session in {self.root}"
+    self.as_started(state)  # the settings the session's hooks had, not this shell's
     now = snapshot(self.root, self.cache)
     why, gone = self._debt(state, now), self.hooks_gone(state)
     changed = self.arming_changed(state)
