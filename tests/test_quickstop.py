@@ -179,6 +179,19 @@ def test_asking_the_next_stop_s_answer_neither_counts_a_stop_nor_runs_the_check(
     assert passed.runs() == 1
 
 
+def test_a_check_that_writes_a_listed_file_is_run_once_and_nothing_is_recorded(repo, stops):
+    """Asked again after the pass, the gate meets a tree no check ran on: it refuses rather than run the check a
+    second time, that refusal is neither counted nor kept, and the next stop is the gate's."""
+    repo.start()
+    repo.write("app.py", "VALUE = 2\n")
+    writing = {"DONEGATE_VERIFY_COMMAND": f"echo run >> '{repo.marker}' && echo '# by the check' >> app.py"}
+    assert stops(repo, active=False, **writing)[:2] == ("gate", 0)
+    assert repo.runs() == 1 and repo.memos() == []
+    assert [line.split("\t")[-1] for line in (repo.state / "stops.log").read_text().splitlines()] == ["passed"]
+    assert not (repo.state / "errors").exists() or not any((repo.state / "errors").iterdir())
+    assert stops(repo, active=False, **writing)[0] == "gate" and repo.runs() == 2
+
+
 PASSED_CHANGES = {
     "untracked file touched": lambda r: os.utime(r.root / "notes/n007.txt"),
     "untracked file edited": lambda r: r.write("notes/n007.txt", "note 8\n"),

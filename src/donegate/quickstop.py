@@ -118,6 +118,8 @@ def held(path, st: os.stat_result, folder: int | None) -> bytes:
         os.close(fd)
 
 
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-031-c2
 def fenced_stats(paths, fence: int, root: str | None = None) -> bytes:
     """`stat_data` of each path, except for a path changed at or after `fence`: stat data that young may not
     show a second write in the same clock step, so a digest of what it holds stands in for them."""
@@ -432,10 +434,10 @@ def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer
                 state: bytes):
     """(answer, key of the gate's state files) for the next stop of this tree, or None. A replayable allow that
     wrote nothing is its own next answer. After a pass, the gate is asked the same stop again on the same
-    reading, once nothing it read has moved since: the stamp now holds this tree, and the gate says what a
-    stop of it answers (a stop asked again is not counted, and never runs the check)."""
+    reading: the stamp now holds this tree, and the gate says what a stop of it answers (a stop asked again
+    is not counted and never runs the check: if the check wrote a file, that answer is a refusal)."""
     verdict = answer.verdict
-    if verdict is not None and verdict.exit == "passed" and record_state(call, reading, fence) == before:
+    if verdict is not None and verdict.exit == "passed":
         from donegate.realhosts import run_hook
         state = fenced_stats(files, fence)
         answer = run_hook("stop", raw, host, env, reading=(call.root, *reading.outputs()), again=True)
@@ -457,8 +459,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     if call is not None:
         try:
             from pathlib import Path
-            from donegate.realhosts import (arming_files, relay_file, session_record, session_repository,
-                                            tool_marker)
+            from donegate.realhosts import arming_files, relay_file, session_record, session_repository, tool_marker
             from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
             layers = arming_files(Path(call.root)).values()
