@@ -150,8 +150,10 @@ def clock_step(after: Path, probe: Path) -> None:
 
 
 @pytest.fixture
-def passed(repo, stops) -> Repo:
-    """A session whose change (and 300 untracked files) passed its check just now: no file aged, no wait."""
+def passed(repo, stops, monkeypatch) -> Repo:
+    """A session whose change (and 300 untracked files) passed its check just now: no file aged, no wait. The
+    user's settings folders arm the gate too: a HOME of its own, so no other program writes there meanwhile."""
+    monkeypatch.setenv("HOME", str(repo.state.parent / "home"))
     repo.start()
     for i in range(300):
         repo.write(f"notes/n{i:03d}.txt", f"note {i}\n")
@@ -463,9 +465,10 @@ def test_the_memo_is_private_and_its_name_is_safe(repo, stops):
 
 # -- as installed -------------------------------------------------------------------------------------
 
-def test_the_console_script_replays_without_importing_the_gate(repo):
+def test_the_console_script_replays_without_importing_the_gate(repo, monkeypatch):
     """End to end, with no file aged and no wait: `donegate hook stop` as a host runs it. The replayed stop
     prints what the gate printed and never imports donegate.hosts (-X importtime lists every import)."""
+    monkeypatch.setenv("HOME", str(repo.state.parent / "home"))  # a HOME of its own, as in `passed`
     env = {**repo.env(), "PYTHONPROFILEIMPORTTIME": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
 
