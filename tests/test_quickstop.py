@@ -1,9 +1,8 @@
 """The stop hook's quick path (donegate.quickstop): a recorded answer is replayed only while everything
 the gate's answer depended on is unchanged, and only answers that wrote nothing are recorded.
 
-Most tests call `stop_hook` in this process on a real temporary repository, with the racy window set to
-0 so that files written a moment ago may be trusted (the window has its own tests). `record_stop` is
-wrapped to count the stops the gate itself decided; a replayed stop never reaches it.
+Most tests call `stop_hook` in this process on a real temporary repository. `record_stop` is wrapped to
+count the stops the gate itself decided; a replayed stop never reaches it.
 """
 from __future__ import annotations
 
@@ -83,9 +82,7 @@ def repo(tmp_path, monkeypatch) -> Repo:
 
 @pytest.fixture
 def stops(monkeypatch, capsys):
-    """stops(repo, active=True, **env) -> (who answered: "gate" or "replay", exit code, stdout, stderr),
-    with the racy window at 0."""
-    monkeypatch.setattr(quickstop, "RACY_NS", 0)
+    """stops(repo, active=True, **env) -> (who answered: "gate" or "replay", exit code, stdout, stderr)."""
     decided = []
     original = quickstop.record_stop
 
@@ -111,11 +108,11 @@ def verified(repo, stops) -> Repo:
     repo.start()
     repo.write("app.py", "VALUE = 2\n")
     repo.write("notes/todo.txt", "untracked note\n")
-    assert stops(repo, active=False)[:2] == ("gate", 0)   # the check runs and passes
+    assert stops(repo, active=False)[:2] == ("gate", 0)   # the check runs and passes: the next stop's answer recorded
     assert repo.runs() == 1
     repo.settle()
-    assert stops(repo)[:2] == ("gate", 0)                 # already verified: recorded
-    assert len(repo.memos()) == 1
+    assert stops(repo)[:2] == ("gate", 0)                 # already verified, another flag: recorded
+    assert [m.name[-1] for m in repo.memos()] == ["f", "t"]
     return repo
 
 
@@ -139,8 +136,85 @@ def test_a_stop_that_ran_the_check_or_blocked_is_never_recorded(repo, stops):
     assert stops(repo, active=False, **failing)[:2] == ("gate", 2)
     assert stops(repo, **failing)[:2] == ("gate", 0)  # no change since the failure: handed over, state written
     assert repo.memos() == []
-    assert stops(repo, active=False)[:2] == ("gate", 0)  # passes: the stamp is written, so nothing is recorded
-    assert repo.memos() == []
+
+
+# -- a pass records the next stop's answer ----------------------------------------------------------
+
+def clock_step(after: Path, probe: Path) -> None:
+    """Let the file system's clock move past `after`'s last change (one step of it: a few ms at most), so that
+    the stop's fence is later than every file written so far, as it is when an agent stops."""
+    limit = after.stat().st_ctime_ns
+    probe.touch()
+    while probe.stat().st_mtime_ns <= limit:
+        os.utime(probe)
+
+
+@pytest.fixture
+def passed(repo, stops, monkeypatch) -> Repo:
+    """A session whose change (and 300 untracked files) passed its check just now: no file aged, no wait. The
+    user's settings folders arm the gate too: a HOME of its own, so no other program writes there meanwhile."""
+    monkeypatch.setenv("HOME", str(repo.state.parent / "home"))
+    repo.start()
+    for i in range(300):
+        repo.write(f"notes/n{i:03d}.txt", f"note {i}\n")
+    repo.write("app.py", "VALUE = 2\n")
+    clock_step(repo.root / "app.py", repo.state / "probe")
+    assert stops(repo, active=False)[:2] == ("gate", 0)  # the check runs and passes
+    assert repo.runs() == 1
+    return repo
+
+
+def test_a_pass_records_the_answer_of_the_next_stop_of_its_tree(passed, stops):
+    """The stop right after a pass, less than 2 s later, is replayed: the gate said what it will answer."""
+    gate_answer = run_hook("stop", passed.payload(stop_hook_active=False), "claude-code", passed.env())
+    assert gate_answer.verdict.exit == "already_verified"
+    who, code, out, err = stops(passed, active=False)
+    assert who == "replay"
+    assert (code, out, err) == (gate_answer.exit_code, gate_answer.stdout + ("\n" if gate_answer.stdout else ""),
+                                gate_answer.stderr + ("\n" if gate_answer.stderr else ""))
+    assert passed.runs() == 1
+
+
+def test_asking_the_next_stop_s_answer_neither_counts_a_stop_nor_runs_the_check(passed):
+    lines = (passed.state / "stops.log").read_text().split("\n")
+    assert [line.split("\t")[-1] for line in lines if line] == ["passed"]
+    assert passed.runs() == 1
+
+
+def test_a_check_that_writes_a_listed_file_is_run_once_and_nothing_is_recorded(repo, stops):
+    """Asked again after the pass, the gate meets a tree no check ran on: it refuses rather than run the check a
+    second time, that refusal is neither counted nor kept, and the next stop is the gate's."""
+    repo.start()
+    repo.write("app.py", "VALUE = 2\n")
+    writing = {"DONEGATE_VERIFY_COMMAND": f"echo run >> '{repo.marker}' && echo '# by the check' >> app.py"}
+    assert stops(repo, active=False, **writing)[:2] == ("gate", 0)
+    assert repo.runs() == 1 and repo.memos() == []
+    assert [line.split("\t")[-1] for line in (repo.state / "stops.log").read_text().splitlines()] == ["passed"]
+    assert not (repo.state / "errors").exists() or not any((repo.state / "errors").iterdir())
+    assert stops(repo, active=False, **writing)[0] == "gate" and repo.runs() == 2
+
+
+PASSED_CHANGES = {
+    "untracked file touched": lambda r: os.utime(r.root / "notes/n007.txt"),
+    "untracked file edited": lambda r: r.write("notes/n007.txt", "note 8\n"),
+    "untracked file added": lambda r: r.write("notes/new.txt", "new\n"),
+    "untracked file removed": lambda r: (r.root / "notes/n007.txt").unlink(),
+    "changed tracked file touched": lambda r: os.utime(r.root / "app.py"),
+    "changed tracked file edited": lambda r: r.write("app.py", "VALUE = 3\n"),
+    "clean tracked file touched": lambda r: os.utime(r.root / "tests/test_app.py"),
+    "tracked file removed": lambda r: (r.root / "tests/test_app.py").unlink(),
+    "arming layer added": lambda r: r.write(".claude/settings.local.json", '{"disableAllHooks": true}'),
+    "new prompt (gate state rewritten)": lambda r: run_hook("user-prompt", r.payload(), "claude-code", r.env()),
+    "gate state altered": lambda r: open(quickstop.quick_session_file(r.env(), r.session, str(r.root)), "a").write(" "),
+    "gate stamp removed": lambda r: [p.unlink() for p in (r.state / "stamps").iterdir()],
+}
+
+
+@pytest.mark.parametrize("change", PASSED_CHANGES)
+def test_after_a_pass_any_change_goes_back_to_the_gate(passed, stops, change):
+    assert stops(passed, active=False)[0] == "replay"
+    PASSED_CHANGES[change](passed)
+    assert stops(passed, active=False)[0] == "gate"
 
 
 def test_a_skipped_stop_is_never_replayed_so_every_skip_is_recorded(verified, stops):
@@ -274,7 +348,7 @@ def test_nothing_is_recorded_when_the_tree_moves_while_the_gate_decides(verified
 
 
 def test_a_damaged_memo_is_ignored(verified, stops):
-    memo = verified.memos()[0]
+    memo = verified.memos()[-1]  # the flag-true stop's
     memo.write_bytes(b"12:not a memo")
     assert stops(verified)[0] == "gate"
     memo.write_bytes(b"\x00\xff garbage")
@@ -283,26 +357,33 @@ def test_a_damaged_memo_is_ignored(verified, stops):
 
 
 def test_a_forged_memo_for_another_tree_is_not_replayed(verified, stops):
-    data = verified.memos()[0].read_bytes()
+    data = verified.memos()[-1].read_bytes()
     verified.write("app.py", "VALUE = 99\n")
-    verified.memos()[0].write_bytes(data)
+    verified.memos()[-1].write_bytes(data)
     who, code, *_ = stops(verified)
     assert (who, code) == ("gate", 0)
     assert verified.runs() == 2  # the gate ran the check on the new content
 
 
-# -- the racy window ------------------------------------------------------------------------------
+# -- racy git: the fence --------------------------------------------------------------------------
 
-def test_nothing_is_recorded_while_a_file_is_younger_than_the_racy_window(repo, stops, monkeypatch):
-    repo.start()
-    repo.write("app.py", "VALUE = 2\n")
-    stops(repo, active=False)
-    monkeypatch.setattr(quickstop, "RACY_NS", 60 * 10**9)
-    assert stops(repo)[0] == "gate"
-    assert repo.memos() == []
-    monkeypatch.setattr(quickstop, "RACY_NS", 0)
-    assert stops(repo)[0] == "gate"
-    assert stops(repo)[0] == "replay"
+def test_a_file_as_new_as_the_fence_is_keyed_by_what_it_holds(tmp_path):
+    """Stat data taken in the clock step of the fence, or later, may not show a second write in that step:
+    such a file is keyed by a digest of its content, an older one by its stat data."""
+    old, young = tmp_path / "old.txt", tmp_path / "young.txt"
+    old.write_text("A\n")
+    clock_step(old, tmp_path / "probe")
+    tmp, fence = quickstop.fence_file(str(tmp_path / "quick" / "memo"))
+    young.write_text("A\n")
+    paths = [os.fsencode(old), os.fsencode(young)]
+    key = quickstop.fenced_stats(paths, fence)
+    assert key.split(b"\0")[0] == quickstop.stat_data(paths[:1])[0] and key.split(b"\0")[1].startswith(b"#")
+    young.write_text("B\n")  # same size, maybe the same clock step: the digest shows it
+    assert quickstop.fenced_stats(paths, fence) != key
+    young.write_text("A\n")
+    assert quickstop.fenced_stats(paths, fence) == key
+    old.write_text("B\n")
+    assert quickstop.fenced_stats(paths, fence) != key
 
 
 def test_the_key_holds_ctime_and_inode_so_a_restored_mtime_does_not_hide_an_edit(verified):
@@ -384,9 +465,10 @@ def test_the_memo_is_private_and_its_name_is_safe(repo, stops):
 
 # -- as installed -------------------------------------------------------------------------------------
 
-def test_the_console_script_replays_without_importing_the_gate(repo):
-    """End to end, with the real racy window: `donegate hook stop` as a host runs it. The replayed stop
+def test_the_console_script_replays_without_importing_the_gate(repo, monkeypatch):
+    """End to end, with no file aged and no wait: `donegate hook stop` as a host runs it. The replayed stop
     prints what the gate printed and never imports donegate.hosts (-X importtime lists every import)."""
+    monkeypatch.setenv("HOME", str(repo.state.parent / "home"))  # a HOME of its own, as in `passed`
     env = {**repo.env(), "PYTHONPROFILEIMPORTTIME": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
 
@@ -398,12 +480,11 @@ def test_the_console_script_replays_without_importing_the_gate(repo):
     repo.write("app.py", "VALUE = 2\n")
     first = hook(False)
     assert first.returncode == 0 and repo.runs() == 1
-    time.sleep(quickstop.RACY_NS / 1e9 + 0.1)
-    second, third = hook(), hook()
+    second, third = hook(False), hook(False)  # at once: the pass recorded the next stop's answer
     imports = [[line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "import time" in line]
-               for done in (second, third)]
-    assert "donegate.hosts" in imports[0] and "donegate.hosts" not in imports[1]
-    assert "json" not in imports[1] and "subprocess" not in imports[1]
+               for done in (first, second, third)]
+    assert "donegate.hosts" in imports[0] and "donegate.hosts" not in imports[1] + imports[2]
+    assert "json" not in imports[2] and "subprocess" not in imports[2]
     assert (third.returncode, third.stdout) == (second.returncode, second.stdout) == (0, b"")
     assert repo.runs() == 1
     assert len(repo.memos()) == 1
@@ -563,8 +644,8 @@ def git_log(tmp_path):
 
 def test_a_stop_that_runs_the_check_reads_the_tree_once(repo, git_log):
     """The quick path's reading is the gate's: git status runs once, before the decision, and not again after
-    the check (the stamp is the state the check ran on); an already-verified stop the gate records reads it
-    once more, to make sure nothing moved; a replay reads it once."""
+    the check (the stamp is the state the check ran on), nor to record: the stat data of the listed paths
+    show whether anything moved. A replay runs git status alone (no ls-files left running at its exit)."""
     folder, calls = git_log
     env = {**repo.env(), "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
     repo.start()
@@ -579,14 +660,13 @@ def test_a_stop_that_runs_the_check_reads_the_tree_once(repo, git_log):
     checking = calls(seen)
     assert (checking.count("status"), checking.count("ls-files")) == (1, 1), checking
     repo.settle()
-    time.sleep(quickstop.RACY_NS / 1e9 + 0.1)  # the gate's state files, written by that stop, age too
     seen = len(calls())
     assert stop(True).returncode == 0 and repo.runs() == 1
     recording = calls(seen)
-    assert (recording.count("status"), len(recording)) == (2, 4), recording
+    assert (recording.count("status"), len(recording)) == (1, 2), recording
     seen = len(calls())
     assert stop(True).returncode == 0
-    assert calls(seen).count("status") == 1
+    assert calls(seen) == ["status"]
 
 
 def test_a_tool_call_forgets_the_session_s_recorded_stops_in_that_tree(verified, capsys):

@@ -6,25 +6,33 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import time
 
-QUICK_FORMAT = b"donegate-quick-2"
+try:  # sha256 without hashlib (whose OpenSSL binding costs ~5 ms to import)
+    from _sha2 import sha256 as _sha256
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256
+    except ImportError:
+        from hashlib import sha256 as _sha256
+
+QUICK_FORMAT = b"donegate-quick-3"
 REPLAYABLE = frozenset({"already_verified", "not_gated"})  # allowed stops that write nothing
-RACY_NS = 2_000_000_000  # a file changed this recently may change again without its stat data moving
 STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
           "--ignored=matching")  # exactly the gate's (donegate.stopgate.STATUS_ARGS), so it can share the reading
 FLAGGED = ("ls-files", "-v", "-z")
 FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-unchanged (git status trusts them)
 
 # %% auto #0
-__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'RACY_NS', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS',
-           'POLICY_WORDS', 'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'stat_data', 'flagged_paths',
-           'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
-           'quick_worktree_files', 'pack', 'unpack', 'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen',
-           'replay', 'Reading', 'stop_hook', 'record_state', 'record_stop', 'hook_host', 'leave', 'main',
-           'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'tool_call_parts', 'arming_place', 'quick_tool',
-           'forget_stops', 'tool_hook']
+__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS', 'POLICY_WORDS',
+           'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'stat_data', 'fence_file', 'held',
+           'fenced_stats', 'flagged_paths', 'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top',
+           'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack', 'unpack', 'call_key', 'memo_path',
+           'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'next_answer',
+           'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file',
+           'tool_call_parts', 'arming_place', 'quick_tool', 'forget_stops', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -80,6 +88,60 @@ def stat_data(paths, root: str | None = None) -> tuple[bytes, int]:
         if folder is not None:
             os.close(folder)
     return b"\0".join(parts), newest
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-031-c1
+def fence_file(memo: str) -> tuple[str, int]:
+    """A new empty file beside the memo (its temporary file) and its modification time: the clock step in
+    which this recording starts. Whatever changes from now on is stamped with this step or a later one."""
+    folder = os.path.dirname(memo)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    os.chmod(folder, 0o700)
+    tmp = f"{memo}.{os.getpid()}.tmp"
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    return tmp, os.stat(tmp).st_mtime_ns
+
+
+def held(path, st: os.stat_result, folder: int | None) -> bytes:
+    """What a path holds: a symlink's target, a folder's names, a file's bytes."""
+    if stat.S_ISLNK(st.st_mode):
+        return os.fsencode(os.readlink(path, dir_fd=folder))
+    is_dir = stat.S_ISDIR(st.st_mode)
+    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if is_dir else 0), dir_fd=folder)
+    try:
+        if is_dir:
+            return b"\0".join(sorted(map(os.fsencode, os.listdir(fd))))
+        return b"".join(iter(lambda: os.read(fd, 1 << 20), b""))
+    finally:
+        os.close(fd)
+
+
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-031-c2
+def fenced_stats(paths, fence: int, root: str | None = None) -> bytes:
+    """`stat_data` of each path, except for a path changed at or after `fence`: stat data that young may not
+    show a second write in the same clock step, so a digest of what it holds stands in for them."""
+    parts = []
+    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY) if root else None
+    try:
+        for path in paths:
+            try:
+                st = os.stat(path, dir_fd=folder, follow_symlinks=False)
+            except (FileNotFoundError, NotADirectoryError):
+                parts.append(b"-")
+                continue
+            if max(st.st_mtime_ns, st.st_ctime_ns) < fence:
+                parts.append(b"%o %d %d %d %d" % (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+            else:
+                parts.append(b"#%o %s" % (st.st_mode, _sha256(held(path, st, folder)).hexdigest().encode()))
+    finally:
+        if folder is not None:
+            os.close(folder)
+    return b"\0".join(parts)
+
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-032
 def flagged_paths(listing: bytes) -> list[bytes]:
@@ -233,13 +295,10 @@ def memo_path(env, host: str, session: str, active: bool | None, root: str) -> s
     return os.path.join(quick_state_dir(env), "quick", f"{name:016x}-{repr(active)[0].lower()}")
 
 
-def write_memo(path: str, items) -> None:
-    """Replace the memo at `path` atomically, private to this user (0600 in a 0700 folder)."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    os.chmod(folder, 0o700)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def write_memo(path: str, items, tmp: str) -> None:
+    """Replace the memo at `path` atomically with `items`, written into `tmp` (`fence_file`'s file, private to this
+    user in a 0700 folder)."""
+    fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC)
     try:
         os.write(fd, pack(items))
     finally:
@@ -287,54 +346,65 @@ def seen(env, host: str, root: str) -> None:
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-040
 def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
     """The recorded answer, if the memo's key equals this stop's: the same index file (so the same
-    flagged files), git status, stat data, rules and gate state files. The paths the memo lists are
-    looked at while git status runs: if git lists other paths, the key differs anyway."""
+    flagged files), git status, stat data (a digest for what changed at or after the memo's fence), rules
+    and gate state files. The paths the memo lists are looked at while git status runs: if git lists other
+    paths, the key differs anyway."""
     try:
         with open(call.memo, "rb") as f:
             kept = unpack(f.read())
+        fence = int(kept[9]) if len(kept) == 10 and kept[0] == QUICK_FORMAT else None
     except (OSError, ValueError):
-        kept = []
-    if len(kept) != 9 or kept[0] != QUICK_FORMAT:
+        fence = None
+    if fence is None:
         return None
     flagged, listed = (kept[i].split(b"\0") if kept[i] else [] for i in (3, 4))
-    early, rules = stat_data(listed, call.root)[0], git_rules(call.root)
+    early, rules = fenced_stats(listed, fence, call.root), git_rules(call.root)
     status = run.status()
     if status is None or kept[2] != stat_data([call.index])[0]:
         return None
     if listed_paths(status, flagged) != listed:  # another status: another key, whatever the stat data
         return None
-    key = pack([call.key, kept[2], tree_key(status, listed, early, rules), stat_data(kept[1].split(b"\0"))[0]])
+    key = pack([call.key, kept[2], tree_key(status, listed, early, rules), fenced_stats(kept[1].split(b"\0"), fence)])
     if key != kept[5]:
         return None
     return int(kept[6]), kept[7].decode(), kept[8].decode()
 
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-042
 class Reading:
-    """One reading of the tree at `root`: git status and git ls-files -v started side by side, with the
-    index file's stat data before and after them (git status may refresh the index while it reads)."""
+    """One reading of the tree at `root`: git status, started at once, and git ls-files -v beside it once
+    the gate will need it (`flags`; a replay does not), with the index file's stat data before and after
+    them (git status may refresh the index while it reads)."""
 
     def __init__(self, root: str, env) -> None:
-        self.root, self.taken = root, time.time_ns()
+        self.root, self.env = root, env
         self.index = os.path.join(root, ".git", "index")
         self.before, self.written = stat_data([self.index])
-        self.runs = (GitRun(root, STATUS, env), GitRun(root, FLAGGED, env))
+        self.runs = [GitRun(root, STATUS, env)]
         self.after = None
+
+    def flags(self) -> None:
+        if len(self.runs) == 1:
+            self.runs.append(GitRun(self.root, FLAGGED, self.env))
 
     def status(self) -> bytes | None:
         return self.runs[0].output()
 
     def outputs(self) -> tuple[bytes, bytes] | None:
         """(git status, git ls-files -v) once both are done; None if either failed."""
+        self.flags()
         status, listing = (run.output() for run in self.runs)
         if self.after is None:
             self.after = stat_data([self.index])[0]
         return None if status is None or listing is None else (status, listing)
 
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-042-c1
 def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, replayed=None) -> int:
     """`donegate hook stop`: replay the recorded answer when nothing it depended on has changed;
     otherwise ask the gate (`record_stop`), handing it this reading of the tree so it need not read
-    again. `replayed(exit_code)`, if given, is called after a replay."""
+    again. `replayed(exit_code)`, if given, is called after a replay (when only git status was started,
+    and has ended)."""
     env = os.environ if env is None else env
     run = call = None
     try:  # start reading the tree at once where the host started us: git runs while we read and parse
@@ -348,9 +418,10 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
         call = Call(host, raw, env)
         if run is None or run.root != call.root:
             if run is not None:
-                run.outputs()
+                run.status()
             run = Reading(call.root, env)
         if not os.path.exists(call.memo):
+            run.flags()
             import donegate.realhosts  # noqa: F401  (nothing to replay: load the gate while git reads)
         answer = replay(call, run)
         if answer is not None:
@@ -367,30 +438,53 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
     return record_stop(host, raw, env, call, run if call is not None else None)
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044
-def record_state(call: Call, reading: Reading) -> tuple[bytes, list[bytes], list[bytes], bytes, int] | None:
-    """(index stat, flagged files, listed paths, tree key, newest stat time) of one reading, or None if
-    it failed or the index moved while it was read (the next stop then finds it settled)."""
+def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[bytes], list[bytes], bytes] | None:
+    """(index stat, flagged files, listed paths, tree key) of one reading, the stat data measured against
+    `fence`; None if the reading failed, or the index moved while it was read or is as new as the fence, or
+    git lists a submodule or a repository of its own (an edit inside one moves no stat data the key holds)."""
     outputs = reading.outputs()
-    if outputs is None or reading.after != reading.before:
+    if outputs is None or reading.after != reading.before or reading.written >= fence:
         return None
     status, listing = outputs
+    if any(rec[:1] in b"1u" and rec[5:6] == b"S" or rec[:1] == b"?" and rec.endswith(b"/") for rec in status.split(b"\0")):
+        return None
     flagged = flagged_paths(listing)
     paths = listed_paths(status, flagged)
-    stats, newest = stat_data(paths, call.root)
-    return reading.before, flagged, paths, tree_key(status, paths, stats, git_rules(call.root)), max(newest, reading.written)
+    return reading.before, flagged, paths, tree_key(status, paths, fenced_stats(paths, fence, call.root),
+                                                    git_rules(call.root))
+
+
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c0
+def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer, before, fence: int, files,
+                state: bytes):
+    """(answer, key of the gate's state files) for the next stop of this tree, or None. A replayable allow that
+    wrote nothing is its own next answer. After a pass, the gate is asked the same stop again on the same
+    reading: the stamp now holds this tree, and the gate says what a stop of it answers (a stop asked again
+    is not counted and never runs the check: if the check wrote a file, that answer is a refusal)."""
+    verdict = answer.verdict
+    if verdict is not None and verdict.exit == "passed":
+        from donegate.realhosts import run_hook
+        state = fenced_stats(files, fence)
+        answer = run_hook("stop", raw, host, env, reading=(call.root, *reading.outputs()), again=True)
+        verdict = answer.verdict
+    if verdict is None or verdict.action != "allow" or verdict.exit not in REPLAYABLE:
+        return None
+    if record_state(call, reading, fence) != before or fenced_stats(files, fence) != state:
+        return None  # something the gate read moved while it decided: the answer may be about another tree
+    return answer, state
+
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c1
 def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: Reading | None = None) -> int:
     """Ask the gate (donegate.realhosts.run_hook), giving it `reading` (taken in call.root) to decide on. If
-    `call` is given and the answer is an allow that wrote nothing, while nothing the gate read moved
-    and every file was older than the racy window, record the answer for `replay`."""
+    `call` is given, record the answer the next stop of this tree will get (`next_answer`), when it is one to
+    replay and nothing the gate read moved while it decided."""
     from donegate.realhosts import run_hook
-    files, before = [], None
+    files, before, tmp = [], None, None
     if call is not None:
         try:
             from pathlib import Path
-            from donegate.realhosts import (arming_files, relay_file, session_record, session_repository,
-                                            tool_marker)
+            from donegate.realhosts import arming_files, relay_file, session_record, session_repository, tool_marker
             from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
             layers = arming_files(Path(call.root)).values()
@@ -404,26 +498,28 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
                                               # and the stop is the gate's to decide again
                                               *layers, *{p.parent for p in layers}, *quick_worktree_files(call.root))]
             reading = reading or Reading(call.root, env)
-            before = record_state(call, reading)
+            tmp, fence = fence_file(call.memo)  # before anything the gate reads: git's racy rule, against our own file
+            before = record_state(call, reading, fence)
         except Exception:
             before = None
-    state = stat_data(files)
+    state = fenced_stats(files, fence) if before is not None else None
     given = reading.outputs() if reading is not None and call is not None else None
     answer = run_hook("stop", raw, host, env, reading=(call.root, *given) if given else None)
     code = emit(answer.exit_code, answer.stdout, answer.stderr)
-    verdict = answer.verdict
-    if before is None or verdict is None or verdict.action != "allow" or verdict.exit not in REPLAYABLE:
-        return code
     try:
-        after, state_after = record_state(call, Reading(call.root, env)), stat_data(files)
-        if after == before and state_after == state and max(before[4], state[1]) < reading.taken - RACY_NS:
-            index, flagged, paths, tree, _ = before
+        kept = next_answer(host, raw, env, call, reading, answer, before, fence, files, state) if before else None
+        if kept is not None:
+            index, flagged, paths, tree = before
             write_memo(call.memo, [QUICK_FORMAT, b"\0".join(files), index, b"\0".join(flagged), b"\0".join(paths),
-                                   pack([call.key, index, tree, state[0]]),
-                                   b"%d" % code, answer.stdout.encode(), answer.stderr.encode()])
+                                   pack([call.key, index, tree, kept[1]]), b"%d" % kept[0].exit_code,
+                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence], tmp)
     except Exception:  # the answer is given; a memo not written only costs the next stop its speed
         pass
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
     return code
+
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-046
 def hook_host(args, event: str = "stop") -> str | None:
@@ -466,15 +562,6 @@ def main(argv=None) -> int:
         return 2
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-t02
-try:  # sha256 without hashlib (whose OpenSSL binding costs ~5 ms to import)
-    from _sha2 import sha256 as _sha256
-except ImportError:
-    try:
-        from _sha256 import sha256 as _sha256
-    except ImportError:
-        from hashlib import sha256 as _sha256
-
-
 def quick_safe_key(text: str, limit: int = 40) -> str:
     """donegate.stopgate.safe_key without re or hashlib: the readable characters kept, every run of the
     others as one "_", then a hash of the whole text."""

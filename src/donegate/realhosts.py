@@ -994,7 +994,9 @@ def line_endings_note(root: Path, command) -> str:
 
 def _contained_run(self: SessionGate, command, changes: Mapping):
     """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said), and a
-    check that could not start for its line endings named as such."""
+    check that could not start for its line endings named as such. Never for a stop asked again (appendix 93)."""
+    if getattr(self, "asked_again", False):
+        raise GateError("asked again for the next stop's answer, the gate would run the check")
     adopting = _adopting()
     known = {pid for pid, parent in _parents().items() if parent == os.getpid()} if adopting else set()
     run = StopGate.run_command(self, command, changes)
@@ -1285,7 +1287,7 @@ def turn_failed(gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> Non
 
 
 def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], settings: Settings, host: str,
-                 env: Mapping[str, str] | None) -> Verdict:
+                 env: Mapping[str, str] | None, counted: bool = True) -> Verdict:
     """Decide a stop on every tree; the worst verdict (relayed where the host shows the person nothing, 9.1),
     counted in stops.log. A decided stop clears the count of the gate's own errors (section 10)."""
     active = payload.get("stop_hook_active")
@@ -1298,7 +1300,8 @@ def stop_verdict(gates: Sequence[SessionGate], payload: Mapping[str, Any], setti
         relayed = _decided(gates, settings, active if isinstance(active, bool) else None, str(claim),
                            relayed_host(host, env), turn)
     _error_file(gates[0].session_id, env).unlink(missing_ok=True)  # decided: the gate's own errors are behind it
-    count_stop(settings.state_dir, host, gates[0].root, relayed.exit)
+    if counted:  # not when appendix 93 asks what the next stop of this tree will answer
+        count_stop(settings.state_dir, host, gates[0].root, relayed.exit)
     return relayed
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-901
@@ -1340,8 +1343,9 @@ def error_verdict(payload: Any, env: Mapping[str, str] | None, message: str) -> 
 class SessionSteps(HookSteps):
     """Chapter 08's HookSteps for the real hosts: SessionGate on every tree the session works in."""
 
-    def __init__(self, reading: tuple[str, bytes, bytes] | None = None) -> None:
+    def __init__(self, reading: tuple[str, bytes, bytes] | None = None, again: bool = False) -> None:
         self.reading = reading  # (tree, git status, ls-files -v) already read for this stop, or None
+        self.again = again  # the same stop asked again: answered, never counted, never running the check
 
     def payload(self, payload: dict, host: str) -> dict:
         return typed_payload(payload, host)
@@ -1360,13 +1364,14 @@ class SessionSteps(HookSteps):
              env: Mapping[str, str] | None) -> Verdict:
         for gate in gates if self.reading is not None else ():
             gate.reading = self.reading[1:] if str(gate.root) == self.reading[0] else None
-        return stop_verdict(gates, payload, settings, host, env)
+            gate.asked_again = self.again
+        return stop_verdict(gates, payload, settings, host, env, counted=not self.again)
 
     def stop_failure(self, gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> None:
         turn_failed(gates, payload)
 
     def error_verdict(self, payload: Any, env: Mapping[str, str] | None, message: str) -> Verdict:
-        return error_verdict(payload, env, message)
+        return Verdict("block", "blocked", "error", message) if self.again else error_verdict(payload, env, message)
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-t
 def _policy(self: SessionSteps, payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path]) -> tuple:
@@ -1403,10 +1408,11 @@ SessionSteps.policy, SessionSteps.tool_allowed, SessionSteps.tool_done = _policy
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-r
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
-             reading: tuple[str, bytes, bytes] | None = None) -> HookAnswer:
+             reading: tuple[str, bytes, bytes] | None = None, again: bool = False) -> HookAnswer:
     """What `donegate hook` answers: chapter 08's run_hook with SessionSteps, in the operator's environment (no
     DONEGATE_* setting a settings layer gave the hooks). `reading`: (tree, git status, ls-files -v) already read
-    for this stop (appendix 93), used instead."""
+    for this stop (appendix 93), used instead. `again`: the stop just answered, asked again on that reading
+    for the answer the next stop of the same tree will get (appendix 93): not counted, never running the check."""
     try:  # the repository the call is about, to read its settings layers
         cwd = json.loads(stdin_text).get("cwd")
         root = find_repo(cwd if isinstance(cwd, str) else os.getcwd())
@@ -1419,7 +1425,7 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
             note_started(Settings.from_env(env).state_dir, str(payload.get("session_id") or ""))
         except Exception:  # the start itself says what is wrong with its input or settings
             pass
-    return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading))
+    return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again))
 
 
 def hook_command(event: str, host: str = "claude-code") -> int:
