@@ -42,8 +42,8 @@ class Repo(GitRepo):
         return json.dumps({"session_id": self.session, "cwd": str(self.root), "hook_event_name": "Stop",
                            "last_assistant_message": "Done.", **fields}).encode()
 
-    def start(self) -> None:
-        answer = run_hook("session-start", self.payload(hook_event_name="SessionStart"), "claude-code", self.env())
+    def start(self, **extra: str) -> None:
+        answer = run_hook("session-start", self.payload(hook_event_name="SessionStart"), "claude-code", self.env(**extra))
         assert answer.exit_code == 0, answer
 
     settled = 0
@@ -184,9 +184,9 @@ def test_asking_the_next_stop_s_answer_neither_counts_a_stop_nor_runs_the_check(
 def test_a_check_that_writes_a_listed_file_is_run_once_and_nothing_is_recorded(repo, stops):
     """Asked again after the pass, the gate meets a tree no check ran on: it refuses rather than run the check a
     second time, that refusal is neither counted nor kept, and the next stop is the gate's."""
-    repo.start()
-    repo.write("app.py", "VALUE = 2\n")
     writing = {"DONEGATE_VERIFY_COMMAND": f"echo run >> '{repo.marker}' && echo '# by the check' >> app.py"}
+    repo.start(**writing)  # the check is fixed when the session starts
+    repo.write("app.py", "VALUE = 2\n")
     assert stops(repo, active=False, **writing)[:2] == ("gate", 0)
     assert repo.runs() == 1 and repo.memos() == []
     assert [line.split("\t")[-1] for line in (repo.state / "stops.log").read_text().splitlines()] == ["passed"]
