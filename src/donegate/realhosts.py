@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import html
 import json
 import os
 import re
@@ -473,6 +472,7 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
 def _prompt_unless_ours(self: SessionGate, prompt: str | None = None) -> None:
     """Chapter 07's new prompt (a new stretch), unless the prompt is the gate's own refusal sent back."""
     state = self.start() if session_started(self.settings.state_dir, self.session_id) else self.missed_start()
+    import html  # here, not at the top: its table of entities costs every hook call a few ms
     text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
     refusal = state.get("last_refusal") or ""
     ours = text.startswith(TAG) or f"{TAG} Message from the acceptance check" in text
