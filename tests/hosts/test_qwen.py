@@ -192,3 +192,72 @@ def test_a_committed_wrong_fix_is_refused(world):
     assert [c["exit"] for c in run.stops()] == [2, 0]
     assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
     assert world.check_runs() == 2
+
+
+# -- what an agent can do to the gate from its shell, in ways no path in a command names (issue 39: 1-3) --
+SWITCH_OFF = ("python3 -c \"import json, pathlib; p = pathlib.Path('.qw' + 'en/settings.json'); "
+              "d = json.loads(p.read_text()); d['disableAllHooks'] = True; p.write_text(json.dumps(d))\"")
+ENV_FILE = ("python3 -c \"import pathlib; pathlib.Path('.qw' + 'en/.env').write_text('DONEGATE_VERIFY_COMMAND=true' "
+            "+ chr(10))\"")
+FORGET = "python3 -c \"import os, shutil; shutil.rmtree(os.environ['DONEGATE_STATE' + '_DIR'])\""
+
+
+def said(call: dict) -> str:
+    """What the gate answered on one hook call (a refusal's reason is on stderr with exit 2, else JSON on stdout)."""
+    return call["stderr"] + call["stdout"]
+
+
+def gate_undone(world: HostWorld, undo: str, *then: Turn) -> tuple[Run, Run]:
+    """A wrong fix, committed, then `undo` from the shell, and "Done."; then a second `qwen` session playing
+    `then` (by default it only talks)."""
+    log = gated(world)
+    first = qwen(world, [shell(f"sed -i 's/a - b/a * b/' calc.py && git commit -qam fix && {undo}"), say("Done."),
+                         say("Done, as I said.")], log)
+    before = len(hook_calls(log))
+    second = qwen(world, then or [say("Nothing to do: add is fixed.")], log, prompt="Is add fixed?")
+    second.calls = second.calls[before:]
+    return first, second
+
+
+def test_a_switch_beside_the_hooks_leaves_the_work_unverified_and_doctor_says_so(world):
+    """`"disableAllHooks": true` written beside the gate's entries in .qwen/settings.json: this session's stop
+    is refused as disarmed, `status` exits 1 naming the settings file, `doctor` says the arming moved, and the
+    next session, which runs no hook, makes a new wrong edit that is not verified."""
+    first, second = gate_undone(world, SWITCH_OFF, *edit(world, "calc.py", "    return a * b", "    return a ** b"),
+                                say("Done."))
+    assert first.done.returncode == 0, first.done.stderr
+    settings = json.loads(world.read(".qwen/settings.json"))
+    assert settings["disableAllHooks"] is True and "Stop" in settings["hooks"]
+    assert first.stops() and first.stops()[0]["exit"] == 2, first.stops()
+    assert "settings that arm the gate changed" in said(first.stops()[0])
+    assert world.check_runs() == 0, "no check passes a disarmed gate"
+    after = world.donegate("status", check=False)
+    assert after.returncode == 1 and ".qwen/settings.json" in after.stdout, after.stdout
+    assert second.calls == [] and "a ** b" in world.read("calc.py"), "the next session edits with no hook run"
+    assert world.donegate("status", check=False).returncode == 1
+    doctor = world.donegate("doctor", check=False).stdout
+    assert "arming moved .qwen/settings.json" in doctor, doctor
+
+
+def test_an_environment_file_beside_the_hooks_does_not_choose_the_check(world):
+    """`.qwen/.env` giving DONEGATE_VERIFY_COMMAND=true: this session's stop is refused as disarmed; in the next
+    session Qwen Code loads the file into the environment its hooks inherit, and the gate still runs the
+    operator's verify.sh, which refuses a new wrong edit."""
+    first, second = gate_undone(world, ENV_FILE, *edit(world, "calc.py", "    return a * b", "    return a ** b"),
+                                say("Done."), say("Done."))
+    assert first.stops()[0]["exit"] == 2 and ".qwen/.env" in said(first.stops()[0]), first.stops()
+    stop = second.stops()[0]
+    assert stop["env"].get("DONEGATE_VERIFY_COMMAND") == "true", "Qwen Code hands the hooks the file's setting"
+    assert stop["exit"] == 2 and "test_add" in said(stop), said(stop)
+    assert world.check_runs() == 1, "the operator's verify.sh ran, in the next session (none runs while disarmed)"
+    assert world.donegate("status", check=False).returncode == 1
+
+
+def test_a_deleted_state_folder_is_not_a_fresh_start(world):
+    """A committed wrong fix, then the gate's state folder deleted: the stop finds no record of the session's
+    start, so the check judges the tree and refuses it; `status` exits 1, in this session and after the next."""
+    first, second = gate_undone(world, FORGET)
+    assert first.stops()[0]["exit"] == 2 and "test_add" in said(first.stops()[0]), first.stops()
+    assert world.donegate("status", check=False).returncode == 1
+    assert "UNVERIFIED" in said(second.stops()[0]), "the next session carries the unverified work on"
+    assert world.donegate("status", check=False).returncode == 1
