@@ -1518,6 +1518,25 @@ def test_a_gate_setting_a_file_the_agent_can_write_gives_the_hooks_is_not_the_op
     assert operator_env(exported, root, home)["DONEGATE_VERIFY_COMMAND"] == "./verify.sh --all"
 
 
+@pytest.mark.parametrize("moved", [False, True])
+def test_codex_s_own_env_file_arms_the_gate_and_its_gate_settings_are_not_the_operator_s(gated, tmp_path, moved):
+    """Codex CLI loads ~/.codex/.env (or $CODEX_HOME/.env) into its own environment as it starts, and its hooks
+    inherit it: written in the session, the stop is refused as disarmed, naming it; and the DONEGATE_VERIFY_COMMAND
+    it gives the next session's hooks is not the operator's."""
+    from donegate.realhosts import operator_env
+    home = tmp_path / "home"
+    env = {"HOME": str(home), **({"CODEX_HOME": str(tmp_path / "codex")} if moved else {})}
+    repo = gated("codex", **env)
+    dotenv = (tmp_path / "codex" if moved else home / ".codex") / ".env"
+    dotenv.parent.mkdir(parents=True, exist_ok=True)
+    dotenv.write_text("DONEGATE_VERIFY_COMMAND=true\n")
+    repo.write("app.py", FIXED)
+    done = repo.stop(host="codex", **env)
+    name = str(dotenv) if moved else "~/.codex/.env"
+    assert done.returncode == 2 and name in answer(done)["reason"], done.stdout + done.stderr
+    assert "DONEGATE_VERIFY_COMMAND" not in operator_env({**env, "DONEGATE_VERIFY_COMMAND": "true"}, repo.root, home)
+
+
 def test_the_quick_path_knows_every_variable_that_moves_a_layer():
     """The quick tool path spells out the variables that move a settings layer (it does not import the gate):
     the same list as the gate's."""

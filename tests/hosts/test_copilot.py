@@ -61,11 +61,17 @@ def gated(world: HostWorld, trust: bool = True) -> Path:
 
 def copilot(world: HostWorld, turns: Iterable[Turn], log: Path, *, prompt: str = PROMPT) -> Run:
     with ChatServer(turns) as server:
-        env = {"COPILOT_PROVIDER_BASE_URL": f"{server.url}/v1", "COPILOT_PROVIDER_API_KEY": "scripted-dummy-key",
-               "COPILOT_MODEL": "scripted-model", "COPILOT_OFFLINE": "true", "COPILOT_PKG_CACHE_HOME": str(PKG_CACHE)}
-        done = run_cli([str(cli_path("copilot")), "-p", prompt, "--yolo", "--no-auto-update"], world, env=env,
-                       timeout=150)
-    return Run(done, server.turns_asked, hook_calls(log))
+        return session(world, server, log, prompt=prompt)
+
+
+def session(world: HostWorld, server: ChatServer, log: Path, *, prompt: str = PROMPT) -> Run:
+    """One `copilot -p PROMPT` against `server` (its turns loaded): the agent turns and hook calls of this run only."""
+    first, before = len(server.turns_asked), len(hook_calls(log))
+    env = {"COPILOT_PROVIDER_BASE_URL": f"{server.url}/v1", "COPILOT_PROVIDER_API_KEY": "scripted-dummy-key",
+           "COPILOT_MODEL": "scripted-model", "COPILOT_OFFLINE": "true", "COPILOT_PKG_CACHE_HOME": str(PKG_CACHE)}
+    done = run_cli([str(cli_path("copilot")), "-p", prompt, "--yolo", "--no-auto-update"], world, env=env,
+                   timeout=150)
+    return Run(done, server.turns_asked[first:], hook_calls(log)[before:])
 
 
 def edit(world: HostWorld, rel: str, old: str, new: str) -> Turn:
@@ -219,3 +225,86 @@ def test_a_committed_wrong_fix_is_refused(world):
     assert [json.loads(c["stdout"] or "{}").get("decision") for c in run.stops()] == ["block", None]
     assert world.read("calc.py") == "def add(a, b):\n    return a + b\n"
     assert world.check_runs() == 2
+
+
+# -- what an agent can do to the gate from its shell, in ways no path in a command names (findings 1-3) -------
+# Copilot's switch, `"disableAllHooks": true` ("Disable all hooks, both user-level and repo-level"), in the
+# repository's settings file or in the gate's own hook file; a hook entry's `env` is what Copilot gives a hook's
+# environment (it loads no .env file).
+SWITCHES = {".github/copilot/settings.json": "p.parent.mkdir(exist_ok=True); d = {}",
+            ".github/hooks/donegate.json": "d = json.loads(p.read_text())"}
+ENV_FILE = ("python3 -c \"import json, pathlib; p = pathlib.Path('.gith' + 'ub/hooks/donegate.json'); "
+            "d = json.loads(p.read_text()); [h.update(env={'DONEGATE_VERIFY_COMMAND': 'true'}) "
+            "for entries in d['hooks'].values() for e in entries for h in e['hooks']]; p.write_text(json.dumps(d))\"")
+FORGET = "python3 -c \"import os, shutil; shutil.rmtree(os.environ['DONEGATE_STATE' + '_DIR'])\""
+
+
+def switch_off(rel: str) -> str:
+    """A shell command that sets the switch in `rel`, a path it builds from pieces."""
+    return (f"python3 -c \"import json, pathlib; p = pathlib.Path('.gith' + '{rel[5:]}'); {SWITCHES[rel]}; "
+            "d['disableAllHooks'] = True; p.write_text(json.dumps(d))\"")
+
+
+def gate_undone(world: HostWorld, undo: str, *then: Turn) -> tuple[Run, Run]:
+    """A wrong fix, committed, then `undo` from the shell, and "Done."; then a second `copilot -p` playing `then`
+    (by default it only talks)."""
+    log = gated(world)
+    with ChatServer([shell(f"sed -i 's/a - b/a * b/' calc.py && git commit -qam fix && {undo}"), say("Done."),
+                     say("Done, as I said.")]) as server:
+        first = session(world, server, log)
+        server.turns[:] = then or (say("Nothing to do: add is fixed."), say("Nothing to do."))
+        second = session(world, server, log, prompt="Is add fixed?")
+    return first, second
+
+
+def decisions(run: Run) -> list[str | None]:
+    return [json.loads(c["stdout"] or "{}").get("decision") for c in run.stops()]
+
+
+def status(world: HostWorld) -> subprocess.CompletedProcess:
+    return world.donegate("status", check=False)
+
+
+@pytest.mark.parametrize("rel", sorted(SWITCHES))
+def test_a_switch_beside_the_hooks_leaves_the_work_unverified_and_doctor_says_so(world, rel):
+    """`"disableAllHooks": true` written into the repository's Copilot settings or beside the gate's unchanged
+    entries in its hook file: Copilot still runs this session's agentStop hook (it read its hooks at the start),
+    which refuses as disarmed, naming the file; `status` exits 1 naming it, `doctor` says the arming moved, and the
+    next session, which runs no hook at all, does not make it verified."""
+    first, second = gate_undone(world, switch_off(rel))
+    assert first.done.returncode == 0, first.done.stderr
+    assert json.loads(world.read(rel))["disableAllHooks"] is True
+    assert decisions(first)[0] == "block" and f"({rel})" in told(first)[2], told(first)[2:]
+    assert world.check_runs() == 0, "no check runs at a disarmed gate"
+    after = status(world)
+    assert after.returncode == 1 and rel in after.stdout, after.stdout
+    assert second.calls == [] and second.done.returncode == 0, "Copilot honours the switch in the next session"
+    assert status(world).returncode == 1
+    doctor = world.donegate("doctor", check=False).stdout
+    assert f"arming moved {rel}" in doctor, doctor
+
+
+def test_an_environment_file_beside_the_hooks_does_not_choose_the_check(world):
+    """The gate's hook entries given `"env": {"DONEGATE_VERIFY_COMMAND": "true"}`: this session's stop is refused
+    as disarmed; in the next session Copilot hands the hooks that setting, and the gate still runs the operator's
+    verify.sh, which refuses a new wrong edit."""
+    first, second = gate_undone(world, ENV_FILE, shell("sed -i 's/a [*] b/a ** b/' calc.py"), say("Done."),
+                                say("Done."))
+    assert decisions(first)[0] == "block" and "(.github/hooks/donegate.json)" in told(first)[2], told(first)[2:]
+    stop_env = second.stops()[0]["env"]
+    assert stop_env.get("DONEGATE_VERIFY_COMMAND") == "true", "Copilot passes the entry's env to the hook"
+    assert decisions(second)[0] == "block" and "test_add" in told(second)[2], told(second)[2:]
+    assert world.check_runs() == 1, "the operator's check ran, in the second session"
+    assert status(world).returncode == 1
+
+
+def test_a_deleted_state_folder_is_not_a_fresh_start(world):
+    """A committed wrong fix, then the gate's state folder deleted: the stop finds no record of the session's
+    start, so the check judges the tree and refuses it; `status` exits 1, in this session and after the next,
+    whose stops carry the unverified work on (refused, or handed over UNVERIFIED), never allow it."""
+    first, second = gate_undone(world, FORGET)
+    assert decisions(first)[0] == "block" and "test_add" in told(first)[2], told(first)[2:]
+    assert status(world).returncode == 1
+    carried = [d == "block" or "UNVERIFIED" in c["stdout"] for d, c in zip(decisions(second), second.stops())]
+    assert carried and all(carried), [(c["argv"][1], c["stdout"]) for c in second.calls]
+    assert status(world).returncode == 1
