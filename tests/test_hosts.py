@@ -1730,3 +1730,46 @@ def test_the_gate_s_own_settings_are_fixed_when_the_session_starts(gated):
     repo.write("app.py", broken(2))
     assert repo.stop(active=True).returncode == 2 and repo.runs() == 1  # the session's own check, which fails
 
+
+def test_each_gate_event_holds_the_session_s_lock_for_its_whole_call(repo, monkeypatch):
+    """Two hooks of one session at once (Copilot CLI fires sessionStart and userPromptSubmitted together) take
+    turns: while one of the gate's events is being answered, the session's lock is held; a tool call takes none."""
+    import fcntl
+    from donegate import realhosts
+    held = {}
+
+    def answering(event, *args, **kwargs):
+        with open(repo.state / "locks" / realhosts.safe_key("session-1"), "a") as other:
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held[event] = False
+            except BlockingIOError:
+                held[event] = True
+        return realhosts.HookAnswer(0)
+
+    monkeypatch.setenv("DONEGATE_STATE_DIR", str(repo.state))
+    (repo.state / "locks").mkdir(parents=True, exist_ok=True)
+    monkeypatch.setattr(realhosts.hosts, "run_hook", answering)
+    for event in ("session-start", "user-prompt", "stop", "stop-failure", "pre-tool-use"):
+        realhosts.run_hook(event, json.dumps(repo.payload(event)), "claude-code")
+    assert held == {"session-start": True, "user-prompt": True, "stop": True, "stop-failure": True,
+                    "pre-tool-use": False}
+
+
+def test_a_prompt_that_comes_before_its_session_s_start_leaves_the_state_to_the_start(gated):
+    """Copilot's prompt hook can run before its start hook: the prompt takes no baseline, so the start still
+    carries on the unverified work an earlier session left, and says so."""
+    repo = gated("copilot")
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
+    repo.write("app.py", broken(1))
+    assert repo.stop(active=True, host="copilot").returncode in (0, 2)
+    assert repo.stop(active=True, host="copilot").returncode == 0  # handed over, unverified
+    later = {"session_id": "session-2"}
+    prompt = repo.run("hook", "user-prompt", "--host", "copilot",
+                      stdin=json.dumps(repo.payload("user-prompt", "copilot", prompt="Anything left?", **later)))
+    assert prompt.returncode == 0 and not list((repo.state / "sessions").glob("session-2-*"))
+    start = repo.run("hook", "session-start", "--host", "copilot",
+                     stdin=json.dumps(repo.payload("session-start", "copilot", source="new", **later)))
+    assert "NOT verified" in start.stdout, start.stdout
+

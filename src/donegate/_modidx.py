@@ -838,6 +838,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts.seal_key': ('gate_in_real_hosts.html#seal_key', 'donegate/realhosts.py'),
                                     'donegate.realhosts.seal_of': ('gate_in_real_hosts.html#seal_of', 'donegate/realhosts.py'),
                                     'donegate.realhosts.sealed': ('gate_in_real_hosts.html#sealed', 'donegate/realhosts.py'),
+                                    'donegate.realhosts.session_lock': ('gate_in_real_hosts.html#session_lock', 'donegate/realhosts.py'),
                                     'donegate.realhosts.session_record': ( 'gate_in_real_hosts.html#session_record',
                                                                            'donegate/realhosts.py'),
                                     'donegate.realhosts.session_repository': ( 'gate_in_real_hosts.html#session_repository',

@@ -27,17 +27,17 @@ from .treestate import ExactGate, file_identity, git_dir, snapshot
 
 # %% auto #0
 __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'ARMING_VARS', 'HARMLESS_KEYS',
-           'GATE_SETTINGS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'HashCache',
-           'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'linked_worktrees',
-           'moved_worktrees', 'started_head', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call',
-           'SessionGate', 'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started', 'session_started',
-           'session_roots', 'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone',
-           'layer_path', 'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
-           'gate_settings', 'settings_changed', 'as_started', 'dotenv_values', 'env_files', 'operator_env',
+           'GATE_SETTINGS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'GATE_EVENTS',
+           'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
+           'linked_worktrees', 'moved_worktrees', 'started_head', 'same_repository', 'worktree_baseline', 'tool_marker',
+           'mark_tool_call', 'SessionGate', 'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started',
+           'session_started', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks',
+           'hooks_gone', 'layer_path', 'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed',
+           'disarmed', 'gate_settings', 'settings_changed', 'as_started', 'dotenv_values', 'env_files', 'operator_env',
            'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
            'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
            'streams_events', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict',
-           'SessionSteps', 'run_hook', 'hook_command']
+           'SessionSteps', 'session_lock', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
@@ -444,11 +444,13 @@ def _gates(roots: Sequence[Path], session: str, settings: Settings, starting: bo
     the start itself, and that of the tree the start ran in (`here`) too. A tree the gate meets in the
     middle of the session gets a late one: a linked worktree of the repository clean at the commit the
     session started from, anything else clean at its own HEAD (SessionGate.start_late): what is uncommitted
-    there may be the session's."""
+    there may be the session's. A session whose start the gate never saw gets its state at its first stop."""
     gates = [SessionGate(root, session, settings) for root in roots]
     for i, gate in enumerate(gates):
         if gate.state_path.exists() or (i == 0 and starting):
             continue
+        if i == 0 and not session_started(settings.state_dir, session):
+            continue  # a session whose start was not seen: its stop takes the state (unvouched), not a prompt
         if starting and gate.root == here:
             gate.start()
             continue
@@ -471,7 +473,9 @@ def _worst(verdicts: Sequence[Verdict]) -> Verdict:
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-501
 def _prompt_unless_ours(self: SessionGate, prompt: str | None = None) -> None:
     """Chapter 07's new prompt (a new stretch), unless the prompt is the gate's own refusal sent back."""
-    state = self.start() if session_started(self.settings.state_dir, self.session_id) else self.missed_start()
+    if not session_started(self.settings.state_dir, self.session_id) and self.load_state() is None:
+        return  # a prompt before its session's start (Copilot CLI fires both at once): the start takes the baseline
+    state = self.start()
     import html  # here, not at the top: its table of entities costs every hook call a few ms
     text = html.unescape(prompt or "").strip()  # a host may send it back escaped, or wrapped in tags
     refusal = state.get("last_refusal") or ""
@@ -1406,6 +1410,20 @@ def _tool_done(self: SessionSteps, payload: Mapping[str, Any], settings: Setting
 SessionSteps.policy, SessionSteps.tool_allowed, SessionSteps.tool_done = _policy, _tool_allowed, _tool_done
 
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-l
+GATE_EVENTS = ("session-start", "user-prompt", "stop", "stop-failure")
+
+
+def session_lock(state_dir: Path, session: str):
+    """Hold the exclusive lock of `session`'s gate state, waiting for another hook that holds it; returns the
+    open lock file (closing it lets go)."""
+    import fcntl
+    path = Path(state_dir) / "locks" / safe_key(session)
+    private_dir(path.parent)
+    lock = open(path, "a")
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    return lock
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-r
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
              reading: tuple[str, bytes, bytes] | None = None, again: bool = False) -> HookAnswer:
@@ -1419,13 +1437,21 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     except (ValueError, RecursionError, AttributeError):
         root = find_repo(os.getcwd())
     env = operator_env(os.environ if env is None else env, root)
-    if event == "session-start":  # noted wherever the session starts, in a repository or not
+    lock = None
+    if event in GATE_EVENTS and not again:  # one of the session's gate events at a time (the caller holds it again)
         try:
             payload = typed_payload(json.loads(stdin_text), host)
-            note_started(Settings.from_env(env).state_dir, str(payload.get("session_id") or ""))
-        except Exception:  # the start itself says what is wrong with its input or settings
+            state_dir, session = Settings.from_env(env).state_dir, str(payload.get("session_id") or "")
+            lock = session_lock(state_dir, session or UNKNOWN_SESSION)
+            if event == "session-start":  # noted wherever the session starts, in a repository or not
+                note_started(state_dir, session)
+        except Exception:  # the event itself says what is wrong with its input or settings
             pass
-    return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again))
+    try:
+        return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again))
+    finally:
+        if lock is not None:
+            lock.close()
 
 
 def hook_command(event: str, host: str = "claude-code") -> int:
