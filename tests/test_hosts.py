@@ -1773,3 +1773,31 @@ def test_a_prompt_that_comes_before_its_session_s_start_leaves_the_state_to_the_
                      stdin=json.dumps(repo.payload("session-start", "copilot", source="new", **later)))
     assert "NOT verified" in start.stdout, start.stdout
 
+
+SWITCHED_OFF = {  # host: (file, what turns every hook off, merged into the file's JSON or written as TOML)
+    "claude-code": (".claude/settings.local.json", {"disableAllHooks": True}),
+    "qwen": (".qwen/settings.json", {"disableAllHooks": True}),
+    "copilot": (".github/copilot/settings.json", {"disableAllHooks": True}),
+    "gemini": (".gemini/settings.json", {"hooksConfig": {"enabled": False}}),
+    "codex": (".codex/config.toml", "[features]\nhooks = false\n"),
+}
+
+
+@pytest.mark.parametrize("host", sorted(SWITCHED_OFF))
+def test_doctor_says_hooks_switched_off_beside_the_gate_s_entries_are_not_active(repo, tmp_path, host):
+    """Each host's own switch, written beside the gate's unchanged hook entries: the next session runs no hook,
+    so doctor does not call the hooks active; it names the file and the switch."""
+    home = tmp_path / "home"
+    assert repo.run("install", "--host", host, "--trust", HOME=str(home)).returncode == 0
+    assert f"{host:<12} installed and active" in repo.run("doctor", HOME=str(home)).stdout
+    rel, switch = SWITCHED_OFF[host]
+    path = repo.root / rel
+    if isinstance(switch, str):
+        path.write_text(switch)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**(json.loads(path.read_text()) if path.exists() else {}), **switch}))
+    doctor = repo.run("doctor", HOME=str(home))
+    line = next(l for l in doctor.stdout.splitlines() if l.startswith(f"hooks        {host} "))
+    assert doctor.returncode == 1 and "NOT active" in line and rel in line and "switches every hook off" in line, line
+

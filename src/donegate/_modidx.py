@@ -247,6 +247,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                         'donegate/doctor.py'),
                                  'donegate.doctor.stop_preview': ('host_trust_and_doctor.html#stop_preview', 'donegate/doctor.py'),
                                  'donegate.doctor.stop_timeouts': ('host_trust_and_doctor.html#stop_timeouts', 'donegate/doctor.py'),
+                                 'donegate.doctor.switched_off': ('host_trust_and_doctor.html#switched_off', 'donegate/doctor.py'),
                                  'donegate.doctor.write_codex_trust': ( 'host_trust_and_doctor.html#write_codex_trust',
                                                                         'donegate/doctor.py')},
             'donegate.grading': { 'donegate.grading.ClassRecord': ('workbook_grading.html#classrecord', 'donegate/grading.py'),

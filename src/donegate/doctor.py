@@ -15,15 +15,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .hosts import HOSTS, SETTINGS_FILES, InstallSteps, hook_entries, hook_executable
-from .realhosts import SessionGate, stops_seen
+from .realhosts import ARMING_LAYERS, SessionGate, layer_files, layer_path, stops_seen
 from .stopgate import NOTHING_CHANGED, SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, changed_paths, find_repo
 from .treestate import ExactGate
 
 # %% auto #0
-__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program', 'stale_programs',
-           'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'not_active', 'grant_trust',
-           'write_codex_trust', 'after_install', 'doctor', 'stop_preview', 'stop_hook_seconds', 'stop_timeouts',
-           'fit_timeouts', 'TrustSteps', 'installed_hook_entries', 'ledger_command', 'captured_calls']
+__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program',
+           'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'switched_off',
+           'not_active', 'grant_trust', 'write_codex_trust', 'after_install', 'doctor', 'stop_preview',
+           'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps', 'installed_hook_entries',
+           'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
 def missing_program(command: str) -> str | None:
@@ -117,6 +118,33 @@ def codex_hook_keys(root: Path, hooks: Mapping[str, Any], source: str | None = N
                                  codex_hook_hash(event, group.get("matcher"), handler)))
     return keys
 
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-305s
+HOOK_SWITCHES = {"claude-code": ("disableAllHooks", True), "qwen": ("disableAllHooks", True),
+                 "copilot": ("disableAllHooks", True), "gemini": ("hooksConfig.enabled", False),
+                 "codex": ("features.hooks", False)}  # the setting that turns all of a host's hooks off
+
+
+def switched_off(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """The settings layers of `host` (ARMING_LAYERS) that turn all its hooks off, each named with its switch."""
+    import tomllib
+    env = os.environ if env is None else env
+    key, off = HOOK_SWITCHES.get(host, ("", None))
+    found = []
+    for template in ARMING_LAYERS.get(host, ()):
+        path = layer_path(template, root, Path(env.get("HOME") or Path.home()), env)
+        for file in layer_files(path) if path and path.endswith("/") else [path] if path else []:
+            try:
+                text = Path(file).read_text(encoding="utf-8")
+                value = tomllib.loads(text) if file.endswith(".toml") else json.loads(text)
+                for part in key.split("."):
+                    value = value.get(part) if isinstance(value, dict) else None
+            except (OSError, ValueError, tomllib.TOMLDecodeError):
+                continue
+            if value is off:
+                shown = os.path.relpath(file, root) if file.startswith(f"{root}{os.sep}") else file
+                found.append(f"{shown} switches every hook off ({key}: {json.dumps(off)}); remove that setting")
+    return found
+
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-306
 def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """Why the host would not run the installed hooks in `root`, each with the step that fixes it ([] if
@@ -156,7 +184,7 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
                             "(and --skip-trust runs the agent without them); run `donegate install --host gemini --trust`")
     elif host == "copilot":
         problems += _copilot_untrusted(root, env)
-    return problems
+    return problems + switched_off(host, root, env)
 
 
 
