@@ -1256,19 +1256,7 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
                                "request(s); `donegate status` says what the gate decided.",)
     return Verdict(**dict(fields, warnings=(*fields["warnings"], *note)))
 
-# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-802
-def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
-    """Take the session's baseline at its start; the note for the person when it carries an earlier
-    session's unverified work on ("" when it does not)."""
-    note_started(gate.settings.state_dir, gate.session_id)
-    state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
-    if not gate.inherited_now:
-        return ""
-    came = state["inherited"]
-    return (f"[donegate] The last session here ({came['session']}) left changes that are NOT verified: "
-            f"{came['why']}. This session carries them on: its stops run the check on them.")
-
-
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-802d
 def _decided(gates: Sequence[SessionGate], settings: Settings, active: bool | None, claim: str, relaying: bool,
              turn: list) -> Verdict:
     """The worst verdict of the trees; on a relayed run, the work gets the person's budget less the refusal
@@ -1281,6 +1269,18 @@ def _decided(gates: Sequence[SessionGate], settings: Settings, active: bool | No
         return verdict
     made = max(min(int((g.load_state() or {}).get("blocks") or 0), settings.max_blocks - kept) for g in gates)
     return relay_hand_over(settings.state_dir, gates[0].session_id, turn, verdict, left=settings.max_blocks - made)
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-802
+def session_start(gate: SessionGate, payload: Mapping[str, Any]) -> str:
+    """Take the session's baseline at its start; the note for the person when it carries an earlier
+    session's unverified work on ("" when it does not)."""
+    note_started(gate.settings.state_dir, gate.session_id)
+    state = gate.start(str(payload.get("source") or payload.get("trigger") or "startup"))
+    if not gate.inherited_now:
+        return ""
+    came = state["inherited"]
+    return (f"[donegate] The last session here ({came['session']}) left changes that are NOT verified: "
+            f"{came['why']}. This session carries them on: its stops run the check on them.")
 
 
 def turn_failed(gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> None:
