@@ -27,12 +27,13 @@ FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-un
 
 # %% auto #0
 __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS', 'POLICY_WORDS',
-           'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'stat_data', 'fence_file', 'held',
-           'fenced_stats', 'flagged_paths', 'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top',
-           'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack', 'unpack', 'call_key', 'memo_path',
-           'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'next_answer',
-           'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file',
-           'tool_call_parts', 'arming_place', 'quick_tool', 'forget_stops', 'tool_hook']
+           'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat', 'stat_line', 'stat_data',
+           'fence_file', 'held', 'fenced_stats', 'flagged_paths', 'listed_paths', 'git_rules', 'tree_key',
+           'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack', 'unpack',
+           'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook',
+           'record_state', 'next_answer', 'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key',
+           'quick_tool_marker', 'quick_session_file', 'tool_call_parts', 'arming_place', 'quick_tool', 'forget_stops',
+           'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -69,24 +70,32 @@ class GitRun:
         return self.out
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-022
-def stat_data(paths, root: str | None = None) -> tuple[bytes, int]:
-    """The stat data of each path (mode, size, mtime, ctime, inode; "-" if it does not exist) and the
-    newest time among them, in nanoseconds. Relative paths are looked up from the folder `root`, opened
-    once (cheaper than one long path per file)."""
-    parts, newest = [], 0
+def each_stat(paths, root: str | None = None):
+    """(path, its lstat or None where it does not exist, the folder descriptor) for each path; relative paths are
+    looked up from the folder `root`, opened once (cheaper than one long path per file)."""
     folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY) if root else None
     try:
         for path in paths:
             try:
-                st = os.stat(path, dir_fd=folder, follow_symlinks=False)
+                yield path, os.stat(path, dir_fd=folder, follow_symlinks=False), folder
             except (FileNotFoundError, NotADirectoryError):
-                parts.append(b"-")
-                continue
-            parts.append(b"%o %d %d %d %d" % (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-            newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
+                yield path, None, folder
     finally:
         if folder is not None:
             os.close(folder)
+
+
+def stat_line(st: os.stat_result) -> bytes:
+    return b"%o %d %d %d %d" % (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def stat_data(paths, root: str | None = None) -> tuple[bytes, int]:
+    """The stat data of each path (mode, size, mtime, ctime, inode; "-" if it does not exist) and the
+    newest time among them, in nanoseconds."""
+    parts, newest = [], 0
+    for _, st, _ in each_stat(paths, root):
+        parts.append(stat_line(st) if st else b"-")
+        newest = max(newest, st.st_mtime_ns, st.st_ctime_ns) if st else newest
     return b"\0".join(parts), newest
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-031-c1
@@ -125,21 +134,13 @@ def fenced_stats(paths, fence: int, root: str | None = None) -> bytes:
     """`stat_data` of each path, except for a path changed at or after `fence`: stat data that young may not
     show a second write in the same clock step, so a digest of what it holds stands in for them."""
     parts = []
-    folder = os.open(root, os.O_RDONLY | os.O_DIRECTORY) if root else None
-    try:
-        for path in paths:
-            try:
-                st = os.stat(path, dir_fd=folder, follow_symlinks=False)
-            except (FileNotFoundError, NotADirectoryError):
-                parts.append(b"-")
-                continue
-            if max(st.st_mtime_ns, st.st_ctime_ns) < fence:
-                parts.append(b"%o %d %d %d %d" % (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-            else:
-                parts.append(b"#%o %s" % (st.st_mode, _sha256(held(path, st, folder)).hexdigest().encode()))
-    finally:
-        if folder is not None:
-            os.close(folder)
+    for path, st, folder in each_stat(paths, root):
+        if st is None:
+            parts.append(b"-")
+        elif max(st.st_mtime_ns, st.st_ctime_ns) < fence:
+            parts.append(stat_line(st))
+        else:
+            parts.append(b"#%o %s" % (st.st_mode, _sha256(held(path, st, folder)).hexdigest().encode()))
     return b"\0".join(parts)
 
 
