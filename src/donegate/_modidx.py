@@ -791,6 +791,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts._unverified_earlier': ( 'gate_in_real_hosts.html#_unverified_earlier',
                                                                                 'donegate/realhosts.py'),
                                     'donegate.realhosts._unvouched': ('gate_in_real_hosts.html#_unvouched', 'donegate/realhosts.py'),
+                                    'donegate.realhosts._vouched_settled': ( 'gate_in_real_hosts.html#_vouched_settled',
+                                                                             'donegate/realhosts.py'),
                                     'donegate.realhosts._worst': ('gate_in_real_hosts.html#_worst', 'donegate/realhosts.py'),
                                     'donegate.realhosts._write_sealed_stamp': ( 'gate_in_real_hosts.html#_write_sealed_stamp',
                                                                                 'donegate/realhosts.py'),

@@ -367,6 +367,10 @@ def _late_without_check(self: SessionGate, state: dict, now: TreeState, command,
     return StopGate.without_check(self, state, now, command, changes)
 
 
+SessionGate.start_late = SessionGate.missed_start = _start_late
+SessionGate.without_check = _late_without_check
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-305b
 def _noted_decide(self: SessionGate, stop_hook_active: bool | None, claim: str) -> Verdict:
     verdict = StopGate.decide(self, stop_hook_active, claim)
     state = self.load_state() or {}
@@ -379,8 +383,12 @@ def _noted_decide(self: SessionGate, stop_hook_active: bool | None, claim: str) 
     return verdict
 
 
-SessionGate.start_late = SessionGate.missed_start = _start_late
-SessionGate.without_check, SessionGate.decide = _late_without_check, _noted_decide
+def _vouched_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict | None:
+    """Chapter 07's answer without a check; an unvouched state is settled only by a tree that passed."""
+    return StopGate.settled(self, {**state, "baseline_digest": None} if state.get("unvouched") else state, now)
+
+
+SessionGate.decide, SessionGate.settled = _noted_decide, _vouched_settled
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-401
 def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[str, str] | None = None) -> list[Path]:
@@ -767,9 +775,7 @@ def disarmed(self: SessionGate, state: Mapping) -> bool:
 def _armed_settled(self: SessionGate, state: Mapping, now: TreeState) -> Verdict | None:
     """No stop is settled without a check while the gate is disarmed: not even at a state that passed. An
     unvouched state is settled only by a tree that passed."""
-    if self.disarmed(state):
-        return None
-    return StopGate.settled(self, {**state, "baseline_digest": None} if state.get("unvouched") else state, now)
+    return None if self.disarmed(state) else _vouched_settled(self, state, now)
 
 
 def _armed_without_check(self: SessionGate, state: dict, now: TreeState, command, changes: Mapping) -> Verdict | None:
