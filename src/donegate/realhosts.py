@@ -11,7 +11,6 @@ import json
 import os
 import re
 import stat
-import subprocess
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
