@@ -264,6 +264,20 @@ def test_any_change_to_the_tree_goes_back_to_the_gate(verified, stops, change):
     assert stops(verified)[0] == "gate"
 
 
+@pytest.mark.parametrize("change, waits", [("tracked file edited (same size)", False), ("untracked file deleted", False),
+                                           ("ignore rule hides a file", False), ("clean tracked file edited", True),
+                                           ("untracked file added", True)])
+def test_a_moved_listed_path_goes_to_the_gate_before_git_status_ends(verified, stops, monkeypatch, change, waits):
+    """What the memo lists (the paths git listed, the rules) is looked at while git status runs: if any of it moved,
+    the stop cannot replay, so the gate is loaded at once rather than after git ends. Only a change git alone
+    can see (a clean tracked file edited, a new file) makes the replay wait for git status."""
+    waited, status = [], quickstop.Reading.status
+    monkeypatch.setattr(quickstop.Reading, "status", lambda self: waited.append(1) or status(self))
+    CHANGES[change](verified)
+    assert stops(verified)[0] == "gate"
+    assert bool(waited) is waits
+
+
 @pytest.mark.parametrize("layer, text", [(".claude/settings.local.json", '{"env": {"DONEGATE_VERIFY_COMMAND": "true"}}'),
                                          (".gemini/settings.json", '{"hooksConfig": {"enabled": false}}'),
                                          (".github/hooks/other.json", '{"version": 1}')])

@@ -927,6 +927,22 @@ def test_the_exact_gate_uses_a_reading_already_taken_for_one_stop_only(repo):
     assert (gate.on_stop(True).exit, repo.runs()) == ("passed", 1)
 
 
+def test_the_same_reading_handed_in_again_is_made_into_a_state_once(repo, monkeypatch):
+    """The quick path asks the same stop again on the same reading (appendix 93): the state made of it is reused,
+    not parsed and hashed again; another reading, even of equal bytes, is read afresh."""
+    from donegate import treestate
+    made, real = [], treestate.snapshot
+    monkeypatch.setattr(treestate, "snapshot", lambda *a, **k: made.append(1) or real(*a, **k))
+    gates = [repo.started(exact=True) for _ in range(3)]
+    reading = (git(repo.root, *STATUS_ARGS), git(repo.root, *FLAGGED_ARGS))
+    made.clear()
+    states = []
+    for gate, handed in zip(gates, (reading, reading, (bytes(bytearray(reading[0])), reading[1]))):
+        gate.reading = handed
+        states.append(gate.read_tree())
+    assert len(made) == 2 and states[0] is states[1] and states[2] == states[0]
+
+
 def test_git_missing_is_a_gate_error_that_says_so(repo, monkeypatch):
     monkeypatch.setenv("PATH", str(repo.root / "no-such-folder"))
     with pytest.raises(GateError, match="git is not installed or not on PATH"):

@@ -18,7 +18,7 @@ except ImportError:
     except ImportError:
         from hashlib import sha256 as _sha256
 
-QUICK_FORMAT = b"donegate-quick-3"
+QUICK_FORMAT = b"donegate-quick-4"
 REPLAYABLE = frozenset({"already_verified", "not_gated"})  # allowed stops that write nothing
 STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
           "--ignored=matching")  # exactly the gate's (donegate.stopgate.STATUS_ARGS), so it can share the reading
@@ -349,17 +349,19 @@ def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
     """The recorded answer, if the memo's key equals this stop's: the same index file (so the same
     flagged files), git status, stat data (a digest for what changed at or after the memo's fence), rules
     and gate state files. The paths the memo lists are looked at while git status runs: if git lists other
-    paths, the key differs anyway."""
+    paths, the key differs anyway; if they or the rules moved, None at once, without waiting for git."""
     try:
         with open(call.memo, "rb") as f:
             kept = unpack(f.read())
-        fence = int(kept[9]) if len(kept) == 10 and kept[0] == QUICK_FORMAT else None
+        fence = int(kept[9]) if len(kept) == 11 and kept[0] == QUICK_FORMAT else None
     except (OSError, ValueError):
         fence = None
     if fence is None:
         return None
     flagged, listed = (kept[i].split(b"\0") if kept[i] else [] for i in (3, 4))
     early, rules = fenced_stats(listed, fence, call.root), git_rules(call.root)
+    if _sha256(pack([early, *rules])).digest() != kept[10]:
+        return None  # a listed path or a rule moved: the key differs, whatever git status says
     status = run.status()
     if status is None or kept[2] != stat_data([call.index])[0]:
         return None
@@ -421,9 +423,6 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
             if run is not None:
                 run.status()
             run = Reading(call.root, env)
-        if not os.path.exists(call.memo):
-            run.flags()
-            import donegate.realhosts  # noqa: F401  (nothing to replay: load the gate while git reads)
         answer = replay(call, run)
         if answer is not None:
             code = emit(*answer)
@@ -433,14 +432,16 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
             return code
     except Exception:  # anything unusual is the gate's to judge, with its own messages
         call = None
-    finally:
-        if run is not None:
+    if run is not None:
+        run.flags()  # the gate reads git ls-files too: started now, and git may still be reading while it loads
+        if call is None:
             run.outputs()
     return record_stop(host, raw, env, call, run if call is not None else None)
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044
-def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[bytes], list[bytes], bytes] | None:
-    """(index stat, flagged files, listed paths, tree key) of one reading, the stat data measured against
+def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[bytes], list[bytes], bytes, bytes] | None:
+    """(index stat, flagged files, listed paths, tree key, digest of the listed paths' stat data and the rules:
+    what `replay` compares before git status ends) of one reading, the stat data measured against
     `fence`; None if the reading failed, or the index moved while it was read or is as new as the fence, or
     git lists a submodule or a repository of its own (an edit inside one moves no stat data the key holds)."""
     outputs = reading.outputs()
@@ -451,8 +452,8 @@ def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[
         return None
     flagged = flagged_paths(listing)
     paths = listed_paths(status, flagged)
-    return reading.before, flagged, paths, tree_key(status, paths, fenced_stats(paths, fence, call.root),
-                                                    git_rules(call.root))
+    stats, rules = fenced_stats(paths, fence, call.root), git_rules(call.root)
+    return reading.before, flagged, paths, tree_key(status, paths, stats, rules), _sha256(pack([stats, *rules])).digest()
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c0
@@ -510,10 +511,10 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     try:
         kept = next_answer(host, raw, env, call, reading, answer, before, fence, files, state) if before else None
         if kept is not None:
-            index, flagged, paths, tree = before
+            index, flagged, paths, tree, early = before
             write_memo(call.memo, [QUICK_FORMAT, b"\0".join(files), index, b"\0".join(flagged), b"\0".join(paths),
                                    pack([call.key, index, tree, kept[1]]), b"%d" % kept[0].exit_code,
-                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence], tmp)
+                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence, early], tmp)
     except Exception:  # the answer is given; a memo not written only costs the next stop its speed
         pass
     finally:

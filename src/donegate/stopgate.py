@@ -999,11 +999,11 @@ StopGate._check = _check
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-028n
 def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun:
-    import shutil
-    import tempfile
     timeout = self.settings.verify_timeout
     if self.settings.protect_mode != "pristine":
         return run_check(command, self.root, timeout)
+    import shutil
+    import tempfile
     with tempfile.TemporaryDirectory(prefix="donegate-pristine-") as tmp:
         copy = Path(tmp) / self.root.name
         shutil.copytree(self.root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
