@@ -361,13 +361,14 @@ def test_nothing_is_recorded_when_the_tree_moves_while_the_gate_decides(verified
     assert verified.memos() == []
 
 
-def test_a_damaged_memo_is_ignored(verified, stops):
+def test_a_damaged_memo_is_ignored_and_recorded_anew(verified, stops):
     memo = verified.memos()[-1]  # the flag-true stop's
-    memo.write_bytes(b"12:not a memo")
-    assert stops(verified)[0] == "gate"
-    memo.write_bytes(b"\x00\xff garbage")
-    assert stops(verified)[0] == "gate"
-    assert stops(verified)[0] == "replay"
+    whole = quickstop.unpack(memo.read_bytes())
+    for damaged in (b"12:not a memo", b"\x00\xff garbage", quickstop.pack([*whole[:10], b"9:cut"]),
+                    quickstop.pack([*whole[:10], quickstop.pack([b"a", b"b"])])):
+        memo.write_bytes(damaged)
+        assert stops(verified)[0] == "gate"
+        assert stops(verified)[0] == "replay"
 
 
 def test_a_forged_memo_for_another_tree_is_not_replayed(verified, stops):

@@ -671,6 +671,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.quickstop.each_stat': ('quick_stop_hook.html#each_stat', 'donegate/quickstop.py'),
                                     'donegate.quickstop.emit': ('quick_stop_hook.html#emit', 'donegate/quickstop.py'),
                                     'donegate.quickstop.fence_file': ('quick_stop_hook.html#fence_file', 'donegate/quickstop.py'),
+                                    'donegate.quickstop.fenced_lines': ('quick_stop_hook.html#fenced_lines', 'donegate/quickstop.py'),
                                     'donegate.quickstop.fenced_stats': ('quick_stop_hook.html#fenced_stats', 'donegate/quickstop.py'),
                                     'donegate.quickstop.flagged_paths': ('quick_stop_hook.html#flagged_paths', 'donegate/quickstop.py'),
                                     'donegate.quickstop.forget_stops': ('quick_stop_hook.html#forget_stops', 'donegate/quickstop.py'),

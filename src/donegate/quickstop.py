@@ -28,9 +28,9 @@ FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-un
 # %% auto #0
 __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS', 'POLICY_WORDS',
            'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat', 'stat_line', 'stat_data',
-           'fence_file', 'held', 'fenced_stats', 'flagged_paths', 'listed_paths', 'git_rules', 'tree_key',
-           'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack', 'unpack',
-           'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook',
+           'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths', 'listed_paths', 'git_rules',
+           'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack',
+           'unpack', 'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook',
            'record_state', 'next_answer', 'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key',
            'quick_tool_marker', 'quick_session_file', 'tool_call_parts', 'arming_place', 'quick_tool', 'forget_stops',
            'tool_hook']
@@ -130,18 +130,22 @@ def held(path, st: os.stat_result, folder: int | None) -> bytes:
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-031-c2
-def fenced_stats(paths, fence: int, root: str | None = None) -> bytes:
-    """`stat_data` of each path, except for a path changed at or after `fence`: stat data that young may not
-    show a second write in the same clock step, so a digest of what it holds stands in for them."""
-    parts = []
+def fenced_lines(paths, fence: int, root: str | None = None):
+    """`stat_line` of each path, in turn ("-" if it does not exist), except for a path changed at or after
+    `fence`: stat data that young may not show a second write in the same clock step, so a digest of what it
+    holds stands in for them."""
     for path, st, folder in each_stat(paths, root):
         if st is None:
-            parts.append(b"-")
+            yield b"-"
         elif max(st.st_mtime_ns, st.st_ctime_ns) < fence:
-            parts.append(stat_line(st))
+            yield stat_line(st)
         else:
-            parts.append(b"#%o %s" % (st.st_mode, _sha256(held(path, st, folder)).hexdigest().encode()))
-    return b"\0".join(parts)
+            yield b"#%o %s" % (st.st_mode, _sha256(held(path, st, folder)).hexdigest().encode())
+
+
+def fenced_stats(paths, fence: int, root: str | None = None) -> bytes:
+    """The `fenced_lines` of `paths`, as one byte string."""
+    return b"\0".join(fenced_lines(paths, fence, root))
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-032
@@ -349,19 +353,30 @@ def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
     """The recorded answer, if the memo's key equals this stop's: the same index file (so the same
     flagged files), git status, stat data (a digest for what changed at or after the memo's fence), rules
     and gate state files. The paths the memo lists are looked at while git status runs: if git lists other
-    paths, the key differs anyway; if they or the rules moved, None at once, without waiting for git."""
+    paths, the key differs anyway. They are compared one by one with the memo's lines, the paths git lists as
+    changed first (git status lists them first), so a stop after an edit of a file already changed knows at
+    once, without waiting for git, that it will not replay."""
     try:
         with open(call.memo, "rb") as f:
             kept = unpack(f.read())
         fence = int(kept[9]) if len(kept) == 11 and kept[0] == QUICK_FORMAT else None
+        was = unpack(kept[10]) if fence is not None else []
     except (OSError, ValueError):
         fence = None
     if fence is None:
         return None
     flagged, listed = (kept[i].split(b"\0") if kept[i] else [] for i in (3, 4))
-    early, rules = fenced_stats(listed, fence, call.root), git_rules(call.root)
-    if _sha256(pack([early, *rules])).digest() != kept[10]:
-        return None  # a listed path or a rule moved: the key differs, whatever git status says
+    rules = git_rules(call.root)
+    if len(was) != 3 or was[1:] != rules:
+        return None  # a rule moved: the key differs, whatever git status says
+    lines = []
+    for line, recorded in zip(fenced_lines(listed, fence, call.root), was[0].split(b"\0")):
+        if line != recorded:
+            return None  # a listed path moved: the same
+        lines.append(line)
+    early = b"\0".join(lines)
+    if early != was[0]:
+        return None
     status = run.status()
     if status is None or kept[2] != stat_data([call.index])[0]:
         return None
@@ -403,11 +418,11 @@ class Reading:
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-042-c1
-def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, replayed=None) -> int:
+def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, answered=None) -> int:
     """`donegate hook stop`: replay the recorded answer when nothing it depended on has changed;
     otherwise ask the gate (`record_stop`), handing it this reading of the tree so it need not read
-    again. `replayed(exit_code)`, if given, is called after a replay (when only git status was started,
-    and has ended)."""
+    again. `answered(exit_code)`, if given, is called once the answer is given and everything is written
+    (after a replay, only git status was started, and it has ended)."""
     env = os.environ if env is None else env
     run = call = None
     try:  # start reading the tree at once where the host started us: git runs while we read and parse
@@ -423,12 +438,15 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
             if run is not None:
                 run.status()
             run = Reading(call.root, env)
-        answer = replay(call, run)
+        try:
+            answer = replay(call, run)
+        except Exception:  # a memo that cannot be read is no memo: the gate decides, and it is recorded anew
+            answer = None
         if answer is not None:
             code = emit(*answer)
             seen(env, host, call.root)
-            if replayed is not None:
-                replayed(code)
+            if answered is not None:
+                answered(code)
             return code
     except Exception:  # anything unusual is the gate's to judge, with its own messages
         call = None
@@ -436,12 +454,15 @@ def stop_hook(host: str = "claude-code", stdin: bytes | None = None, env=None, r
         run.flags()  # the gate reads git ls-files too: started now, and git may still be reading while it loads
         if call is None:
             run.outputs()
-    return record_stop(host, raw, env, call, run if call is not None else None)
+    code = record_stop(host, raw, env, call, run if call is not None else None)
+    if answered is not None:
+        answered(code)
+    return code
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044
 def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[bytes], list[bytes], bytes, bytes] | None:
-    """(index stat, flagged files, listed paths, tree key, digest of the listed paths' stat data and the rules:
-    what `replay` compares before git status ends) of one reading, the stat data measured against
+    """(index stat, flagged files, listed paths, tree key, the listed paths' stat data and the rules: what
+    `replay` compares before git status ends) of one reading, the stat data measured against
     `fence`; None if the reading failed, or the index moved while it was read or is as new as the fence, or
     git lists a submodule or a repository of its own (an edit inside one moves no stat data the key holds)."""
     outputs = reading.outputs()
@@ -453,7 +474,7 @@ def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[
     flagged = flagged_paths(listing)
     paths = listed_paths(status, flagged)
     stats, rules = fenced_stats(paths, fence, call.root), git_rules(call.root)
-    return reading.before, flagged, paths, tree_key(status, paths, stats, rules), _sha256(pack([stats, *rules])).digest()
+    return reading.before, flagged, paths, tree_key(status, paths, stats, rules), pack([stats, *rules])
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c0
@@ -462,7 +483,8 @@ def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer
     """(answer, key of the gate's state files) for the next stop of this tree, or None. A replayable allow that
     wrote nothing is its own next answer. After a pass, the gate is asked the same stop again on the same
     reading: the stamp now holds this tree, and the gate says what a stop of it answers (a stop asked again
-    is not counted and never runs the check: if the check wrote a file, that answer is a refusal)."""
+    is not counted and never runs the check). If the check wrote a file the reading lists, its stat data show it
+    and nothing is recorded."""
     verdict = answer.verdict
     if verdict is not None and verdict.exit == "passed":
         from donegate.realhosts import run_hook
@@ -471,7 +493,8 @@ def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer
         verdict = answer.verdict
     if verdict is None or verdict.action != "allow" or verdict.exit not in REPLAYABLE:
         return None
-    if record_state(call, reading, fence) != before or fenced_stats(files, fence) != state:
+    listed = pack([fenced_stats(before[2], fence, call.root), *git_rules(call.root)])
+    if listed != before[4] or fenced_stats(files, fence) != state:
         return None  # something the gate read moved while it decided: the answer may be about another tree
     return answer, state
 
@@ -539,8 +562,9 @@ def hook_host(args, event: str = "stop") -> str | None:
 
 
 def leave(exit_code: int) -> None:
-    """End the process at once: after a replay nothing is open and nothing else was loaded, so the
-    interpreter's own clean-up (a few milliseconds) is skipped."""
+    """End the process at once, once the hook's answer is given and all it writes is written (every file the
+    gate writes is closed by then): the interpreter's own clean-up, a few milliseconds, more with the gate
+    loaded, is skipped."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(exit_code)
@@ -557,7 +581,7 @@ def main(argv=None) -> int:
     try:
         if tool_host is not None:
             return tool_hook(tool_host, answered=leave if argv is None else None)
-        return stop_hook(host, replayed=leave if argv is None else None)
+        return stop_hook(host, answered=leave if argv is None else None)
     except Exception as exc:  # a fault of the gate's own: exit 1 would read as "allow" on every host
         sys.stderr.write(f"donegate could not answer this hook ({type(exc).__name__}: {exc}), so it refuses "
                          "rather than allow.\n")
