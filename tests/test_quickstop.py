@@ -380,6 +380,36 @@ def test_a_forged_memo_for_another_tree_is_not_replayed(verified, stops):
     assert verified.runs() == 2  # the gate ran the check on the new content
 
 
+def test_a_memo_the_gate_did_not_seal_is_not_replayed(verified, stops):
+    """A memo for this very tree, built as the quick path builds it but with another answer, is no memo without
+    the seal under the state folder's key; sealed with that key it would be replayed, so the seal is what stops it."""
+    memo = verified.memos()[-1]
+    data = memo.read_bytes()
+    items = quickstop.unpack(data[:-35])
+    items[6], items[7] = b"0", b"FORGED: verified"
+    forged = quickstop.pack(items)
+    memo.write_bytes(forged + data[-35:])  # the old seal: not this content's
+    who, code, out, _ = stops(verified)
+    assert who == "gate" and "FORGED" not in out
+    key = (verified.state / quickstop.SEAL_FILE).read_bytes()
+    memo.write_bytes(forged + quickstop.pack([quickstop.quick_seal(key, forged)]))
+    who, code, out, _ = stops(verified)
+    assert who == "replay" and "FORGED" in out
+
+
+@pytest.mark.parametrize("size", [0, 1, 32, 63, 64, 65, 200])
+def test_quick_seal_is_hmac_sha256(size):
+    import hashlib
+    import hmac
+    key, data = os.urandom(size), os.urandom(size * 7 + 3)
+    assert quickstop.quick_seal(key, data) == hmac.new(key, data, hashlib.sha256).digest()
+
+
+def test_the_memo_s_seal_key_is_the_gate_s():
+    from donegate.realhosts import SEAL_KEY
+    assert quickstop.SEAL_FILE == SEAL_KEY
+
+
 # -- racy git: the fence --------------------------------------------------------------------------
 
 def test_a_file_as_new_as_the_fence_is_keyed_by_what_it_holds(tmp_path):

@@ -26,14 +26,14 @@ FLAGGED = ("ls-files", "-v", "-z")
 FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-unchanged (git status trusts them)
 
 # %% auto #0
-__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'QUICK_HOSTS', 'PLAIN_SETTINGS', 'POLICY_WORDS',
-           'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat', 'stat_line', 'stat_data',
-           'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths', 'listed_paths', 'git_rules',
-           'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain', 'quick_worktree_files', 'pack',
-           'unpack', 'call_key', 'memo_path', 'write_memo', 'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook',
-           'record_state', 'next_answer', 'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key',
-           'quick_tool_marker', 'quick_session_file', 'tool_call_parts', 'arming_place', 'quick_tool', 'forget_stops',
-           'tool_hook']
+__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'SEAL_FILE', 'QUICK_HOSTS', 'PLAIN_SETTINGS',
+           'POLICY_WORDS', 'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat', 'stat_line',
+           'stat_data', 'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths', 'listed_paths',
+           'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
+           'quick_worktree_files', 'pack', 'unpack', 'quick_seal', 'read_memo', 'call_key', 'memo_path', 'write_memo',
+           'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'next_answer', 'record_stop',
+           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'tool_call_parts',
+           'arming_place', 'quick_tool', 'forget_stops', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -278,6 +278,29 @@ def unpack(data: bytes) -> list[bytes]:
         at = end
     return items
 
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-038-s1
+SEAL_FILE = "seal.key"  # the state folder's sealing key (donegate.realhosts.SEAL_KEY)
+_IPAD, _OPAD = bytes(b ^ 0x36 for b in range(256)), bytes(b ^ 0x5C for b in range(256))
+
+
+def quick_seal(key: bytes, data: bytes) -> bytes:
+    """HMAC-SHA256 of `data` under `key`, as hmac.new(key, data, "sha256").digest() computes it, without
+    hmac and hashlib (whose import costs more than a replay)."""
+    key = (_sha256(key).digest() if len(key) > 64 else key).ljust(64, b"\0")
+    return _sha256(key.translate(_OPAD) + _sha256(key.translate(_IPAD) + data).digest()).digest()
+
+
+def read_memo(path: str, state_dir: str) -> list[bytes]:
+    """The items of the memo at `path`; ValueError unless it carries its seal under the key in `state_dir`."""
+    with open(os.path.join(state_dir, SEAL_FILE), "rb") as f:
+        key = f.read()
+    with open(path, "rb") as f:
+        data = f.read()
+    body, tail = data[:-35], data[-35:]
+    if tail[:3] != b"32:" or tail[3:] != quick_seal(key, body):
+        raise ValueError("a memo the gate did not seal")
+    return unpack(body)
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-038-c1
 def call_key(host: str, session: str, active: bool | None, root: str, env) -> bytes:
     """Everything else the gate's answer depends on: the host, the session, stop_hook_active, the
@@ -293,19 +316,20 @@ def call_key(host: str, session: str, active: bool | None, root: str, env) -> by
 def memo_path(env, host: str, session: str, active: bool | None, root: str) -> str:
     """Where the replayable answer for this host, session, flag and repository is kept. The name is a
     64-bit FNV-1a checksum (no import needed); a clash of two names costs a replay, never a wrong one,
-    since the memo holds the whole key."""
+    since the memo holds the whole key's digest."""
     name = 0xCBF29CE484222325
     for byte in os.fsencode(f"{host}\0{session}\0{root}"):
         name = ((name ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return os.path.join(quick_state_dir(env), "quick", f"{name:016x}-{repr(active)[0].lower()}")
 
 
-def write_memo(path: str, items, tmp: str) -> None:
-    """Replace the memo at `path` atomically with `items`, written into `tmp` (`fence_file`'s file, private to this
-    user in a 0700 folder)."""
+def write_memo(path: str, items, tmp: str, key: bytes) -> None:
+    """Replace the memo at `path` atomically with `items` and their seal under `key`, written into `tmp`
+    (`fence_file`'s file, private to this user in a 0700 folder)."""
+    data = pack(items)
     fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC)
     try:
-        os.write(fd, pack(items))
+        os.write(fd, data + pack([quick_seal(key, data)]))
     finally:
         os.close(fd)
     os.replace(tmp, path)
@@ -336,6 +360,7 @@ class Call:
             raise ValueError("not a plain repository (none, a linked worktree, GIT_DIR): the gate decides")
         self.key = call_key(host, self.session, self.active, self.root, env)
         self.memo = memo_path(env, host, self.session, self.active, self.root)
+        self.state_dir = quick_state_dir(env)
         self.index = os.path.join(self.root, ".git", "index")
 
 
@@ -350,15 +375,14 @@ def seen(env, host: str, root: str) -> None:
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-040
 def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
-    """The recorded answer, if the memo's key equals this stop's: the same index file (so the same
+    """The recorded answer, if the memo is sealed and its key equals this stop's: the same index file (so the same
     flagged files), git status, stat data (a digest for what changed at or after the memo's fence), rules
     and gate state files. The paths the memo lists are looked at while git status runs: if git lists other
     paths, the key differs anyway. They are compared one by one with the memo's lines, the paths git lists as
     changed first (git status lists them first), so a stop after an edit of a file already changed knows at
     once, without waiting for git, that it will not replay."""
     try:
-        with open(call.memo, "rb") as f:
-            kept = unpack(f.read())
+        kept = read_memo(call.memo, call.state_dir)
         fence = int(kept[9]) if len(kept) == 11 and kept[0] == QUICK_FORMAT else None
         was = unpack(kept[10]) if fence is not None else []
     except (OSError, ValueError):
@@ -383,7 +407,7 @@ def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
     if listed_paths(status, flagged) != listed:  # another status: another key, whatever the stat data
         return None
     key = pack([call.key, kept[2], tree_key(status, listed, early, rules), fenced_stats(kept[1].split(b"\0"), fence)])
-    if key != kept[5]:
+    if _sha256(key).digest() != kept[5]:  # the memo keeps the key's digest: a third of its size
         return None
     return int(kept[6]), kept[7].decode(), kept[8].decode()
 
@@ -509,7 +533,8 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
     if call is not None:
         try:
             from pathlib import Path
-            from donegate.realhosts import arming_files, relay_file, session_record, session_repository, tool_marker
+            from donegate.realhosts import (arming_files, relay_file, seal_key, session_record, session_repository,
+                                            tool_marker)
             from donegate.stopgate import Settings, session_files
             state_dir = Settings.from_env(env).state_dir
             layers = arming_files(Path(call.root)).values()
@@ -536,8 +561,9 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
         if kept is not None:
             index, flagged, paths, tree, early = before
             write_memo(call.memo, [QUICK_FORMAT, b"\0".join(files), index, b"\0".join(flagged), b"\0".join(paths),
-                                   pack([call.key, index, tree, kept[1]]), b"%d" % kept[0].exit_code,
-                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence, early], tmp)
+                                   _sha256(pack([call.key, index, tree, kept[1]])).digest(), b"%d" % kept[0].exit_code,
+                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence, early], tmp,
+                       seal_key(state_dir))
     except Exception:  # the answer is given; a memo not written only costs the next stop its speed
         pass
     finally:
