@@ -1438,6 +1438,11 @@ MORE_LAYERS = {
     "gemini-system-defaults": ({"GEMINI_CLI_SYSTEM_SETTINGS_PATH": "@/etc/settings.json"},
                                "@/etc/system-defaults.json", '{"hooksConfig": {"enabled": false}}'),
     "qwen-system": ({"QWEN_CODE_SYSTEM_SETTINGS_PATH": "@/etc/qwen.json"}, "@/etc/qwen.json", '{"disableAllHooks": true}'),
+    "claude-plugin": ({}, "~/.claude/plugins/cache/market/more/1.0.0/hooks/hooks.json", '{"hooks": {}}'),
+    "claude-installed-plugins": ({}, "~/.claude/plugins/installed_plugins.json", '{"version": 2, "plugins": {}}'),
+    "codex-plugin": ({"CODEX_HOME": "@/codex"}, "@/codex/plugins/cache/market/more/1.0.0/.codex-plugin/plugin.json",
+                     '{"name": "more", "hooks": "./more.json"}'),
+    "copilot-plugin": ({}, "~/.copilot/installed-plugins/_direct/more/hooks.json", '{"version": 1, "hooks": {}}'),
 }
 
 
@@ -1463,6 +1468,23 @@ def test_every_layer_a_host_reads_arms_the_gate_where_the_host_reads_it(gated, t
     assert name in answer(done)["reason"], answer(done)["reason"]
     status = repo.run("status", HOME=str(home))
     assert status.returncode == 1 and name in status.stdout, status.stdout
+
+
+@pytest.mark.parametrize("plugin", ["~/.claude/plugins/cache/donegate/donegate/0.1.0/hooks/hooks.json",
+                                    "~/.codex/plugins/cache/donegate/donegate/0.1.0/hooks/hooks.json"])
+def test_an_installed_plugin_s_hooks_changed_in_the_session_disarm(gated, tmp_path, plugin):
+    """The gate installed as a plugin: the copy the host runs it from is a layer too. Its Stop entry taken out
+    in the session (the host would run no gate next time) refuses the stop as disarmed, naming the file."""
+    home = tmp_path / "home"
+    hooks = home / plugin[2:]
+    hooks.parent.mkdir(parents=True)
+    hooks.write_text('{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "donegate hook stop"}]}]}}')
+    repo = gated(HOME=str(home))
+    hooks.write_text('{"hooks": {}}')
+    repo.write("app.py", FIXED)
+    done = repo.stop(HOME=str(home))
+    assert done.returncode == 2 and "settings that arm the gate" in answer(done)["reason"], done.stdout + done.stderr
+    assert plugin in answer(done)["reason"], answer(done)["reason"]
 
 
 def test_a_moved_layer_left_as_it_was_does_not_disarm_even_where_status_runs_without_the_variable(gated, tmp_path):

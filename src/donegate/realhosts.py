@@ -636,13 +636,18 @@ SessionGate.start, SessionGate.hooks_gone = _start_noting_hooks, hooks_gone
 ARMING_LAYERS: dict[str, tuple[str, ...]] = {  # what each host reads that can add, remove or switch off hooks or
     # set their environment. A relative path is in the repository, ~ the user's home; ${VAR:-default} is VAR's
     # value where it is set (the host's own variable that moves the file); a trailing / is every file in that
-    # folder; /*/ every folder there (an extension).
+    # folder; /*/ every folder there (an extension, a plugin: marketplace/plugin/version in a host's plugin cache).
     "claude-code": (".claude/settings.json", ".claude/settings.local.json", "${CLAUDE_CONFIG_DIR:-~/.claude}/settings.json",
+                    "${CLAUDE_CONFIG_DIR:-~/.claude}/plugins/installed_plugins.json",
+                    "${CLAUDE_CONFIG_DIR:-~/.claude}/plugins/cache/*/*/*/hooks/",
+                    "${CLAUDE_CONFIG_DIR:-~/.claude}/plugins/cache/*/*/*/.claude-plugin/",
                     "/etc/claude-code/managed-settings.json", "/etc/claude-code/managed-settings.d/",
                     "/Library/Application Support/ClaudeCode/managed-settings.json",
                     "/Library/Application Support/ClaudeCode/managed-settings.d/"),
     "codex": (".codex/hooks.json", ".codex/config.toml", "${CODEX_HOME:-~/.codex}/hooks.json",
-              "${CODEX_HOME:-~/.codex}/config.toml", "${CODEX_HOME:-~/.codex}/.env", "/etc/codex/config.toml",
+              "${CODEX_HOME:-~/.codex}/config.toml", "${CODEX_HOME:-~/.codex}/.env",
+              "${CODEX_HOME:-~/.codex}/plugins/cache/*/*/*/hooks/", "${CODEX_HOME:-~/.codex}/plugins/cache/*/*/*/.codex-plugin/",
+              "/etc/codex/config.toml",
               "/etc/codex/hooks.json", "/etc/codex/requirements.toml", "/etc/codex/managed_config.toml"),
     "gemini": (".gemini/settings.json", ".gemini/.env", "${GEMINI_CLI_HOME:-~}/.gemini/settings.json",
                "${GEMINI_CLI_HOME:-~}/.gemini/.env", "${GEMINI_CLI_HOME:-~}/.env", "~/.env",
@@ -666,7 +671,8 @@ ARMING_LAYERS: dict[str, tuple[str, ...]] = {  # what each host reads that can a
              "/Library/Application Support/QwenCode/system-defaults.json"),
     "copilot": (".github/hooks/", ".github/copilot/settings.json", ".github/copilot/settings.local.json",
                 "${COPILOT_HOME:-~/.copilot}/config.json", "${COPILOT_HOME:-~/.copilot}/settings.json",
-                "${COPILOT_HOME:-~/.copilot}/hooks/", "/etc/github-copilot/managed-settings.json",
+                "${COPILOT_HOME:-~/.copilot}/hooks/", "${COPILOT_HOME:-~/.copilot}/installed-plugins/*/*/",
+                "${COPILOT_HOME:-~/.copilot}/installed-plugins/*/*/hooks/", "/etc/github-copilot/managed-settings.json",
                 "/etc/github-copilot/policy.d/")}
 ARMING_VARS = tuple(sorted({name for paths in ARMING_LAYERS.values() for path in paths
                             for name in re.findall(r"\$\{(\w+):-", path)}))  # the variables that move a layer
