@@ -5,6 +5,9 @@ elsewhere (core.worktree); `.git` may be a file (a separate git folder, a submod
 may make a linked worktree and commit in it within one command, which no hook names. Each case drives the
 installed console script with hook payloads, as tests/test_hosts.py does, in temporary repositories whose
 verify.sh fails while app.py holds the word "bad" and counts its runs in a marker file.
+
+Chapter 07's find_repo and git know one layout (a `.git` folder beside the files); appendix 94's GitLayout reads
+the others, and the hook command and the CLI put it in chapter 07's seam (`git_layouts`).
 """
 from __future__ import annotations
 
@@ -16,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from donegate import stopgate
+from donegate import stopgate, treestate
+from donegate.realhosts import run_hook
 from donegate.stopgate import find_repo
-from donegate.treestate import snapshot
+from donegate.treestate import GIT_LAYOUT, git_layouts, snapshot
 
 DONEGATE = Path(sys.executable).with_name("donegate")
 CLAIM = "Done: the change is complete and all checks pass."
@@ -118,7 +122,8 @@ def test_a_git_folder_whose_core_worktree_names_another_folder_gates_that_folder
     git("init", "-q", cwd=home)
     git("config", "core.worktree", str(tree), cwd=home)
     fill(tree, tmp_path / "marker", GIT_DIR=str(home / ".git"))
-    assert find_repo(home) == tree.resolve()
+    with git_layouts():
+        assert find_repo(home) == tree.resolve()
     assert_gated(Session(tmp_path, home, tmp_path / "marker"), tree)
 
 
@@ -129,7 +134,8 @@ def test_a_git_file_whose_core_worktree_names_another_folder_gates_that_folder(t
     git("init", "-q", "--separate-git-dir", str(folder), str(home), cwd=tmp_path)
     git("config", "core.worktree", "../../files", cwd=home)
     fill(tree, tmp_path / "marker", GIT_DIR=str(folder))
-    assert find_repo(home) == tree.resolve()
+    with git_layouts():
+        assert find_repo(home) == tree.resolve()
     assert_gated(Session(tmp_path, home, tmp_path / "marker"), tree)
 
 
@@ -140,10 +146,10 @@ def test_a_separate_git_dir_is_gated_and_found_without_starting_git(tmp_path, mo
     git("init", "-q", "--separate-git-dir", str(tmp_path / "sep.git"), str(tree), cwd=tmp_path)
     git("config", "core.worktree", "../files", cwd=tree)  # as git submodule writes it: its own folder
     fill(tree, tmp_path / "marker")
-    with monkeypatch.context() as m:
-        m.setattr(stopgate.subprocess, "run", lambda *a, **k: pytest.fail(f"git started: {a}"))
+    with monkeypatch.context() as m, git_layouts():
+        m.setattr(treestate.subprocess, "run", lambda *a, **k: pytest.fail(f"git started: {a}"))
         assert find_repo(tree / "app.py") == tree.resolve()
-        assert stopgate.git_location(tree.resolve()) is None
+        assert GIT_LAYOUT.git_folder(tree.resolve()) is None
     assert_gated(Session(tmp_path, tree, tmp_path / "marker"), tree)
 
 
@@ -153,9 +159,10 @@ def test_a_plain_repository_is_found_without_starting_git(tmp_path, monkeypatch)
     tree.mkdir()
     git("init", "-q", cwd=tree)
     (tree / "deep").mkdir()
-    monkeypatch.setattr(stopgate.subprocess, "run", lambda *a, **k: pytest.fail(f"git started: {a}"))
-    assert find_repo(tree / "deep") == tree.resolve()
-    assert stopgate.git_location(tree.resolve()) is None
+    monkeypatch.setattr(treestate.subprocess, "run", lambda *a, **k: pytest.fail(f"git started: {a}"))
+    with git_layouts():
+        assert find_repo(tree / "deep") == tree.resolve()
+        assert GIT_LAYOUT.git_folder(tree.resolve()) is None
 
 
 def test_git_dir_meant_for_one_repository_does_not_read_another(tmp_path, monkeypatch):
@@ -170,7 +177,49 @@ def test_git_dir_meant_for_one_repository_does_not_read_another(tmp_path, monkey
     monkeypatch.setenv("GIT_WORK_TREE", str(a))
     state = snapshot(b.resolve())
     assert state.head == git("rev-parse", "HEAD", cwd=b, GIT_DIR=str(b / ".git")).strip()
-    assert "app.py" in state.entries and find_repo(b) == b.resolve()
+    with git_layouts():
+        assert "app.py" in state.entries and find_repo(b) == b.resolve()
+
+
+# -- the seam: chapter 07's plain layout, appendix 94's in the hook command and the CLI --------------------------
+
+def core_worktree_elsewhere(tmp_path: Path) -> tuple[Path, Path]:
+    """(home, files): a `.git` folder in `home` whose core.worktree names `files`, with one commit."""
+    home, tree = tmp_path / "home", tmp_path / "files"
+    home.mkdir(), tree.mkdir()
+    git("init", "-q", cwd=home)
+    git("config", "core.worktree", str(tree), cwd=home)
+    fill(tree, tmp_path / "marker", GIT_DIR=str(home / ".git"))
+    return home.resolve(), tree.resolve()
+
+
+def test_chapter_07_s_plain_layout_is_in_force_outside_git_layouts(tmp_path):
+    """Chapter 07's find_repo takes the folder holding `.git`; inside git_layouts it is git's work tree, and the
+    hook command, answered in this process, leaves the plain layout in force after it as before."""
+    home, tree = core_worktree_elsewhere(tmp_path)
+    assert type(stopgate.LAYOUT[0]) is stopgate.PlainLayout and find_repo(home) == home
+    with git_layouts():
+        assert find_repo(home) == tree and stopgate.LAYOUT[0] is GIT_LAYOUT
+    payload = json.dumps({"session_id": "session-1", "cwd": str(home), "source": "startup"})
+    assert run_hook("session-start", payload).exit_code == 0
+    assert type(stopgate.LAYOUT[0]) is stopgate.PlainLayout and find_repo(home) == home
+
+
+def test_the_cli_finds_a_repository_as_git_does(tmp_path):
+    """`donegate doctor` in a folder whose `.git` names another work tree reports that tree; `donegate init` with
+    GIT_DIR and GIT_WORK_TREE set (no `.git` among the files) writes verify.sh among the files."""
+    home, tree = core_worktree_elsewhere(tmp_path)
+    doctor = Session(tmp_path, home, tmp_path / "marker").run("doctor")
+    assert f"repository   {tree}\n" in doctor.stdout, doctor.stdout + doctor.stderr
+    files, folder = tmp_path / "named", tmp_path / "named.git"
+    files.mkdir()
+    git("init", "-q", cwd=files)
+    (files / "app.py").write_text("STATUS = 'ok'\n")
+    git("add", "-A", cwd=files)
+    git("commit", "-q", "-m", "start", cwd=files)
+    (files / ".git").rename(folder)
+    init = Session(tmp_path, files, tmp_path / "marker", GIT_DIR=str(folder), GIT_WORK_TREE=str(files)).run("init")
+    assert (files / "verify.sh").is_file(), init.stdout + init.stderr
 
 
 # -- a worktree made and entered by one shell command ----------------------------------------------------------

@@ -352,7 +352,12 @@ def main(argv: Sequence[str] | None = None, commands: dict[str, Command] = COMMA
         return 2
     from donegate import trajectory_io  # noqa: F401  appendix 98 registers how each trajectory event is worded
     try:
-        return int(load(commands[name].target)(**args))
+        run = load(commands[name].target)
+        if "donegate.stopgate" not in sys.modules:
+            return int(run(**args))
+        from donegate.treestate import git_layouts  # a command of the gate: repositories as git lays them out
+        with git_layouts():
+            return int(run(**args))
     except KeyboardInterrupt:
         print(f"donegate {name}: interrupted", file=sys.stderr)
         return 130

@@ -203,7 +203,8 @@ def quick_state_dir(env) -> str:
 
 
 def quick_top(start: str) -> str | None:
-    """The top folder of the working tree holding `start`, found as donegate.stopgate.find_repo finds it."""
+    """The top folder of the working tree holding `start`, found as chapter 07's PlainLayout finds it (the
+    nearest folder upwards holding `.git`)."""
     here = os.path.realpath(start)
     while True:
         if os.path.exists(os.path.join(here, ".git")):

@@ -22,7 +22,7 @@ from .stopgate import (SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeStat
                                changed_paths,
                                default_state_dir, find_repo, git, private_dir, repo_key, safe_key, write_private,
                                first_line, name_list, utc_now)
-from .treestate import ExactGate, file_identity, git_dir, snapshot
+from .treestate import ExactGate, file_identity, git_dir, git_layouts, snapshot
 
 # %% auto #0
 __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'ARMING_VARS', 'HARMLESS_KEYS',
@@ -1441,28 +1441,30 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     """What `donegate hook` answers: chapter 08's run_hook with SessionSteps, in the operator's environment (no
     DONEGATE_* setting a settings layer gave the hooks). `reading`: (tree, git status, ls-files -v) already read
     for this stop (appendix 93), used instead. `again`: the stop just answered, asked again on that reading
-    for the answer the next stop of the same tree will get (appendix 93): not counted, never running the check."""
-    try:  # the repository the call is about, to read its settings layers
-        cwd = json.loads(stdin_text).get("cwd")
-        root = find_repo(cwd if isinstance(cwd, str) else os.getcwd())
-    except (ValueError, RecursionError, AttributeError):
-        root = find_repo(os.getcwd())
-    env = operator_env(os.environ if env is None else env, root)
-    lock = None
-    if event in GATE_EVENTS and not again:  # one of the session's gate events at a time (the caller holds it again)
+    for the answer the next stop of the same tree will get (appendix 93): not counted, never running the check.
+    Chapter 07's find_repo and git read repositories as git lays them out meanwhile (appendix 94's git_layouts)."""
+    with git_layouts():
+        try:  # the repository the call is about, to read its settings layers
+            cwd = json.loads(stdin_text).get("cwd")
+            root = find_repo(cwd if isinstance(cwd, str) else os.getcwd())
+        except (ValueError, RecursionError, AttributeError):
+            root = find_repo(os.getcwd())
+        env = operator_env(os.environ if env is None else env, root)
+        lock = None
+        if event in GATE_EVENTS and not again:  # one of the session's gate events at a time (the caller holds it again)
+            try:
+                payload = typed_payload(json.loads(stdin_text), host)
+                state_dir, session = Settings.from_env(env).state_dir, str(payload.get("session_id") or "")
+                lock = session_lock(state_dir, session or UNKNOWN_SESSION)
+                if event == "session-start":  # noted wherever the session starts, in a repository or not
+                    note_started(state_dir, session)
+            except Exception:  # the event itself says what is wrong with its input or settings
+                pass
         try:
-            payload = typed_payload(json.loads(stdin_text), host)
-            state_dir, session = Settings.from_env(env).state_dir, str(payload.get("session_id") or "")
-            lock = session_lock(state_dir, session or UNKNOWN_SESSION)
-            if event == "session-start":  # noted wherever the session starts, in a repository or not
-                note_started(state_dir, session)
-        except Exception:  # the event itself says what is wrong with its input or settings
-            pass
-    try:
-        return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again))
-    finally:
-        if lock is not None:
-            lock.close()
+            return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again))
+        finally:
+            if lock is not None:
+                lock.close()
 
 
 def hook_command(event: str, host: str = "claude-code") -> int:

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 # %% auto #0
-__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'LOCAL_GIT_ENV', 'Identity', 'TAG', 'EXITS',
+__all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'LAYOUT', 'Identity', 'TAG', 'EXITS',
            'NOTHING_CHANGED', 'FAILURE_LINE', 'FAILED_TEST', 'MODEL_KEY', 'STARTUP_FILES', 'CHECK_OUTPUT_KEEP',
-           'default_state_dir', 'Settings', 'GateError', 'glob_regex', 'is_protected', 'find_repo', 'git', 'plain_git',
-           'located', 'env_repository', 'git_location', 'git_command', 'blob_id', 'path_identity', 'TreeState',
-           'tree_state', 'changed_paths', 'private_dir', 'write_private', 'append_private', 'safe_key', 'repo_key',
-           'session_files', 'script_armed', 'Verdict', 'failure_summary', 'syntax_errors', 'CheckRun',
-           'check_environment', 'exit_within', 'run_check', 'StopGate', 'utc_now', 'first_line', 'name_list']
+           'default_state_dir', 'Settings', 'GateError', 'glob_regex', 'is_protected', 'PlainLayout', 'find_repo',
+           'git', 'blob_id', 'path_identity', 'TreeState', 'tree_state', 'changed_paths', 'private_dir',
+           'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files', 'script_armed', 'Verdict',
+           'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'exit_within', 'run_check', 'StopGate',
+           'utc_now', 'first_line', 'name_list']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -142,28 +142,32 @@ def is_protected(path: str, globs: Sequence[str]) -> bool:
     return any(glob_regex(g).match(path) for g in globs)
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010a
-def find_repo(start: str | os.PathLike) -> Path | None:
-    """The top folder of the git working tree holding `start`, as git finds it: the work tree GIT_DIR or
-    GIT_WORK_TREE name (for a folder inside it), else the nearest folder upwards with `.git` (or the work tree
-    that `.git` names, core.worktree); None outside any. Only that last case runs git."""
-    here = Path(start).resolve()
-    named = env_repository()
-    if named is not None and (here == named[0] or named[0] in here.parents):
-        return named[0]
-    for folder in (here, *here.parents):
-        if str(folder) in _WORK_TREES:
-            return folder
-        if (folder / ".git").exists():
-            if plain_git(folder):  # the common case, answered without starting git
+class PlainLayout:
+    """Where git finds a repository, the plain way: the top of a working tree is the nearest folder upwards holding
+    `.git`, and git runs there. Appendix 94's GitLayout reads git's other layouts."""
+
+    def top(self, start: Path) -> Path | None:
+        for folder in (start, *start.parents):
+            if (folder / ".git").exists():
                 return folder
-            found = located(folder)
-            return found[0] if found else None
-    return None
+        return None
+
+    def command(self, root: Path) -> tuple[list[str], dict[str, str]]:
+        """The start of a git command line about the working tree at `root`, and its environment."""
+        return ["git", "-C", str(root)], {**os.environ, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
+
+
+LAYOUT: list[PlainLayout] = [PlainLayout()]  # LAYOUT[0] is the layout in force: the seam appendix 94 fills
+
+
+def find_repo(start: str | os.PathLike) -> Path | None:
+    """The top folder of the git working tree holding `start`, as the layout in force finds it; None outside any."""
+    return LAYOUT[0].top(Path(start).resolve())
 
 
 def git(root: Path, *args: str) -> bytes:
     """Run git on the working tree at `root` and return its stdout; GateError with git's own message if it fails."""
-    command, env = git_command(root)
+    command, env = LAYOUT[0].command(root)
     try:
         done = subprocess.run([*command, *args], capture_output=True, stdin=subprocess.DEVNULL, env=env)
     except FileNotFoundError:
@@ -171,96 +175,6 @@ def git(root: Path, *args: str) -> bytes:
     if done.returncode != 0:
         raise GateError(f"{' '.join(args[:2])} failed in {root}: {done.stderr.decode('utf-8', 'replace').strip()}")
     return done.stdout
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010a-c1
-LOCAL_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_PREFIX")  # one repository's own
-_WORK_TREE_KEY = re.compile(rb'^[ \t]*worktree[ \t]*=[ \t]*"?(.*?)"?[ \t]*$', re.I | re.M)
-_INCLUDE = re.compile(rb"^[ \t]*\[[ \t]*include", re.I | re.M)
-_WORK_TREES: dict[str, str] = {}  # work tree -> git dir, for each repository git located in this process
-
-
-def _git_folders(folder: Path) -> list[str]:
-    """The git folders whose config applies to the `.git` in `folder`: itself, or the folder a `gitdir:` file
-    points at and the one its `commondir` names. OSError or ValueError for anything else."""
-    dot = os.path.join(folder, ".git")
-    if os.path.isdir(dot):
-        return [dot]
-    with open(dot, encoding="utf-8") as f:
-        own = os.path.join(folder, f.read().split("gitdir:", 1)[1].strip())
-    common = os.path.join(own, "commondir")
-    if not os.path.isfile(common):
-        return [own]
-    with open(common, encoding="utf-8") as f:
-        return [own, os.path.join(own, f.read().strip())]
-
-
-def plain_git(folder: Path) -> bool:
-    """Is `folder` the work tree of the `.git` in it, as its files tell: a git folder (or `gitdir:` file) whose
-    config names no other work tree (core.worktree) and includes no other file?"""
-    try:
-        configs = [os.path.join(d, name) for d in _git_folders(folder) for name in ("config", "config.worktree")]
-    except (OSError, ValueError, IndexError):
-        return False
-    for path in configs:
-        try:
-            with open(path, "rb") as f:
-                config = f.read()
-        except OSError:
-            continue
-        named = {os.path.realpath(os.path.join(os.path.dirname(path), os.fsdecode(v))) for v in _WORK_TREE_KEY.findall(config)}
-        if _INCLUDE.search(config) or named - {os.path.realpath(folder)}:
-            return False
-    return True
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010a-c2
-@lru_cache(maxsize=64)
-def located(start: Path, git_dir: str | None = None, work_tree: str | None = None) -> tuple[Path, Path] | None:
-    """(work tree, git folder) as `git rev-parse` finds them from `start` with these GIT_DIR and GIT_WORK_TREE;
-    None where it finds no work tree."""
-    env = {k: v for k, v in os.environ.items() if k not in LOCAL_GIT_ENV}
-    env.update({name: value for name, value in (("GIT_DIR", git_dir), ("GIT_WORK_TREE", work_tree)) if value})
-    try:
-        done = subprocess.run(["git", "rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd=start, env=env,
-                              capture_output=True, stdin=subprocess.DEVNULL)
-    except OSError:
-        return None
-    lines = os.fsdecode(done.stdout).splitlines()
-    if done.returncode != 0 or len(lines) != 2:
-        return None
-    top, folder = Path(lines[0]).resolve(), Path(lines[1]).resolve()
-    _WORK_TREES[str(top)] = str(folder)
-    return top, folder
-
-
-def env_repository() -> tuple[Path, Path] | None:
-    """The repository GIT_DIR or GIT_WORK_TREE name for this process (read from its own folder, as git reads them)."""
-    if not (os.environ.get("GIT_DIR") or os.environ.get("GIT_WORK_TREE")):
-        return None
-    return located(Path.cwd(), os.environ.get("GIT_DIR"), os.environ.get("GIT_WORK_TREE"))
-
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010a-c3
-def git_location(root: Path) -> Path | None:
-    """The git folder to name for the working tree at `root`; None where `git -C root` finds it (a plain `.git`)."""
-    named = env_repository()
-    if named is not None and named[0] == Path(root):
-        return named[1]
-    if plain_git(root):
-        return None
-    if str(root) not in _WORK_TREES and os.path.lexists(os.path.join(root, ".git")):
-        located(Path(root))
-    return Path(_WORK_TREES[str(root)]) if str(root) in _WORK_TREES else None
-
-
-def git_command(root: Path) -> tuple[list[str], dict[str, str]]:
-    """The start of a git command line about the working tree at `root`, and its environment: the git folder and
-    work tree named where needed, and another repository's GIT_DIR (and its kin) not passed on."""
-    env = {**os.environ, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C"}
-    named = env_repository()
-    if named is None or named[0] != Path(root):
-        env = {k: v for k, v in env.items() if k not in LOCAL_GIT_ENV}
-    folder = git_location(root)
-    return ["git", *([f"--git-dir={folder}", f"--work-tree={root}"] if folder else []), "-C", str(root)], env
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-010d
 Identity = tuple[str, str]  # (git mode, object id) of one path; None where the path does not exist
