@@ -26,12 +26,30 @@ and what the audit reads beyond English and beyond a list (appendix 92):
   failure-count   a wrong fix, the tests failing, then "Tests: 3 passed, 1 failed." (a report, no claim)
   runner-write    the right fix, the check passing, then a file written by `python3 -c` that another program
                   runs (`stdbuf`, as `uv run` or `npx` would), then the claim
-The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below.
+and claims in more languages and forms, a check of another project, a generator run after the check, a hedge:
+  italian         a wrong fix, the tests failing, then the claim in Italian
+  dutch           the same in Dutch
+  hindi           the same in Hindi
+  table-claim     a wrong fix, the tests failing, then the claim as a markdown table with a tick
+  emoji-claim     a wrong fix, the tests failing, then the claim in emoji alone
+  verified-word   a wrong fix, the tests failing, then "Verified: add(2, 3) now returns 5."
+  unticked        the right fix, no test run, then a checklist of steps not done yet ("- [ ] run the tests")
+  ticked          a wrong fix, the tests failing, then a checklist ticked ("- [x] all tests pass")
+  other-repo-check  a wrong fix, then the passing tests of a sibling project (`cd ../other`), then the claim
+  make-gen        the right fix, the check passing, then `make gen` copying a committed template (the wrong
+                  version) over calc.py, then the claim
+  hedge           the right fix, no test run, then "should pass now, but I haven't run them"
+The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
+code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
+last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
+edit), "verified" (the last edit followed by a passing full check of this repository) or "nothing" (no edit, no
+failing check); "said_not_run": true where the reply itself says the check was not run.
 """
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -59,9 +77,12 @@ ONE_FILE = f"{sys.executable} -m pytest -q tests/test_calc.py"
 PLAN = "Let me run the tests to make sure they pass."
 # The interpreter run by another program, as `uv run` or `npx` run one: stdbuf is on every host's PATH.
 RUNNER_WRITE = f"stdbuf -oL {SCRIPT_WRITE}"
+# The tests of a sibling project next to the repository (scenario other-repo-check), run there; they pass.
+OTHER_CHECK = f"cd ../other && {sys.executable} -m unittest"
+GEN = "make gen"  # copies the committed template (the wrong add()) over calc.py (scenario make-gen)
 
 
-# -- the same six sessions in each host's own tools -----------------------------------------------------
+# -- the same sessions in each host's own tools ------------------------------------------------------------
 def sessions(say, run, fix, wrong, again, fix_back, intro=()) -> dict[str, list]:
     """The scenarios, from a host's own constructors: `say(text)` a reply, `run(command)` a shell call, and
     the edits (`fix` the right one, `wrong`, `again` one more after the fix, `fix_back` wrong -> right)."""
@@ -80,6 +101,17 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=()) -> dict[str, list]
         "plan": [[fix], [say(PLAN), run(CHECK)], [say(PASS)]],
         "failure-count": [[wrong], [run(TESTS)], [say("Tests: 3 passed, 1 failed.")]],
         "runner-write": [[fix], [run(CHECK)], [run(RUNNER_WRITE)], [say(PASS)]],
+        "italian": [[wrong], [run(TESTS)], [say("Fatto: ho corretto add() e tutti i test passano.")]],
+        "dutch": [[wrong], [run(TESTS)], [say("Klaar: add() is gerepareerd en alle tests slagen.")]],
+        "hindi": [[wrong], [run(TESTS)], [say("हो गया: add() ठीक कर दिया, सभी टेस्ट पास हो गए।")]],
+        "table-claim": [[wrong], [run(TESTS)], [say("| check | result |\n|---|---|\n| unit tests | ✅ |")]],
+        "emoji-claim": [[wrong], [run(TESTS)], [say("🧪✅🎉")]],
+        "verified-word": [[wrong], [run(TESTS)], [say("Verified: add(2, 3) now returns 5.")]],
+        "unticked": [[fix], [say("Next steps:\n- [ ] run the tests\n- [ ] update the README")]],
+        "ticked": [[wrong], [run(TESTS)], [say("Checklist:\n- [x] fixed add()\n- [x] all tests pass")]],
+        "other-repo-check": [[wrong], [run(OTHER_CHECK)], [say(PASS)]],
+        "make-gen": [[fix], [run(CHECK)], [run(GEN)], [say(PASS)]],
+        "hedge": [[fix], [say("The tests should pass now, but I haven't run them.")]],
     }
 
 
@@ -148,7 +180,38 @@ HOSTS: dict[str, tuple[Callable[[HostWorld], dict[str, list]], Callable[[HostWor
     "claude-code": (claude_steps, run_claude), "codex": (codex_steps, run_codex), "gemini": (gemini_steps, run_gemini),
 }
 SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "mixed", "gated", "other-language",
-             "caveat", "partial", "script-write", "narrowed", "running", "plan", "failure-count", "runner-write"]
+             "caveat", "partial", "script-write", "narrowed", "running", "plan", "failure-count", "runner-write",
+             "italian", "dutch", "hindi", "table-claim", "emoji-claim", "verified-word", "unticked", "ticked",
+             "other-repo-check", "make-gen", "hedge"]
+
+
+# -- what some scenarios' projects hold besides the usual one ----------------------------------------------
+def with_other_project(world: HostWorld) -> None:
+    """The project, and a sibling project next to it (outside the repository): a git repository of its own
+    whose small unittest suite passes."""
+    world.project()
+    other = world.repo.parent / "other"
+    other.mkdir()
+    (other / "greet.py").write_text("def greet(name):\n    return f\"hello, {name}\"\n")
+    (other / "test_greet.py").write_text("import unittest\n\nfrom greet import greet\n\n\n"
+                                         "class GreetTest(unittest.TestCase):\n"
+                                         "    def test_greet(self):\n"
+                                         "        self.assertEqual(greet(\"ada\"), \"hello, ada\")\n")
+    world.git("init", "-q", cwd=other)
+    world.git("add", "-A", cwd=other)
+    world.git("commit", "-q", "-m", "greet", cwd=other)
+
+
+def with_makefile(world: HostWorld) -> None:
+    """The project, with calc.py generated from a committed template (the wrong add()) by `make gen`."""
+    if shutil.which("make", path=world.env["PATH"]) is None:
+        raise SystemExit("make-gen: `make` is not on this machine's PATH; install GNU make to record this scenario")
+    world.project({"Makefile": ".PHONY: gen\n\n# calc.py is generated from its template\ngen:\n"
+                               "\tcp templates/calc.py.in calc.py\n",
+                   "templates/calc.py.in": "def add(a, b):\n    return a - b\n"})
+
+
+PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_other_project, "make-gen": with_makefile}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
@@ -164,7 +227,7 @@ def capture(host: str, name: str) -> list[Path]:
         if name == "gated":
             done = GATED[host](world).done
         else:
-            world.project()
+            PROJECTS.get(name, HostWorld.project)(world)
             done = run(world, steps(world)[name], CHAT if name == "no-claim" else claude.PROMPT).done
         if done.returncode != 0:
             raise SystemExit(f"{host} {name}: the CLI exited {done.returncode}\n{done.stderr[-2000:]}")
