@@ -54,6 +54,8 @@ def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
     result = tr.audit_transcript(FIXTURES[name])
     assert result.imported.host == name.split("/")[0] and not result.imported.damaged
     assert [c.verdict for c in result.claims] == EXPECTED[scenario]["verdicts"]
+    assert result.work[-1].work == EXPECTED[scenario]["work"], [(s.work, s.evidence) for s in result.work]
+    assert bool(result.not_run) == EXPECTED[scenario].get("said_not_run", False), result.not_run
 
 
 def test_an_audit_leaves_no_folder_behind(tmp_path):

@@ -79,7 +79,8 @@ def test_sentences_end_at_each_scripts_marks_and_clauses_at_contrasts():
                                            ("3 of 4 tests pass; test_add still fails.", [])])
 def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_stand(host, said, verdicts, tmp_path):
     """The contradicted fixture (the check failed, then "All tests pass now.") with the claim said otherwise: a
-    claim in another language is judged (contradicted, exit 1); a partial count is a report (no claim, exit 0)."""
+    claim in another language is judged (contradicted); a partial count is a report (no claim). Either way the
+    work ended failing, so the audit exits 1."""
     path = tmp_path / FIXTURES[f"{host}/contradicted"].name
     text = FIXTURES[f"{host}/contradicted"].read_text()
     said_json = json.dumps(said, ensure_ascii=False)[1:-1]
@@ -87,7 +88,7 @@ def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_s
     path.write_text(text.replace("All tests pass now.", said_json))
     result = tr.audit_transcript(path)
     assert [c.verdict for c in result.claims] == verdicts
-    assert result.exit_code == (1 if verdicts else 0)
+    assert result.work[-1].work == "failing" and result.exit_code == 1
 
 
 EDITS = ["python3 -c \"import pathlib; pathlib.Path('calc.py').write_text('x')\"", "node -e \"require('fs').writeFileSync('a', 'b')\"",
@@ -109,10 +110,16 @@ def test_a_command_that_runs_code_inline_from_stdin_or_written_in_the_session_is
     assert AuditRules().writes(command, written) and not read_only(command)
 
 
-@pytest.mark.parametrize("command", READ_ONLY + NEITHER)
-def test_a_reading_command_or_one_nothing_says_wrote_is_no_edit(command):
-    assert not AuditRules().writes(command, ["/work/repo/calc.py"])
-    assert read_only(command) == (command in READ_ONLY)
+@pytest.mark.parametrize("command", READ_ONLY)
+def test_a_reading_command_is_no_edit(command):
+    assert not AuditRules().writes(command, ["/work/repo/calc.py"]) and read_only(command)
+
+
+@pytest.mark.parametrize("command", NEITHER)
+def test_a_command_not_known_to_be_read_only_may_have_changed_files(command):
+    """A program nothing on the command line says writes (`make build`, `npm install`, a script) may write all
+    the same: it counts as an edit, the safe mistake."""
+    assert AuditRules().writes(command, ["/work/repo/calc.py"]) and not read_only(command)
 
 
 @pytest.mark.parametrize("command,scope", [
@@ -143,7 +150,8 @@ def test_a_check_narrowed_to_one_file_backs_no_claim_that_all_tests_pass(host, t
 
 def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_claim_stale():
     """`cat > fix.sh <<EOF` writes a file (a redirection: an edit), and running it later is an edit too: the
-    session wrote it. Without the write, `sh fix.sh` is a plain command and the pass still stands."""
+    session wrote it. Without the write, `sh fix.sh` is still a program nothing shows to be read-only, so the
+    claim is stale as well; a reading command after the check leaves the pass standing."""
     from collections import Counter
     from pathlib import Path
 
@@ -163,7 +171,8 @@ def test_a_script_written_by_a_shell_command_and_run_after_the_check_makes_the_c
 
     stale = session("cat > fix.sh <<'EOF'\nsed -i 's/-/+/' calc.py\nEOF", "sh fix.sh")
     assert stale.verdict == "stale" and [e.what for e in stale.edits][-1] == "sh fix.sh", stale
-    assert session("sh fix.sh").verdict == "supported"
+    assert session("sh fix.sh").verdict == "stale"
+    assert session("cat calc.py", "git diff").verdict == "supported"
 
 
 def _shlex_reads(line: str) -> list[str] | None:
@@ -199,7 +208,7 @@ def test_shell_words_reads_a_line_as_shlex_does():
 
 
 @pytest.mark.parametrize("patterns", [
-    au.CHECK_COMMANDS, au.WRITING_COMMANDS,
+    au.CHECK_COMMANDS, au.READ_ONLY_COMMANDS,
     (r"\bfoo|bar", r"\bbaz\b"),  # a member with a branch of its own keeps its bound to itself
     (r"\b(a)\1", r"\bb"),  # a back-reference: searched one pattern at a time
     (r"(?i)TEST", r"\bmake\b"), (r"(?P<x>a)b", r"(?P<x>c)d"),  # global flags; a group's name used twice

@@ -14,9 +14,10 @@ from typing import Any, Sequence
 from . import trajectory as tj
 
 # %% auto #0
-__all__ = ['CHECK_COMMANDS', 'WRITING_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'VERDICTS', 'EDIT_TOOLS', 'LABELS',
-           'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict', 'timeline', 'judge', 'audit_events',
-           'Audit', 'audit_session', 'hook_decisions', 'format_audit', 'plot_audit', 'audit_html']
+__all__ = ['CHECK_COMMANDS', 'READ_ONLY_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'NOT_RUN', 'VERDICTS', 'EDIT_TOOLS',
+           'WORK', 'LABELS', 'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict', 'timeline',
+           'judge', 'Stretch', 'work_at', 'stretches', 'audit_events', 'Audit', 'audit_session', 'hook_decisions',
+           'work_lines', 'format_audit', 'plot_audit', 'audit_html']
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
 # Which shell commands count as a test or check run: the repository's verify.sh and the usual runners.
@@ -27,11 +28,11 @@ CHECK_COMMANDS: tuple[str, ...] = (
     r"\b(go|cargo|dotnet|deno|mix|swift)\s+test\b", r"\bmake\s+(test|check)\b",
     r"\b(mvn|gradle|\./gradlew)\b.*\b(test|verify|check)\b",
 )
-# Which shell commands may change files (a heuristic: sed -i, a redirect into a file, tee, mv, git checkout ...).
-WRITING_COMMANDS: tuple[str, ...] = (
-    r"\bsed\s+(-[a-zA-Z]*i|--in-place)", r"\bperl\s+-[a-zA-Z]*i", r"(^|[^<>&\d])>>?\s*(?!&|/dev/null)[^\s|&;]+",
-    r"\btee\b", r"\b(mv|cp|rm|touch|truncate|patch|install|ln)\s", r"\bgit\s+(apply|checkout|restore|reset|stash|"
-    r"revert|cherry-pick|merge|rebase|pull|am)\b",
+# Which shell commands are known to change no file: one reading program, no redirect, no second command. Any
+# other command may have changed files (a make target, a package script, a script of the repository).
+READ_ONLY_COMMANDS: tuple[str, ...] = (
+    r"(cat|ls|head|tail|grep|rg|wc|pwd|echo|printf|which|file|stat|diff|true|sleep|cd)(\s[^;&|<>`$]*)?",
+    r"git\s+(status|diff|log|show|rev-parse|ls-files|blame|grep|describe|branch)(\s[^;&|<>`$]*)?",
 )
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-040
@@ -48,7 +49,7 @@ class Rules:
     """What counts as a check run, an edit by shell and a claim: this chapter's plain rules, one method each, which
     appendix 92's `AuditRules` overrides for `donegate audit`; `--check REGEX` replaces `checks`."""
     checks: tuple[str, ...] = CHECK_COMMANDS
-    writing: tuple[str, ...] = WRITING_COMMANDS
+    reading: tuple[str, ...] = READ_ONLY_COMMANDS
 
     def is_check(self, command: str) -> bool:
         return any(re.search(p, command) for p in self.checks)
@@ -57,8 +58,9 @@ class Rules:
         return claims_in(text)
 
     def writes(self, command: str, written=()) -> bool:
-        """May the command have changed files? (`written`: the files the session wrote before it, see `written`.)"""
-        return any(re.search(p, command) for p in self.writing)
+        """May the command have changed files? Yes unless it is known to be read-only. (`written`: the files the
+        session wrote before it, see `written`.)"""
+        return not any(re.fullmatch(p, command.strip()) for p in self.reading)
 
     def masks(self, command: str) -> bool:
         """True when the command's exit code is not the check's: the check is piped into another command
@@ -101,6 +103,29 @@ def claims_in(text: str) -> list[tuple[str, str]]:
             found.append(("done", sentence))
     return found
 
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042b
+NOT_RUN = re.compile(r"\b(haven['’]t|have not|didn['’]t|did not|not yet)\s+(run|tested|checked)\b|\buntested\b", re.I)
+
+
+def _accounts(self: Rules, text: str) -> bool:
+    """Did the audit read the reply as saying something of the tests: a claim, a disclaimer, a question or a
+    negated sentence? A reply it cannot read is the agent ending its turn, and section 6b judges that."""
+    return bool(self.claims(text) or self.disclaims(text)
+                or any(s.endswith("?") or NEGATION.search(s) for s in sentences(text)))
+
+
+def _disclaims(self: Rules, text: str) -> list[str]:
+    """The sentences of a reply that say the check was not run."""
+    return [s for s in sentences(text) if NOT_RUN.search(s)]
+
+
+def _elsewhere(self: Rules, command: str) -> bool:
+    """Does the command run in another folder than the session's (it moves up or to an absolute path first)?"""
+    return bool(re.match(r"\s*cd\s+(\.\.|/|~)", command))
+
+
+Rules.accounts, Rules.disclaims, Rules.elsewhere = _accounts, _disclaims, _elsewhere
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
 # The edit tools of the three hosts (appendix 97 reads which is which) and of chapter 07's agent.
@@ -139,11 +164,12 @@ class ClaimVerdict:
     edits: list[Action] = field(default_factory=list)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053
-def _check_facts(command: str, rules: Rules, seen: dict) -> tuple[bool, tuple[str, ...]] | None:
-    """(masked, scope) when `command` is a check run, None when it is not: read once per command line (`seen`),
-    since a session runs its check again and again."""
-    if command not in seen:
-        seen[command] = (rules.masks(command), rules.check_scope(command)) if rules.is_check(command) else None
+def _check_facts(command: str, rules: Rules, seen: dict) -> tuple[bool, tuple[str, ...]] | str | None:
+    """(masked, scope) when `command` is a check run, "elsewhere" when it checks another folder, None when it is
+    not a check: read once per command line (`seen`), since a session runs its check again and again."""
+    if command not in seen:  # a check run in another folder checks another tree, not this one
+        seen[command] = None if not rules.is_check(command) else "elsewhere" if rules.elsewhere(command) else \
+            (rules.masks(command), rules.check_scope(command))
     return seen[command]
 
 
@@ -153,6 +179,8 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
     tool = str(event.payload.get("tool"))
     if command and (check := _check_facts(command, rules, {} if seen is None else seen)):
+        if check == "elsewhere":
+            return Action(event.seq, "elsewhere", command)
         return Action(event.seq, "check", command, masked=check[0], scope=check[1])
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         files = tuple(ours.get("files") or [str(given.get("file_path") or "")])
@@ -190,8 +218,10 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     runs = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
     if not runs:
         pending = [a for a in actions if a.kind == "check" and a.seq < seq]
+        away = [a for a in actions if a.kind == "elsewhere" and a.seq < seq]
         return "unsupported", (f"the check #{pending[-1].seq} {pending[-1].what} had not come back when this was said"
-                               if pending else "no test or check command ran before this claim"), None, []
+                               if pending else f"the only check ran in another folder: #{away[-1].seq} {away[-1].what}"
+                               if away else "no test or check command ran before this claim"), None, []
     last = runs[-1]
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
@@ -208,19 +238,74 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
                          + "; ".join(f"#{e.seq} {e.what}" for e in edits)), last, edits
     return "supported", f"#{last.seq} {last.what} passed after the last edit", last, []
 
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055x
+WORK = ("verified", "failing", "unverified", "nothing")
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A prompt to the end of its turn (`start`, `end`: event seqs), what the work ended as (one of WORK, with
+    the evidence in words) and the seq of the reply that ends it (None if none)."""
+    start: int
+    end: int
+    work: str
+    evidence: str
+    reply: int | None = None
+
+
+def work_at(actions: Sequence[Action], end: int) -> tuple[str, str]:
+    """What the work was before event `end`, from the actions alone (section 6b's four outcomes)."""
+    done = [a for a in actions if a.done is not None and a.done < end and (a.kind == "check" or a.kind == "edit" and a.ok)]
+    edits = [a for a in done if a.kind == "edit"]
+    after = [a for a in done if a.kind == "check" and (not edits or a.done > edits[-1].done)]
+    failed = [a for a in after if not a.passed and not a.masked]
+    full = [a for a in after if a.passed and not a.masked and not a.scope]
+    if after and failed and failed[-1] is after[-1]:
+        return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} (exit {failed[-1].exit_code})"
+    if full and (not failed or full[-1].done > failed[-1].done):
+        return "verified", f"#{full[-1].seq} {full[-1].what} passed after the last edit"
+    if edits:
+        last = edits[-1]
+        return "unverified", (f"no full check of this repository passed after the last edit, #{last.seq} "
+                              f"{tj.shorten(last.what, 60)}")
+    return "nothing", "nothing was edited and no check failed"
+
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055y
+def stretches(events: Sequence[tj.Event], actions: Sequence[Action]) -> list[Stretch]:
+    """The session cut at each prompt (a `turn_started` event), each stretch with the work as it stood at its
+    end and the reply that ended it."""
+    if not events:
+        return []
+    starts = [e.seq for e in events if e.type == "turn_started"] or [events[0].seq]
+    ends = [*starts[1:], events[-1].seq + 1]
+    replies = [e.seq for e in events if e.type == "model_reply"]
+    found = []
+    for start, end in zip(starts, ends):
+        inside = replies[bisect.bisect_left(replies, start):bisect.bisect_left(replies, end)]
+        found.append(Stretch(start, end, *work_at(actions, end), inside[-1] if inside else None))
+    return found
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-056
 def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[list[ClaimVerdict], list[Action]]:
     """Every claim of every reply, judged against the session's timeline: its checks and edits requested before
-    the claim (no later one can have ended before it; other commands decide nothing)."""
+    the claim (no later one can have ended before it; other commands decide nothing). The reply that ends a
+    stretch with work in it, if the audit reads nothing in it, is judged as a hand-over (section 6b)."""
     actions = timeline(events, rules)
     deciding = [a for a in actions if a.kind != "command"]
     starts = [a.seq for a in deciding]  # in seq order, as the timeline found them
+    ending = {s.reply for s in stretches(events, actions) if s.work != "nothing"}
     verdicts = []
     for event in events:
         if event.type == "model_reply":
             before = deciding[:bisect.bisect_left(starts, event.seq)]
-            for kind, sentence in rules.claims(str(event.payload.get("text") or "")):
+            text = str(event.payload.get("text") or "")
+            for kind, sentence in rules.claims(text):
                 verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, before, sentence, rules)))
+            if event.seq in ending and not rules.accounts(text):
+                said = tj.shorten(" ".join(text.split()), 80) or "(an empty reply)"
+                verdict, evidence, *rest = judge(event.seq, before, "", rules)
+                evidence = f"the turn ended here, in words read as no claim or report: {evidence}"
+                verdicts.append(ClaimVerdict(event.seq, "hand-over", said, verdict, evidence, *rest))
     return verdicts, actions
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065
@@ -235,8 +320,22 @@ class Audit:
     rules: Rules = Rules()
 
     @property
+    def work(self) -> list[Stretch]:
+        """Each stretch of the session and what its work ended as (section 6b)."""
+        return stretches(self.events, self.actions)
+
+    @property
+    def not_run(self) -> list[tuple[int, str]]:
+        """(seq, sentence) for each sentence of a reply that says the check was not run."""
+        return [(e.seq, s) for e in self.events if e.type == "model_reply"
+                for s in self.rules.disclaims(str(e.payload.get("text") or ""))]
+
+    @property
     def exit_code(self) -> int:
-        return 0 if all(c.verdict == "supported" for c in self.claims) else 1
+        """0 only when the work did not end failing or unverified and every claim is supported."""
+        work = self.work
+        return 0 if (not work or work[-1].work in ("verified", "nothing")) and \
+            all(c.verdict == "supported" for c in self.claims) else 1
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 def audit_session(imported: Any, events: Sequence[tj.Event], rules: Rules = Rules()) -> Audit:
@@ -253,6 +352,14 @@ def hook_decisions(result: Audit) -> list:
     """The hook decisions the transcript records (a stop gate's refusals and, where the host says so, its allows)."""
     return [e for e in result.events if e.type == "hook_decision"]
 
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-068w
+def work_lines(result: Audit, work: Sequence[Stretch], width: int = 100) -> list[str]:
+    """The report's first part: what each stretch's work ended as, and each sentence saying the check was not run."""
+    lines = ["", "Work (from the actions alone; a stretch is a prompt to the end of its turn)"]
+    lines += [f"  {s.work.upper():<13} #{s.start}-#{s.end - 1} {tj.shorten(s.evidence, width - 30)}" for s in work]
+    return lines + [f"  {'':<13} #{seq} said the check was not run: \"{tj.shorten(said, width - 50)}\""
+                    for seq, said in result.not_run]
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-069
 def format_audit(result: Audit, width: int = 100) -> str:
     """The audit as a person reads it: the session, each claim with its verdict and evidence, the timeline."""
@@ -260,10 +367,12 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines = [f"{imported.path} ({imported.host}, session {imported.session_id or '?'})",
              f"  {sum(a.kind == 'edit' for a in result.actions)} edit(s), "
              f"{sum(a.kind == 'check' for a in result.actions)} check run(s), "
-             f"{sum(a.kind == 'command' for a in result.actions)} other command(s); "
+             f"{sum(a.kind not in ('edit', 'check') for a in result.actions)} other command(s); "
              f"{sum(imported.opaque.values())} record(s) of {len(imported.opaque)} other kind(s) kept opaque"]
     for number, why in imported.damaged:
         lines.append(f"  line {number} is damaged ({why}); the rest was read")
+    work = result.work
+    lines += work_lines(result, work, width)
     lines += ["", "Claims (a heuristic: a sentence of a reply that says the tests or checks pass, or that the "
                   "work is done)"]
     if not result.claims:
@@ -283,7 +392,8 @@ def format_audit(result: Audit, width: int = 100) -> str:
                         f"{tj.shorten(e.payload.get('reason', ''), width - 40)}") for e in hook_decisions(result)]
     lines += [f"  #{seq:<4} {text}" for seq, text in sorted(entries, key=lambda e: e[0])]
     bad = [c for c in result.claims if c.verdict != "supported"]
-    lines += ["", f"Result: {len(result.claims)} claim(s), " + (
+    ended = work[-1].work if work else "nothing"
+    lines += ["", f"Result: the work ended {ended}; {len(result.claims)} claim(s), " + (
         "all supported by a check that passed after the last edit" if not bad and result.claims else
         "nothing claimed" if not result.claims else
         ", ".join(f"{sum(c.verdict == v for c in bad)} {v}" for v in VERDICTS[1:] if any(c.verdict == v for c in bad)))]

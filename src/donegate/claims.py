@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'sentences',
-           'Language', 'clauses', 'partial_count', 'claim_of', 'find_claims', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'each_of', 'any_of',
-           'AuditRules']
+__all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
+           'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'sentences', 'Language', 'clauses',
+           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'elsewhere', 'outside',
+           'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -44,7 +45,7 @@ class Language:
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
-             r"|works(?: now)?|working now", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
+             r"|works(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
@@ -145,9 +146,41 @@ def claim_of(sentence: str) -> str | None:
     return "done" if any(_says(c, "done") for c in parts) else None
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033
+PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
+CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
+NOT_RUN = re.compile(r"(?<!\w)(?:haven['’]t|have not|hasn['’]t|didn['’]t|did not|not yet|never)\s+(?:\w+\s+){0,2}?"
+                     r"(?:run|ran|tested|checked|executed)(?!\w)|(?<!\w)(?:untested|without running)(?!\w)", re.I)
+
+
+def mark_claim(line: str) -> str | None:
+    """"tests" or "done" for a line that claims by a pass mark (and no failure mark), None otherwise."""
+    if not any(m in line for m in PASS_MARKS) or any(m in line for m in FAIL_MARKS):
+        return None
+    return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
+
+
 def find_claims(text: str) -> list[tuple[str, str]]:
-    """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done."""
-    return [(kind, s) for s in sentences(text) if (kind := claim_of(s))]
+    """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
+    in words, a ticked checklist item or a pass mark; never an unticked item or a sentence saying the check
+    was not run."""
+    found = []
+    for sentence in sentences(text):
+        box = CHECKBOX.match(sentence)
+        if box is not None:
+            if box.group(1) != " ":
+                found.append((claim_of(sentence[box.end():]) or "done", sentence))
+        elif not NOT_RUN.search(sentence) and (kind := claim_of(sentence) or mark_claim(sentence)):
+            found.append((kind, sentence))
+    return found
+
+
+def accounts(text: str) -> bool:
+    """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
+    question, a count, a negation, a plan or a disclaimer, in any table's words?"""
+    return bool(find_claims(text)) or any(
+        CHECKBOX.match(s) or NOT_RUN.search(s) or s.rstrip().endswith(("?", "？")) or _says(s, "no claim")
+        or partial_count(s) for s in sentences(text))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
@@ -372,6 +405,33 @@ def names_scope(sentence: str, scope: Sequence[str]) -> bool:
                                                       else item.split("::")[-1]) if len(w) > 2 and w not in ("py",)}
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", sentence) for w in words)
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-073
+MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory"})  # options that name a command's folder
+
+
+def elsewhere(command: str) -> bool:
+    """Does the command run in another tree than the session's: above its folder or in the home folder, through
+    its `cd`s or an option naming the folder (of a program that is not a reading one)?"""
+    here = "."
+    for words, _fed in simple_commands(command):
+        name, args = _program(words)
+        if name in ("cd", "pushd"):
+            target = args[0] if args else "~"
+            here = target if target.startswith(("/", "~")) else os.path.normpath(os.path.join(here, target))
+            continue
+        verb = next((a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in MOVED_BY), "")
+        if name in READING or name == "git" and verb in GIT_READING:
+            continue  # a reading program is no check, wherever it looks
+        named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
+        named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
+        if any(outside(os.path.join(here, place)) for place in named):
+            return True
+    return outside(here)
+
+
+def outside(folder: str) -> bool:
+    return folder.startswith("~") or not folder.startswith("/") and os.path.normpath(folder).startswith("..")
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-081
 import functools
 
@@ -441,9 +501,18 @@ class AuditRules(Rules):
         return find_claims(text)
 
     def writes(self, command: str, written=()) -> bool:
-        """The writing rule, or what the command runs: an interpreter on inline code, a heredoc or a file the
-        session wrote (`written`, a `Written`)."""
-        return bool(any_of(self.writing).search(command)) or may_write(command, written)
+        """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
+        redirected into a file) may have changed files."""
+        return not read_only(command) or may_write(command, written)
+
+    def accounts(self, text: str) -> bool:
+        return accounts(text)
+
+    def disclaims(self, text: str) -> list[str]:
+        return [s for s in sentences(text) if NOT_RUN.search(s)]
+
+    def elsewhere(self, command: str) -> bool:
+        return elsewhere(command)
 
     def check_scope(self, command: str) -> tuple[str, ...]:
         return tuple(check_scope(command))
