@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Sequence
 
 from . import trajectory as tj
@@ -16,7 +17,7 @@ from . import trajectory as tj
 # %% auto #0
 __all__ = ['CHECK_COMMANDS', 'READ_ONLY_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'NOT_RUN', 'VERDICTS', 'EDIT_TOOLS',
            'WORK', 'LABELS', 'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict', 'timeline',
-           'judge', 'Stretch', 'work_at', 'stretches', 'audit_events', 'Audit', 'audit_session', 'hook_decisions',
+           'judge', 'Stretch', 'work_of', 'stretches', 'audit_events', 'Audit', 'audit_session', 'hook_decisions',
            'work_lines', 'format_audit', 'plot_audit', 'audit_html']
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
@@ -253,36 +254,41 @@ class Stretch:
     reply: int | None = None
 
 
-def work_at(actions: Sequence[Action], end: int) -> tuple[str, str]:
-    """What the work was before event `end`, from the actions alone (section 6b's four outcomes)."""
-    done = [a for a in actions if a.done is not None and a.done < end and (a.kind == "check" or a.kind == "edit" and a.ok)]
-    edits = [a for a in done if a.kind == "edit"]
-    after = [a for a in done if a.kind == "check" and (not edits or a.done > edits[-1].done)]
+def work_of(last_edit: Action | None, after: Sequence[Action]) -> tuple[str, str]:
+    """What the work is, given the last edit that ended (None if none) and the checks that ended after it, in the
+    order they ended (section 6b's four outcomes, with the evidence in words)."""
     failed = [a for a in after if not a.passed and not a.masked]
     full = [a for a in after if a.passed and not a.masked and not a.scope]
-    if after and failed and failed[-1] is after[-1]:
+    if failed and failed[-1] is after[-1]:
         return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} (exit {failed[-1].exit_code})"
     if full and (not failed or full[-1].done > failed[-1].done):
         return "verified", f"#{full[-1].seq} {full[-1].what} passed after the last edit"
-    if edits:
-        last = edits[-1]
-        return "unverified", (f"no full check of this repository passed after the last edit, #{last.seq} "
-                              f"{tj.shorten(last.what, 60)}")
+    if last_edit is not None:
+        return "unverified", (f"no full check of this repository passed after the last edit, #{last_edit.seq} "
+                              f"{tj.shorten(last_edit.what, 60)}")
     return "nothing", "nothing was edited and no check failed"
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055y
 def stretches(events: Sequence[tj.Event], actions: Sequence[Action]) -> list[Stretch]:
     """The session cut at each prompt (a `turn_started` event), each stretch with the work as it stood at its
-    end and the reply that ended it."""
+    end and the reply that ended it: one pass over the edits and checks in the order they ended."""
     if not events:
         return []
     starts = [e.seq for e in events if e.type == "turn_started"] or [events[0].seq]
     ends = [*starts[1:], events[-1].seq + 1]
     replies = [e.seq for e in events if e.type == "model_reply"]
-    found = []
+    ended = sorted((a for a in actions if a.done is not None and (a.kind == "check" or a.kind == "edit" and a.ok)),
+                   key=lambda a: a.done)
+    found, at, last_edit, after = [], 0, None, []
     for start, end in zip(starts, ends):
+        while at < len(ended) and ended[at].done < end:
+            action, at = ended[at], at + 1
+            if action.kind == "edit":
+                last_edit, after = action, []
+            else:
+                after.append(action)
         inside = replies[bisect.bisect_left(replies, start):bisect.bisect_left(replies, end)]
-        found.append(Stretch(start, end, *work_at(actions, end), inside[-1] if inside else None))
+        found.append(Stretch(start, end, *work_of(last_edit, after), inside[-1] if inside else None))
     return found
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-056
@@ -319,7 +325,7 @@ class Audit:
     events: list = field(default_factory=list)
     rules: Rules = Rules()
 
-    @property
+    @cached_property
     def work(self) -> list[Stretch]:
         """Each stretch of the session and what its work ended as (section 6b)."""
         return stretches(self.events, self.actions)

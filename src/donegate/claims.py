@@ -7,6 +7,7 @@ have changed and what a check covered."""
 # %% ../../chapters/92_reading_claims.ipynb #ch92-004
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -351,6 +352,7 @@ def may_write(command: str, written=()) -> bool:
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063r
+@functools.lru_cache(maxsize=4096)  # a session runs the same command lines again and again
 def read_only(command: str) -> bool:
     """Is `command` read-only for sure: every simple command a reading program, no redirection into a file?"""
     def reads(words: list[str]) -> bool:
@@ -503,7 +505,7 @@ class AuditRules(Rules):
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
         redirected into a file) may have changed files."""
-        return not read_only(command) or may_write(command, written)
+        return not read_only(command)  # a program the session wrote, or an interpreter on it, is no reading one
 
     def accounts(self, text: str) -> bool:
         return accounts(text)
