@@ -691,6 +691,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.quickstop.fenced_stats': ('quick_stop_hook.html#fenced_stats', 'donegate/quickstop.py'),
                                     'donegate.quickstop.flagged_paths': ('quick_stop_hook.html#flagged_paths', 'donegate/quickstop.py'),
                                     'donegate.quickstop.forget_stops': ('quick_stop_hook.html#forget_stops', 'donegate/quickstop.py'),
+                                    'donegate.quickstop.gate_files': ('quick_stop_hook.html#gate_files', 'donegate/quickstop.py'),
                                     'donegate.quickstop.git_rules': ('quick_stop_hook.html#git_rules', 'donegate/quickstop.py'),
                                     'donegate.quickstop.held': ('quick_stop_hook.html#held', 'donegate/quickstop.py'),
                                     'donegate.quickstop.hook_host': ('quick_stop_hook.html#hook_host', 'donegate/quickstop.py'),

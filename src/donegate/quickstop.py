@@ -31,9 +31,9 @@ __all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'SEAL
            'stat_data', 'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths', 'listed_paths',
            'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
            'quick_worktree_files', 'pack', 'unpack', 'quick_seal', 'read_memo', 'call_key', 'memo_path', 'write_memo',
-           'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'next_answer', 'record_stop',
-           'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file', 'tool_call_parts',
-           'arming_place', 'quick_tool', 'forget_stops', 'tool_hook']
+           'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'next_answer', 'gate_files',
+           'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file',
+           'tool_call_parts', 'arming_place', 'quick_tool', 'forget_stops', 'tool_hook']
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-017
 class GitRun:
@@ -524,30 +524,36 @@ def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer
     return answer, state
 
 
+# %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c1a
+def gate_files(call: Call, env) -> tuple[list[bytes], bytes]:
+    """The gate's files this stop's answer depends on (the session's state, stamp and records; the settings
+    layers that arm the gate, and their folders: one changed, and the stop is the gate's to decide again; the
+    linked worktrees' files), and the state folder's sealing key. ValueError where the session's repository is
+    another or it gates more than one tree: no memo then."""
+    from pathlib import Path
+    from donegate.realhosts import arming_files, relay_file, seal_key, session_record, session_repository, tool_marker
+    from donegate.stopgate import Settings, session_files
+    state_dir = Settings.from_env(env).state_dir
+    layers = arming_files(Path(call.root)).values()
+    record = session_repository(state_dir, call.session)
+    if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
+        raise ValueError("the session's repository is another, or it gates more trees: no memo")
+    files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
+                                      session_record(state_dir, call.session), tool_marker(state_dir, call.session),
+                                      relay_file(state_dir, call.session), *layers, *{p.parent for p in layers},
+                                      *quick_worktree_files(call.root))]
+    return files, seal_key(state_dir)
+
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c1
 def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: Reading | None = None) -> int:
     """Ask the gate (donegate.realhosts.run_hook), giving it `reading` (taken in call.root) to decide on. If
     `call` is given, record the answer the next stop of this tree will get (`next_answer`), when it is one to
     replay and nothing the gate read moved while it decided."""
     from donegate.realhosts import run_hook
-    files, before, tmp = [], None, None
+    files, before, tmp, key = [], None, None, b""
     if call is not None:
         try:
-            from pathlib import Path
-            from donegate.realhosts import (arming_files, relay_file, seal_key, session_record, session_repository,
-                                            tool_marker)
-            from donegate.stopgate import Settings, session_files
-            state_dir = Settings.from_env(env).state_dir
-            layers = arming_files(Path(call.root)).values()
-            record = session_repository(state_dir, call.session)
-            if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
-                raise ValueError("the session's repository is another, or it gates more trees: no memo")
-            files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
-                                              session_record(state_dir, call.session),
-                                              tool_marker(state_dir, call.session), relay_file(state_dir, call.session),
-                                              # the settings layers that arm the gate, and their folders: one changed,
-                                              # and the stop is the gate's to decide again
-                                              *layers, *{p.parent for p in layers}, *quick_worktree_files(call.root))]
+            files, key = gate_files(call, env)
             reading = reading or Reading(call.root, env)
             tmp, fence = fence_file(call.memo)  # before anything the gate reads: git's racy rule, against our own file
             before = record_state(call, reading, fence)
@@ -563,8 +569,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
             index, flagged, paths, tree, early = before
             write_memo(call.memo, [QUICK_FORMAT, b"\0".join(files), index, b"\0".join(flagged), b"\0".join(paths),
                                    _sha256(pack([call.key, index, tree, kept[1]])).digest(), b"%d" % kept[0].exit_code,
-                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence, early], tmp,
-                       seal_key(state_dir))
+                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence, early], tmp, key)
     except Exception:  # the answer is given; a memo not written only costs the next stop its speed
         pass
     finally:
