@@ -212,3 +212,64 @@ def test_a_pass_whose_exit_code_is_not_the_checks_own_is_no_evidence(tmp_path):
     path.write_text(text)
     [claim] = tr.audit_transcript(path).claims
     assert claim.verdict == "unsupported" and "not the check's own" in claim.evidence
+
+
+# -- the work first (chapter 09, section 6b) ------------------------------------------------------------------
+
+def _act(seq: int, kind: str, done: int | None, ok: bool = True, exit_code: int | None = 0, **more) -> au.Action:
+    return au.Action(seq, kind, f"{kind} {seq}", done, ok, exit_code, **more)
+
+
+def _event(seq: int, kind: str) -> tj.Event:
+    return tj.Event(seq, kind, None, {}, "2026-12-06T00:00:00Z", "run", "task")
+
+
+@pytest.mark.parametrize("actions,work", [
+    ([], "nothing"),
+    ([_act(1, "check", 2, exit_code=1)], "failing"),                                   # no edit, a failing run
+    ([_act(1, "edit", 2)], "unverified"),
+    ([_act(1, "edit", 2), _act(3, "check", 4)], "verified"),
+    ([_act(1, "edit", 2), _act(3, "check", 4), _act(5, "edit", 6)], "unverified"),   # edited after the pass
+    ([_act(1, "edit", 2), _act(3, "check", 4, exit_code=1)], "failing"),
+    ([_act(1, "edit", 2), _act(3, "check", 4, exit_code=1), _act(5, "edit", 6)], "unverified"),
+    ([_act(1, "edit", 2), _act(3, "check", 4), _act(5, "check", 6, exit_code=1)], "failing"),  # a later failure
+    ([_act(1, "edit", 2), _act(3, "check", 4, exit_code=1), _act(5, "check", 6)], "verified"),
+    ([_act(1, "edit", 2), _act(3, "check", 4, scope=("tests/test_a.py",))], "unverified"),  # narrowed
+    ([_act(1, "edit", 2), _act(3, "check", 4, masked=True)], "unverified"),          # `pytest | tail`
+    ([_act(1, "edit", 2), _act(3, "check", None)], "unverified"),                     # still running
+    ([_act(1, "edit", 2, ok=False)], "nothing"),                                      # an edit that failed
+    ([_act(1, "edit", 2), _act(3, "elsewhere", 4)], "unverified"),                    # checked another folder
+    ([_act(1, "check", 5), _act(2, "edit", 3)], "verified"),                          # ended in that order
+])
+def test_the_work_is_read_from_the_actions_in_the_order_they_ended(actions, work):
+    events = [_event(0, "turn_started"), _event(9, "model_reply")]
+    [stretch] = au.stretches(events, actions)
+    assert (stretch.work, stretch.reply) == (work, 9), stretch
+
+
+def test_each_stretch_ends_with_the_work_as_it_stood_then():
+    events = [_event(s, t) for s, t in
+              [(0, "turn_started"), (4, "model_reply"), (5, "turn_started"), (9, "model_reply"), (10, "turn_started")]]
+    actions = [_act(1, "edit", 2), _act(6, "check", 7)]
+    assert [(s.start, s.end, s.work, s.reply) for s in au.stretches(events, actions)] == [
+        (0, 5, "unverified", 4), (5, 10, "verified", 9), (10, 11, "verified", None)]
+
+
+WORDS = ["Fatto", "klaar", "gotowe", "tamam", "xong", "selesai", "हो गया", "готово", "✅", "🎉", "| ok | ✓ |", "Verified",
+         "ok", "👍", "- [x]", "lulus", "geçti", "przechodzą", "passano", "slagen", "đạt", "सब ठीक", "bereit", "done?"]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0(host, tmp_path):
+    """The contradicted session (a wrong fix, the tests failing) with its last reply replaced by generated words
+    in many languages and marks: the work is failing, so the audit exits 1 every time, and the reply is judged."""
+    import random
+    draw = random.Random(41)
+    text = FIXTURES[f"{host}/contradicted"].read_text()
+    for n in range(12):
+        said = " ".join(draw.choice(WORDS) for _ in range(draw.randint(1, 6)))
+        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
+        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
+        result = tr.audit_transcript(path)
+        assert result.work[-1].work == "failing" and result.exit_code == 1, (said, result.claims)
+        assert any(c.verdict == "contradicted" for c in result.claims) or result.rules.accounts(said), said
