@@ -235,6 +235,7 @@ def _event(seq: int, kind: str) -> tj.Event:
     ([_act(1, "edit", 2), _act(3, "check", 4), _act(5, "check", 6, exit_code=1)], "failing"),  # a later failure
     ([_act(1, "edit", 2), _act(3, "check", 4, exit_code=1), _act(5, "check", 6)], "verified"),
     ([_act(1, "edit", 2), _act(3, "check", 4, scope=("tests/test_a.py",))], "unverified"),  # narrowed
+    ([_act(1, "edit", 2), _act(3, "check", 4, exit_code=1), _act(5, "check", 6, scope=("t.py",))], "failing"),
     ([_act(1, "edit", 2), _act(3, "check", 4, masked=True)], "unverified"),          # `pytest | tail`
     ([_act(1, "edit", 2), _act(3, "check", None)], "unverified"),                     # still running
     ([_act(1, "edit", 2, ok=False)], "nothing"),                                      # an edit that failed

@@ -259,9 +259,9 @@ def work_of(last_edit: Action | None, after: Sequence[Action]) -> tuple[str, str
     order they ended (section 6b's four outcomes, with the evidence in words)."""
     failed = [a for a in after if not a.passed and not a.masked]
     full = [a for a in after if a.passed and not a.masked and not a.scope]
-    if failed and failed[-1] is after[-1]:
+    if failed and (not full or failed[-1].done > full[-1].done):  # a narrowed pass after it does not undo it
         return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} (exit {failed[-1].exit_code})"
-    if full and (not failed or full[-1].done > failed[-1].done):
+    if full:
         return "verified", f"#{full[-1].seq} {full[-1].what} passed after the last edit"
     if last_edit is not None:
         return "unverified", (f"no full check of this repository passed after the last edit, #{last_edit.seq} "
