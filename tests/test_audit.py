@@ -186,6 +186,7 @@ def test_the_html_page_holds_the_verdicts_and_loads_nothing_from_outside(tmp_pat
     assert run.returncode == 1 and f"Report: {page}" in run.stdout
     html = page.read_text()
     assert "CONTRADICTED" in html and "SUPPORTED" in html and "http" not in html
+    assert "<h2>Work</h2>" in html and "<td>VERIFIED</td>" in html  # the mixed session's work ended verified
 
 
 def test_a_gemini_session_written_as_one_json_document_is_read_too(tmp_path):

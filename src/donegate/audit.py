@@ -448,11 +448,15 @@ def audit_html(result: Audit) -> str:
     steps = "".join(f"<tr><td>#{a.seq}</td><td>{a.kind}</td><td><code>{escape(a.what)}</code></td>"
                     f"<td>{'passed' if a.passed else 'exit ' + str(a.exit_code) if a.kind == 'check' else 'done' if a.ok else 'failed'}"
                     f"</td></tr>" for a in result.actions)
+    work = "".join(f"<tr class='{s.work}'><td>#{s.start}-#{s.end - 1}</td><td>{s.work.upper()}</td><td>{escape(s.evidence)}"
+                   f"</td></tr>" for s in result.work)
     style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}td{padding:.2em .6em;vertical-align:top}"
              ".supported td:nth-child(2){color:#1a7f37}.contradicted td:nth-child(2),.stale td:nth-child(2),"
-             ".unsupported td:nth-child(2){color:#b3261e;font-weight:bold}")
+             ".unsupported td:nth-child(2),.failing td:nth-child(2),.unverified td:nth-child(2){color:#b3261e;"
+             "font-weight:bold}.verified td:nth-child(2){color:#1a7f37}")
     return (f"<!doctype html><meta charset='utf-8'><title>donegate audit</title><style>{style}</style>"
             f"<h1>Audit of a {escape(result.imported.host)} session</h1><p>{escape(str(result.imported.path))}</p>"
+            f"<h2>Work</h2><table><tr><th>stretch</th><th>ended</th><th>evidence</th></tr>{work}</table>"
             f"<h2>Claims</h2><table><tr><th>seq</th><th>verdict</th><th>claim</th><th>evidence</th></tr>{rows}</table>"
             f"<h2>Timeline</h2><table><tr><th>seq</th><th>kind</th><th>what</th><th>outcome</th></tr>{steps}</table>"
             f"<p>Exit status {result.exit_code}.</p>")
