@@ -99,7 +99,8 @@ EDITS = ["python3 -c \"import pathlib; pathlib.Path('calc.py').write_text('x')\"
          "poetry run python - <<'EOF'\nprint(1)\nEOF", "cat fix.py | uv run python", "docker exec app sh -c 'echo x > a'",
          "ls | xargs -I{} sh -c 'rm {}'", "find . -name '*.pyc' -delete", "uv run python tools/regen.py"]
 READ_ONLY = ["cat calc.py | grep add", "git diff HEAD", "git status --short", "ls -la > /dev/null", "head -5 calc.py && wc -l calc.py",
-             "sed -n 1,5p calc.py", "grep -rn add . 2>/dev/null"]
+             "sed -n 1,5p calc.py", "grep -rn add . 2>/dev/null", "git add -A && git commit -qm 'fix add'", "git push",
+             "sort notes.txt | uniq"]
 NEITHER = ["python app.py", "make build", "npm install", "command -v python3", "uv run python app.py",
            "find . -name '*.py' -exec grep -l TODO {} +"]
 

@@ -33,7 +33,7 @@ CHECK_COMMANDS: tuple[str, ...] = (
 # other command may have changed files (a make target, a package script, a script of the repository).
 READ_ONLY_COMMANDS: tuple[str, ...] = (
     r"(cat|ls|head|tail|grep|rg|wc|pwd|echo|printf|which|file|stat|diff|true|sleep|cd)(\s[^;&|<>`$]*)?",
-    r"git\s+(status|diff|log|show|rev-parse|ls-files|blame|grep|describe|branch)(\s[^;&|<>`$]*)?",
+    r"git\s+(status|diff|log|show|rev-parse|ls-files|blame|grep|describe|branch|add|commit|push)(\s[^;&|<>`$]*)?",
 )
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-040

@@ -193,8 +193,11 @@ WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec",
 EDITING = re.compile(r"mv|cp|rm|rmdir|touch|truncate|patch|install|ln|tee|dd|chmod|chown|unzip|rsync")
 READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "printf",
                      "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df", "true", "false",
-                     "test", "[", "date", "whoami", "uname", "jq", "nl", "realpath", "dirname", "basename", "sed"})
-GIT_READING = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe", "branch"})
+                     "test", "[", "date", "whoami", "uname", "jq", "nl", "realpath", "dirname", "basename", "sed", "sleep",
+                     "sort", "uniq", "cut", "tr"})
+# git commands that change no file of the working tree (a commit's own hooks could, and are not seen)
+GIT_READING = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe", "branch",
+                         "add", "commit", "push", "fetch", "tag", "shortlog", "reflog", "ls-tree", "cat-file", "rev-list"})
 GIT_WRITING = frozenset({"apply", "checkout", "restore", "reset", "stash", "revert", "cherry-pick", "merge", "rebase",
                          "pull", "am", "switch", "clean", "mv", "rm"})
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
