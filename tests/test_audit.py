@@ -275,3 +275,15 @@ def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0(host,
         result = tr.audit_transcript(path)
         assert result.work[-1].work == "failing" and result.exit_code == 1, (said, result.claims)
         assert any(c.verdict == "contradicted" for c in result.claims) or result.rules.accounts(said), said
+
+
+@pytest.mark.parametrize("folder,kind", [("../other", "elsewhere"), ("/work/repo", "check"), ("sub", "check"), (None, "check")])
+def test_a_check_counts_for_the_folder_its_tool_ran_it_in(folder, kind):
+    """Codex's `workdir`, Gemini's `dir_path`: a check run by a tool in a folder above the session's checks
+    another tree; a full path is taken to be this repository, a folder below it is part of it."""
+    given = {"cmd": "python3 -m pytest -q", **({"workdir": folder} if folder else {})}
+    events = [tj.Event(1, "tool_requested", None, {"tool": "exec_command", "input": given, "call_id": "c1"}, "t", "r", "k"),
+              tj.Event(2, "tool_completed", None, {"call_id": "c1", "exit_code": 0}, "t", "r", "k")]
+    [action] = au.timeline(events, AuditRules())
+    assert action.kind == kind
+

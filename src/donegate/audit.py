@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import shlex
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Sequence
@@ -179,7 +180,9 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
     tool = str(event.payload.get("tool"))
-    if command and (check := _check_facts(command, rules, {} if seen is None else seen)):
+    folder = given.get("workdir") or given.get("dir_path") or given.get("directory")  # a tool's own working folder
+    where = f"cd {shlex.quote(folder)} && {command}" if folder and isinstance(folder, str) and command else command
+    if command and (check := _check_facts(where, rules, {} if seen is None else seen)):
         if check == "elsewhere":
             return Action(event.seq, "elsewhere", command)
         return Action(event.seq, "check", command, masked=check[0], scope=check[1])
