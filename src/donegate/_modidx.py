@@ -782,6 +782,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts._env_blocks': ('gate_in_real_hosts.html#_env_blocks', 'donegate/realhosts.py'),
                                     'donegate.realhosts._error_file': ('gate_in_real_hosts.html#_error_file', 'donegate/realhosts.py'),
                                     'donegate.realhosts._gates': ('gate_in_real_hosts.html#_gates', 'donegate/realhosts.py'),
+                                    'donegate.realhosts._has_children': ('gate_in_real_hosts.html#_has_children', 'donegate/realhosts.py'),
                                     'donegate.realhosts._hooks_integrity': ( 'gate_in_real_hosts.html#_hooks_integrity',
                                                                              'donegate/realhosts.py'),
                                     'donegate.realhosts._late_without_check': ( 'gate_in_real_hosts.html#_late_without_check',
