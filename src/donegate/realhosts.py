@@ -1027,7 +1027,7 @@ def _contained_run(self: SessionGate, command, changes: Mapping):
     adopting = _adopting()
     known = {pid for pid, parent in _parents().items() if parent == os.getpid()} if adopting and _has_children() else set()
     run = StopGate.run_command(self, command, changes)
-    ended = end_adopted(known) if adopting and _has_children() else 0  # nothing adopted: no process to look for
+    ended = end_adopted(known) if adopting else 0  # (what the killed group leaves is adopted as it dies: always look)
     if ended:
         run = replace(run, output=f"{run.output}\n{TAG} the check left {ended} process(es) running; the gate ended them\n")
     note = line_endings_note(self.root, command) if run.exit_code in (126, 127) else ""
