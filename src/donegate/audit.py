@@ -313,7 +313,7 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
             if event.seq in ending and not rules.accounts(text):
                 said = tj.shorten(" ".join(text.split()), 80) or "(an empty reply)"
                 verdict, evidence, *rest = judge(event.seq, before, "", rules)
-                evidence = f"the turn ended here, in words read as no claim or report: {evidence}"
+                evidence = f"ends the turn (its words not read, so judged as \"done\"): {evidence}"
                 verdicts.append(ClaimVerdict(event.seq, "hand-over", said, verdict, evidence, *rest))
     return verdicts, actions
 
