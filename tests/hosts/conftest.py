@@ -188,3 +188,17 @@ def relay_line(words: str) -> str:
 def restore_advice(words: str) -> str:
     """The commands a disarmed stop's refusal tells the agent to run to restore the check."""
     return words.split("restore it (", 1)[1].split(")", 1)[0]
+
+
+# The agent deleting the gate's state folder from its shell, the variable's name split so that no path names it
+FORGET = "python3 -c \"import os, shutil; shutil.rmtree(os.environ['DONEGATE_STATE' + '_DIR'])\""
+
+
+def assert_switch_reported(world: HostWorld, layer: str, doctor_says: str | None = None) -> None:
+    """What a switch written beside the gate's hooks leaves, on every host: `status` exits 1 naming the settings
+    file, and `doctor` says the arming moved from it (or `doctor_says`)."""
+    after = world.donegate("status", check=False)
+    assert after.returncode == 1 and layer in after.stdout, after.stdout
+    doctor = world.donegate("doctor", check=False).stdout
+    assert (doctor_says or f"arming moved {layer}") in doctor, doctor
+
