@@ -1823,3 +1823,67 @@ def test_doctor_says_hooks_switched_off_beside_the_gate_s_entries_are_not_active
     line = next(l for l in doctor.stdout.splitlines() if l.startswith(f"hooks        {host} "))
     assert doctor.returncode == 1 and "NOT active" in line and rel in line and "switches every hook off" in line, line
 
+
+
+def test_a_hash_cache_written_outside_the_gate_is_no_cache(gated):
+    """The hash cache pairs stat data with object ids. An entry written outside the gate (a broken file's stat data
+    with a passing file's id) would make the broken tree read as the verified one: the cache is sealed like the
+    gate's state, and one whose seal does not match is read as empty, so the file is hashed and the check runs."""
+    repo = gated()
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
+    repo.write("app.py", FIXED)
+    assert repo.stop().returncode == 0 and repo.runs() == 1
+    good = repo.git("hash-object", "app.py").strip()
+    repo.write("app.py", broken(1))
+    st = os.lstat(repo.root / "app.py")
+    (state,) = (repo.state / "sessions").glob("*.json")  # named <session>--<repository key>.json
+    cache = repo.state / "cache" / f"{state.stem.split('--')[-1]}.json"
+    cache.parent.mkdir(exist_ok=True)
+    cache.write_text(json.dumps({"app.py": [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, "100644", good]}))
+    done = repo.stop()
+    assert done.returncode == 2 and repo.runs() == 2, done.stdout + done.stderr
+
+
+def test_a_relay_request_written_outside_the_gate_is_no_request(gated):
+    """The relay keeps the hand-over it asks the agent to repeat, with its verdict. A request rewritten outside the
+    gate (its verdict made a pass, its line empty so any message holds it) is not the gate's: the stop is
+    decided again on the tree, which is still broken, and nothing is verified."""
+    repo = gated("codex")
+    repo.write("app.py", broken())
+
+    def stop(said: str) -> subprocess.CompletedProcess:
+        return repo.hook("stop", "codex", stop_hook_active=True, last_assistant_message=said, turn_id="turn-1")
+
+    assert stop("Fixed.").returncode == 2
+    assert "request 1 of 2" in answer(stop("Fixed."))["reason"]
+    (kept,) = (repo.state / "relay").glob("*.json")
+    forged = json.loads(kept.read_text())
+    forged.pop("seal", None)
+    forged["line"] = ""
+    forged["verdict"].update(action="allow", status="verified", exit="passed", message="verified")
+    kept.write_text(json.dumps(forged))
+    done = stop("Fixed.")
+    said = json.dumps(answer(done))
+    assert "HANDED OVER UNVERIFIED" in said or done.returncode == 2, said
+    assert repo.run("status").returncode == 1
+
+
+@pytest.mark.parametrize("how", ["deleted", "forged"])
+def test_the_trees_a_session_has_state_in_are_gated_whatever_its_record_says(gated, make_repo, how):
+    """The session's record names its repository. With it deleted, or rewritten outside the gate to name a clean
+    clone the agent's shell then stands in, the stop still judges the repository the session has a sealed state
+    in: the broken change there is refused, not passed as the clone's clean tree."""
+    repo = gated()
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
+    clone = make_repo("clone")
+    repo.write("app.py", broken())
+    (record,) = (repo.state / "roots").glob("*.json")
+    if how == "deleted":
+        record.unlink()
+    else:
+        record.write_text(json.dumps({"root": str(clone.root.resolve()), "worktrees": [], "linked": {}}))
+    payload = {**repo.payload("stop", stop_hook_active=False, last_assistant_message=CLAIM), "cwd": str(clone.root)}
+    done = donegate("hook", "stop", "--host", "claude-code", cwd=clone.root, state=repo.state, stdin=json.dumps(payload))
+    assert done.returncode == 2 and repo.runs() == 1, done.stdout + done.stderr

@@ -873,6 +873,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts.session_start': ('gate_in_real_hosts.html#session_start', 'donegate/realhosts.py'),
                                     'donegate.realhosts.session_started': ( 'gate_in_real_hosts.html#session_started',
                                                                             'donegate/realhosts.py'),
+                                    'donegate.realhosts.session_trees': ('gate_in_real_hosts.html#session_trees', 'donegate/realhosts.py'),
                                     'donegate.realhosts.settings_changed': ( 'gate_in_real_hosts.html#settings_changed',
                                                                              'donegate/realhosts.py'),
                                     'donegate.realhosts.started_file': ('gate_in_real_hosts.html#started_file', 'donegate/realhosts.py'),

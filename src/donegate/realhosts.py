@@ -27,29 +27,82 @@ from .treestate import ExactGate, file_identity, git_dir, git_layouts, snapshot
 # %% auto #0
 __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'ARMING_VARS', 'HARMLESS_KEYS',
            'GATE_SETTINGS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'GATE_EVENTS',
-           'HashCache', 'session_record', 'remember_session', 'session_repository', 'remember_worktree',
-           'linked_worktrees', 'moved_worktrees', 'started_head', 'same_repository', 'worktree_baseline', 'tool_marker',
-           'mark_tool_call', 'SessionGate', 'seal_key', 'seal_of', 'sealed', 'unseal', 'started_file', 'note_started',
-           'session_started', 'session_roots', 'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks',
-           'hooks_gone', 'layer_path', 'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed',
-           'disarmed', 'gate_settings', 'settings_changed', 'as_started', 'dotenv_values', 'env_files', 'operator_env',
-           'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
-           'status_command', 'transcript_claim', 'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over',
-           'streams_events', 'relayed_stop', 'session_start', 'turn_failed', 'stop_verdict', 'error_verdict',
-           'SessionSteps', 'session_lock', 'run_hook', 'hook_command']
+           'seal_key', 'seal_of', 'sealed', 'unseal', 'HashCache', 'session_record', 'remember_session',
+           'session_repository', 'remember_worktree', 'linked_worktrees', 'moved_worktrees', 'started_head',
+           'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'started_file',
+           'note_started', 'session_started', 'session_roots', 'session_trees', 'written_roots', 'repository_id',
+           'same_repository_id', 'gate_hooks', 'hooks_gone', 'layer_path', 'layer_files', 'arming_files',
+           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'gate_settings', 'settings_changed',
+           'as_started', 'dotenv_values', 'env_files', 'operator_env', 'check_scripts', 'end_adopted',
+           'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
+           'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop',
+           'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'session_lock', 'run_hook',
+           'hook_command']
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1
+SEAL_KEY = "seal.key"  # in the state folder: the key of the seals on the gate's own files
+
+
+def seal_key(state_dir: Path) -> bytes:
+    """The state folder's sealing key: 32 random bytes (hex), made the first time it is asked for, private to
+    this user. Two hooks at once: one link wins and both read the same key."""
+    path = Path(state_dir) / SEAL_KEY
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    private_dir(path.parent)
+    tmp = path.with_name(f".{SEAL_KEY}.{os.getpid()}")
+    tmp.write_text(os.urandom(32).hex())
+    os.chmod(tmp, 0o600)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path.read_bytes()
+
+
+def seal_of(state_dir: Path, body: bytes) -> str:
+    return hmac.new(seal_key(state_dir), body, hashlib.sha256).hexdigest()
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1b
+def sealed(state_dir: Path, data: dict) -> str:
+    """`data` as compact JSON with its seal as the last key."""
+    body = json.dumps(data, separators=(",", ":"))
+    return f'{body[:-1]}{"," if data else ""}"seal":"{seal_of(state_dir, body.encode())}"}}'
+
+
+def unseal(state_dir: Path, text: str) -> dict | None:
+    """The dict `sealed` wrote; None if `text` is not one or its seal does not match. The seal is checked on the
+    text as written (the body before it), so a large state is not written out again to check it."""
+    head, sep, tail = text.rpartition('"seal":"')
+    if not sep or len(tail) != 66 or not tail.endswith('"}') or head[-1:] not in (",", "{"):
+        return None
+    body = (head[:-1] if head.endswith(",") else head) + "}"
+    if not hmac.compare_digest(tail[:64], seal_of(state_dir, body.encode())):
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-101
 class HashCache:
     """Object ids of working-tree files keyed by their stat data, so an unchanged file is not read
     again. Entries for files changed within the last `racy` seconds are never trusted (a write in the
-    same clock tick would not show in the stat data)."""
+    same clock tick would not show in the stat data). The file at `path` is sealed with the key of the state
+    folder `state_dir` (section 3): one written outside the gate is no cache, so no entry can pair a file's stat
+    data with another content's id."""
 
-    def __init__(self, path: Path | None, racy: float = 2.0) -> None:
-        self.path, self.racy, self.dirty = path, racy, False
+    def __init__(self, path: Path | None, racy: float = 2.0, state_dir: Path | None = None) -> None:
+        self.path, self.racy, self.dirty, self.state_dir = path, racy, False, state_dir
         self.entries: dict[str, list] = {}
         if path is not None:
             try:
-                self.entries = json.loads(path.read_text())
+                self.entries = unseal(state_dir, path.read_text()) or {}
             except (OSError, ValueError):
                 self.entries = {}
 
@@ -83,7 +136,7 @@ def _cache_save(self: HashCache, keep: set[str]) -> None:
         return
     for rel in stale:
         del self.entries[rel]
-    write_private(self.path, json.dumps(self.entries, separators=(",", ":")))
+    write_private(self.path, sealed(self.state_dir, self.entries))
 
 
 HashCache.identity, HashCache.save = _cache_identity, _cache_save
@@ -102,14 +155,15 @@ def remember_session(state_dir: Path, session_id: str, root: Path) -> dict:
         return found
     record = {"root": str(Path(root).resolve()), "worktrees": [], "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
               "linked": linked_worktrees(Path(root))}  # the repository's worktrees as the session found them
-    write_private(session_record(state_dir, session_id), json.dumps(record))
+    write_private(session_record(state_dir, session_id), sealed(state_dir, record))
     return record
 
 
 def session_repository(state_dir: Path, session_id: str) -> dict | None:
-    """The record `remember_session` wrote for this session, or None (the session start was missed)."""
+    """The record `remember_session` wrote for this session, or None (the session start was missed, or the record
+    was written outside the gate: its seal does not match)."""
     try:
-        record = json.loads(session_record(state_dir, session_id).read_text())
+        record = unseal(state_dir, session_record(state_dir, session_id).read_text())
     except (OSError, ValueError):
         return None
     return record if isinstance(record, dict) and isinstance(record.get("root"), str) else None
@@ -121,7 +175,7 @@ def remember_worktree(state_dir: Path, session_id: str, worktree: Path, kind: st
     record = session_repository(state_dir, session_id)
     if record is not None and str(worktree) not in record.setdefault(kind, []):
         record[kind].append(str(worktree))
-        write_private(session_record(state_dir, session_id), json.dumps(record))
+        write_private(session_record(state_dir, session_id), sealed(state_dir, record))
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-206
 def linked_worktrees(root: Path) -> dict[str, list]:
@@ -216,57 +270,8 @@ class SessionGate(ExactGate):
                  writer: Any = None) -> None:
         super().__init__(root, session_id, settings, writer)
         self.inherited_now = False  # set by a start() that carried an earlier session's unverified work on
-        self.cache = HashCache(Path(self.settings.state_dir) / "cache" / f"{self.repo_key}.json")
-
-# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1
-SEAL_KEY = "seal.key"  # in the state folder: the key of the seals on the gate's own files
-
-
-def seal_key(state_dir: Path) -> bytes:
-    """The state folder's sealing key: 32 random bytes (hex), made the first time it is asked for, private to
-    this user. Two hooks at once: one link wins and both read the same key."""
-    path = Path(state_dir) / SEAL_KEY
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        pass
-    private_dir(path.parent)
-    tmp = path.with_name(f".{SEAL_KEY}.{os.getpid()}")
-    tmp.write_text(os.urandom(32).hex())
-    os.chmod(tmp, 0o600)
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path.read_bytes()
-
-
-def seal_of(state_dir: Path, body: bytes) -> str:
-    return hmac.new(seal_key(state_dir), body, hashlib.sha256).hexdigest()
-
-# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1b
-def sealed(state_dir: Path, data: dict) -> str:
-    """`data` as compact JSON with its seal as the last key."""
-    body = json.dumps(data, separators=(",", ":"))
-    return f'{body[:-1]}{"," if data else ""}"seal":"{seal_of(state_dir, body.encode())}"}}'
-
-
-def unseal(state_dir: Path, text: str) -> dict | None:
-    """The dict `sealed` wrote; None if `text` is not one or its seal does not match. The seal is checked on the
-    text as written (the body before it), so a large state is not written out again to check it."""
-    head, sep, tail = text.rpartition('"seal":"')
-    if not sep or len(tail) != 66 or not tail.endswith('"}') or head[-1:] not in (",", "{"):
-        return None
-    body = (head[:-1] if head.endswith(",") else head) + "}"
-    if not hmac.compare_digest(tail[:64], seal_of(state_dir, body.encode())):
-        return None
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+        state_dir = Path(self.settings.state_dir)
+        self.cache = HashCache(state_dir / "cache" / f"{self.repo_key}.json", state_dir=state_dir)
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s2
 def started_file(state_dir: Path, session_id: str) -> Path:
@@ -423,7 +428,25 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
         kind = "worktrees" if same_repository(here, root) else "repos"
         remember_worktree(settings.state_dir, session, here, kind)
         (worktrees if kind == "worktrees" else repos).append(here)
-    return [root, *worktrees, *repos]
+    found = [root, *worktrees, *repos]
+    return found + [t for t in session_trees(settings.state_dir, session, found) if t not in found]
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-401b
+def session_trees(state_dir: Path, session: str, known: Sequence[Path] = ()) -> list[Path]:
+    """The working trees this session has a sealed gate state in, besides `known`: gated whatever the session's
+    record says, so a record deleted or rewritten outside the gate cannot take a tree out of the gate."""
+    keys, found = {repo_key(p) for p in known}, []
+    for path in sorted((Path(state_dir) / "sessions").glob(f"{safe_key(session)}--*.json")):
+        if path.stem.rpartition("--")[2] in keys:
+            continue  # a tree already gated: its state is read when its gate is
+        try:
+            state = unseal(state_dir, path.read_text()) or {}
+        except (OSError, ValueError):
+            continue
+        tree = Path(str(state.get("repo") or "."))
+        if state.get("session") == session and tree.is_absolute() and find_repo(tree) == tree:
+            found.append(tree)
+    return found
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-403
 def written_roots(payload: Mapping[str, Any], settings: Settings, roots: Sequence[Path],
@@ -1223,7 +1246,7 @@ def relay_hand_over(state_dir: Path, session: str, turn: list, verdict: Verdict,
     line, limit = " ".join(verdict.message.splitlines()[0].split()), min(RELAY_TRIES, left)
     kept = {"line": line, "turn": turn, "tries": 1, "limit": limit, "verdict": asdict(verdict)}
     try:
-        write_private(relay_file(state_dir, session), json.dumps(kept))
+        write_private(relay_file(state_dir, session), sealed(state_dir, kept))
     except OSError:
         return verdict
     return Verdict("block", verdict.status, "relay", _relay_request(line, 1, limit), changed=verdict.changed)
@@ -1255,7 +1278,7 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
     request is pending for this turn."""
     path = relay_file(state_dir, session)
     try:
-        kept = json.loads(path.read_text())
+        kept = unseal(state_dir, path.read_text()) or {}  # a request written outside the gate is none
         pending = kept["turn"] == turn and isinstance(kept["verdict"], dict)
     except (OSError, ValueError, TypeError, KeyError):
         pending = False
@@ -1269,7 +1292,7 @@ def relayed_stop(state_dir: Path, session: str, turn: list, claim: str) -> Verdi
     try:
         limit = int(kept.get("limit", RELAY_TRIES))
         if not relayed and kept["tries"] <= limit:
-            write_private(path, json.dumps(kept))
+            write_private(path, sealed(state_dir, kept))
             return Verdict("block", fields["status"], "relay", _relay_request(kept["line"], kept["tries"], limit),
                            changed=fields["changed"])
         path.unlink(missing_ok=True)
