@@ -1887,3 +1887,29 @@ def test_the_trees_a_session_has_state_in_are_gated_whatever_its_record_says(gat
     payload = {**repo.payload("stop", stop_hook_active=False, last_assistant_message=CLAIM), "cwd": str(clone.root)}
     done = donegate("hook", "stop", "--host", "claude-code", cwd=clone.root, state=repo.state, stdin=json.dumps(payload))
     assert done.returncode == 2 and repo.runs() == 1, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("host, where", [("gemini", ".env"), ("qwen", ".qwen/.env"), ("claude-code", "settings")])
+def test_a_variable_a_file_the_agent_can_write_gives_the_hooks_does_not_reach_the_check(gated, host, where):
+    """A host hands its hooks what a .env file or a settings layer's `env` sets. A session leaves a broken change
+    and a file that sets a variable the check obeys (git's own configuration, here making `git diff --check`
+    accept trailing whitespace); the next session starts with it, and the host passes it on. The check does not
+    see it, so the next broken change is refused, not verified."""
+    repo = gated(host)
+    repo.git("add", "verify.sh")
+    repo.commit("the operator's check")
+    given = {"GIT_CONFIG_PARAMETERS": "'core.whitespace=-trailing-space'"}
+    if where == "settings":
+        (repo.root / ".claude" / "settings.local.json").write_text(json.dumps({"env": given}))
+    else:
+        (repo.root / where).parent.mkdir(exist_ok=True)
+        (repo.root / where).write_text("".join(f'{k}="{v}"\n' for k, v in given.items()))
+    repo.write("app.py", broken())
+    assert repo.stop(host=host).returncode in (0, 2)  # the session ends refused (disarmed, or the check fails)
+    said = {"prompt_response": CLAIM} if host == "gemini" else {"last_assistant_message": CLAIM}
+    assert repo.hook("session-start", host, given, source="startup", session_id="session-2").returncode == 0
+    before = repo.runs()
+    repo.write("app.py", broken(2))  # the next session's own broken change
+    done = repo.hook("stop", host, given, stop_hook_active=False, session_id="session-2", **said)
+    assert repo.runs() == before + 1 and "HANDED OVER" not in done.stdout, done.stdout + done.stderr
+    assert "trailing whitespace" in done.stdout + done.stderr, done.stdout + done.stderr

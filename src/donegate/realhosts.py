@@ -878,9 +878,10 @@ def _env_blocks(node: Any) -> list[Mapping]:
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-c2
 def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
-    """`env` without the DONEGATE_* settings a file the agent can write gives the hooks: a settings layer's
-    `env`, a hook entry's own `env`, a .env file a host loads (a layer, or one from the repository up). Such a
-    file is not the operator's word. (A setting the operator exported with another value is kept.)"""
+    """`env` without the variables a file the agent can write gives the hooks: a settings layer's `env`, a hook
+    entry's own `env`, a .env file a host loads (a layer, or one from the repository up). Such a file is not the
+    operator's word: not for the gate's DONEGATE_* settings, and not for the check, which would obey any of them
+    (git's configuration, PYTHONPATH, PATH). A variable the operator exported with another value is kept."""
     given: dict[str, set[str]] = {}
     for path in [*arming_files(root, home, env).values(), *env_files(root)]:
         try:
@@ -890,8 +891,7 @@ def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = 
             continue
         for block in blocks:
             for key, value in block.items():
-                if str(key).startswith("DONEGATE_"):
-                    given.setdefault(str(key), set()).add(str(value))
+                given.setdefault(str(key), set()).add(str(value))
     return {k: v for k, v in env.items() if v not in given.get(k, ())}
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a01s
@@ -1415,6 +1415,8 @@ class SessionSteps(HookSteps):
         for gate in gates if self.reading is not None else ():
             gate.reading = self.reading[1:] if str(gate.root) == self.reading[0] else None
             gate.asked_again = self.again
+        for gate in gates:
+            gate.check_env = env  # the operator's environment (run_hook's operator_env), not this process's
         return stop_verdict(gates, payload, settings, host, env, counted=not self.again)
 
     def stop_failure(self, gates: Sequence[SessionGate], payload: Mapping[str, Any]) -> None:

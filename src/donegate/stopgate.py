@@ -464,8 +464,8 @@ def exit_within(proc: subprocess.Popen, timeout: float) -> int | None:
 CHECK_OUTPUT_KEEP = 4 * 1024 * 1024  # the tail of the check's output the gate reads (the failures are at the end)
 
 
-def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckRun:
-    """Run the acceptance command in `cwd` with a time budget and `check_environment()`. Its output goes to a
+def run_check(command: str | Sequence[str], cwd: Path, timeout: float, env: Mapping[str, str] | None = None) -> CheckRun:
+    """Run the acceptance command in `cwd` with a time budget and `check_environment(env)`. Its output goes to a
     file, which a helper it leaves running cannot hold open as it would a pipe; once it exits (or its time
     is up), what is left of its process group is ended. A timeout is a failure."""
     import errno
@@ -475,7 +475,7 @@ def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckR
     start = time.monotonic()
     with tempfile.TemporaryFile() as sink:
         options = dict(cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                       start_new_session=True, env=check_environment())
+                       start_new_session=True, env=check_environment(env))
         try:
             try:
                 proc = subprocess.Popen(command, shell=isinstance(command, str), **options)
@@ -501,6 +501,8 @@ def run_check(command: str | Sequence[str], cwd: Path, timeout: float) -> CheckR
 class StopGate:
     """The stop gate for one session in one repository: "done" only when the operator's acceptance check
     passes on what this session changed. Its state lives in a private folder, keyed by session AND repository."""
+
+    check_env: Mapping[str, str] | None = None  # the environment the check starts from (None: this process's)
 
     def __init__(self, root: str | os.PathLike, session_id: str = "default", settings: Settings | None = None,
                  writer: Any = None) -> None:
@@ -915,14 +917,14 @@ StopGate._check = _check
 def _run(self: StopGate, command: str | list[str], changes: Mapping) -> CheckRun:
     timeout = self.settings.verify_timeout
     if self.settings.protect_mode != "pristine":
-        return run_check(command, self.root, timeout)
+        return run_check(command, self.root, timeout, self.check_env)
     import shutil
     import tempfile
     with tempfile.TemporaryDirectory(prefix="donegate-pristine-") as tmp:
         copy = Path(tmp) / self.root.name
         shutil.copytree(self.root, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         restored = self._restore_protected(copy, changes)
-        run = run_check(command, copy, timeout)
+        run = run_check(command, copy, timeout, self.check_env)
     note = (f"{TAG} pristine mode: ran on a copy with {name_list(restored)} as at the session start\n"
             if restored else "")
     return CheckRun(run.command, run.exit_code, note + run.output, run.seconds)
