@@ -739,3 +739,26 @@ def test_a_fault_of_the_gate_s_own_refuses_rather_than_exits_1(monkeypatch, caps
     monkeypatch.setattr(quickstop, broken, fault)
     assert quickstop.main(argv) == 2
     assert "refuses rather than allow" in capsys.readouterr().err
+
+
+
+@pytest.fixture
+def user_git(tmp_path, monkeypatch) -> Path:
+    """git's user folder ($XDG_CONFIG_HOME/git, HOME too) inside tmp_path, before the session starts."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL")
+    (tmp_path / "config" / "git").mkdir(parents=True)
+    return tmp_path / "config" / "git"
+
+
+def test_a_rule_in_git_s_user_files_goes_back_to_the_gate(user_git, verified, stops):
+    """After a verified stop, the user's attributes and configuration (outside the tree) give a clean tracked file
+    a filter that cleans an edit of it back to the committed bytes: git status is as before. The memo lists those
+    files among the gate's (its snapshot reads them), and git's refresh of its index moves the index file too:
+    either way the stop is the gate's, which sees the change and runs the check."""
+    (user_git / "attributes").write_text("tests/test_app.py filter=back\n")
+    (user_git / "config").write_text('[filter "back"]\n\tclean = tr X T\n')
+    verified.write("tests/test_app.py", verified.read("tests/test_app.py").replace("True", "Xrue"))
+    assert "test_app" not in verified.git("status", "--porcelain")
+    assert stops(verified)[0] == "gate" and verified.runs() == 2

@@ -1163,3 +1163,36 @@ def test_what_a_session_plants_in_python_s_user_site_cannot_pass_the_check(tmp_p
     check = [python, "-c", "import os, sys\nimport app\nassert app.STATUS == 'ok'\nassert 'PLANTED' not in os.environ"]
     run = run_check(check, tmp_path, 30)
     assert not run.passed and "ModuleNotFoundError" in run.output
+
+
+@pytest.mark.parametrize("how", ["excludes", "attributes", "config", "info-attributes"])
+def test_a_rule_in_git_s_user_files_that_hides_a_change_counts(repo, monkeypatch, tmp_path, how):
+    """git reads rules from outside the repository too: the user's configuration (GIT_CONFIG_GLOBAL, or ~/.gitconfig
+    and $XDG_CONFIG_HOME/git/config), its default ignore and attributes files, and those a configuration names.
+    A session that writes one to hide its change (an untracked file ignored, a modified file cleaned back by
+    a filter) changes the tree as much as the change itself: the check runs and refuses it."""
+    home = tmp_path / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL")
+    gate = repo.started(exact=True)
+    if how == "excludes":  # a new file the check reads (it fails), hidden from git status
+        repo.write("extra.py", "broken(\n")
+        (home / ".config" / "git" / "ignore").write_text("extra.py\n")
+    elif how == "attributes":  # an edit git status cleans back to the committed content
+        repo.path("notes.txt").write_text("NOTES\n")  # committed: "notes\n", the same size
+        (home / ".config" / "git" / "attributes").write_text("notes.txt filter=lower\n")
+        (home / ".gitconfig").write_text('[filter "lower"]\n\tclean = tr A-Z a-z\n')
+    elif how == "info-attributes":  # the repository's own attributes file, in its git folder, and a user's filter
+        repo.path("notes.txt").write_text("NOTES\n")
+        repo.path(".git/info").mkdir(exist_ok=True)
+        repo.path(".git/info/attributes").write_text("notes.txt filter=lower\n")
+        (home / ".config" / "git" / "config").write_text('[filter "lower"]\n\tclean = tr A-Z a-z\n')
+    else:  # a configuration that names its own excludes file
+        repo.write("extra.py", "broken(\n")
+        (home / "hide").write_text("extra.py\n")
+        (home / ".gitconfig").write_text(f"[core]\n\texcludesFile = {home / 'hide'}\n")
+    assert repo.git("status", "--porcelain") == ""
+    verdict = gate.on_stop(False)
+    assert (verdict.action, verdict.exit) == ("block", "check_failed"), verdict

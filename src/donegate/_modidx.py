@@ -1480,6 +1480,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.treestate.located': ('tree_state.html#located', 'donegate/treestate.py'),
                                     'donegate.treestate.nested_identity': ('tree_state.html#nested_identity', 'donegate/treestate.py'),
                                     'donegate.treestate.plain_git': ('tree_state.html#plain_git', 'donegate/treestate.py'),
+                                    'donegate.treestate.rule_files': ('tree_state.html#rule_files', 'donegate/treestate.py'),
                                     'donegate.treestate.snapshot': ('tree_state.html#snapshot', 'donegate/treestate.py'),
                                     'donegate.treestate.stream_blob_id': ('tree_state.html#stream_blob_id', 'donegate/treestate.py')},
             'donegate.verifiers': { 'donegate.verifiers.Calibration': ('verifiers.html#calibration', 'donegate/verifiers.py'),

@@ -527,20 +527,22 @@ def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-044-c1a
 def gate_files(call: Call, env) -> tuple[list[bytes], bytes]:
     """The gate's files this stop's answer depends on (the session's state, stamp and records; the settings
-    layers that arm the gate, and their folders: one changed, and the stop is the gate's to decide again; the
-    linked worktrees' files), and the state folder's sealing key. ValueError where the session's repository is
+    layers that arm the gate, and their folders: one changed, and the stop is the gate's to decide again; git's
+    rule files outside the tree, which the gate's snapshot reads; the linked worktrees' files), and the state folder's sealing key. ValueError where the session's repository is
     another or it gates more than one tree: no memo then."""
     from pathlib import Path
     from donegate.realhosts import arming_files, relay_file, seal_key, session_record, session_repository, tool_marker
     from donegate.stopgate import Settings, session_files
+    from donegate.treestate import rule_files
     state_dir = Settings.from_env(env).state_dir
     layers = arming_files(Path(call.root)).values()
+    rules = rule_files(Path(call.root)).values()  # git's own files, outside the tree: the gate's snapshot reads them
     record = session_repository(state_dir, call.session)
     if record is not None and (record["root"] != call.root or record.get("worktrees") or record.get("repos")):
         raise ValueError("the session's repository is another, or it gates more trees: no memo")
     files = [os.fsencode(p) for p in (*session_files(state_dir, call.root, call.session),
                                       session_record(state_dir, call.session), tool_marker(state_dir, call.session),
-                                      relay_file(state_dir, call.session), *layers, *{p.parent for p in layers},
+                                      relay_file(state_dir, call.session), *layers, *{p.parent for p in layers}, *rules,
                                       *quick_worktree_files(call.root))]
     return files, seal_key(state_dir)
 

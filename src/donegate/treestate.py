@@ -13,14 +13,14 @@ import subprocess
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .stopgate import LAYOUT, GateError, Identity, PlainLayout, StopGate, TreeState, blob_id, find_repo, git
 
 # %% auto #0
-__all__ = ['LOCAL_GIT_ENV', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'git_start', 'git_finish', 'plain_git', 'located',
-           'env_repository', 'GitLayout', 'git_layouts', 'git_dir', 'file_identity', 'stream_blob_id',
-           'nested_identity', 'snapshot', 'ExactGate']
+__all__ = ['LOCAL_GIT_ENV', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'NAMED_RULES', 'git_start', 'git_finish', 'plain_git',
+           'located', 'env_repository', 'GitLayout', 'git_layouts', 'git_dir', 'file_identity', 'stream_blob_id',
+           'nested_identity', 'rule_files', 'snapshot', 'ExactGate']
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-101
 def git_start(root: Path, *args: str) -> subprocess.Popen:
@@ -280,14 +280,40 @@ def _add_trusted(entries: dict, listing: bytes, root: Path, identity: Callable, 
 
 
 def _add_rules(entries: dict, root: Path, algorithm: str) -> None:
-    """Add .git/info/exclude and .git/config, so hiding a file through them is a change too."""
-    # the rules that decide what git sees: hiding a file through them is a change too
-    shared = git_dir(root)
-    for name in ("info/exclude", "config"):
+    """Add every file of `rule_files`, so hiding a change through one of them is a change too."""
+    for name, path in rule_files(root).items():
         try:
-            entries[f".git/{name}"] = ("100644", blob_id((shared / name).read_bytes(), algorithm))
+            entries[name] = ("100644", blob_id(path.read_bytes(), algorithm))
         except OSError:
-            entries[f".git/{name}"] = None
+            entries[name] = None
+
+# %% ../../chapters/94_tree_state.ipynb #ch94-601r
+NAMED_RULES = re.compile(r"(?im)^\s*(?:excludesfile|attributesfile)\s*=\s*\"?([^\"\n]*?)\"?\s*$")
+
+
+def rule_files(root: Path, env: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """The files whose rules decide what git status shows for the tree at `root`, by entry name: the repository's
+    own (info/exclude, info/attributes, config; `.git/...`) and git's user and system ones (`.git/@<path>`): the
+    configuration files, the default ignore and attributes files, and any a configuration names, where git's
+    variables put them (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, XDG_CONFIG_HOME, HOME)."""
+    env = os.environ if env is None else env
+    shared = git_dir(root)
+    files = {f".git/{name}": shared / name for name in ("info/exclude", "info/attributes", "config")}
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    xdg = Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "git"
+    configs = [Path(env["GIT_CONFIG_GLOBAL"])] if env.get("GIT_CONFIG_GLOBAL") else [xdg / "config", home / ".gitconfig"]
+    if not env.get("GIT_CONFIG_NOSYSTEM"):
+        configs.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    named = [xdg / "ignore", xdg / "attributes", Path("/etc/gitattributes")]
+    for config in [*configs, shared / "config"]:
+        try:
+            text = config.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        named += [Path(os.path.expanduser(value)) for value in NAMED_RULES.findall(text) if value]
+    for path in [*configs, *named]:
+        files.setdefault(f".git/@{path}", path)
+    return files
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-701
 def snapshot(root: Path, cache: Any = None, reading: tuple[bytes, bytes] | None = None) -> TreeState:
