@@ -1141,6 +1141,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'donegate.stopgate.glob_regex': ('stop_hook_verify_loop.html#glob_regex', 'donegate/stopgate.py'),
                                    'donegate.stopgate.is_protected': ('stop_hook_verify_loop.html#is_protected', 'donegate/stopgate.py'),
                                    'donegate.stopgate.name_list': ('stop_hook_verify_loop.html#name_list', 'donegate/stopgate.py'),
+                                   'donegate.stopgate.output_file': ('stop_hook_verify_loop.html#output_file', 'donegate/stopgate.py'),
                                    'donegate.stopgate.path_identity': ('stop_hook_verify_loop.html#path_identity', 'donegate/stopgate.py'),
                                    'donegate.stopgate.private_dir': ('stop_hook_verify_loop.html#private_dir', 'donegate/stopgate.py'),
                                    'donegate.stopgate.repo_key': ('stop_hook_verify_loop.html#repo_key', 'donegate/stopgate.py'),

@@ -24,8 +24,8 @@ __all__ = ['DEFAULT_PROTECT', 'PROTECT_MODES', 'SCRIPT_NAME', 'TRUE_WORDS', 'LAY
            'default_state_dir', 'Settings', 'GateError', 'glob_regex', 'is_protected', 'PlainLayout', 'find_repo',
            'git', 'blob_id', 'path_identity', 'TreeState', 'tree_state', 'changed_paths', 'private_dir',
            'write_private', 'append_private', 'safe_key', 'repo_key', 'session_files', 'script_armed', 'Verdict',
-           'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'exit_within', 'run_check', 'StopGate',
-           'utc_now', 'first_line', 'name_list']
+           'failure_summary', 'syntax_errors', 'CheckRun', 'check_environment', 'exit_within', 'output_file',
+           'run_check', 'StopGate', 'utc_now', 'first_line', 'name_list']
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-006
 DEFAULT_PROTECT: tuple[str, ...] = ("tests/**", "**/test_*.py", "**/*_test.py", "**/conftest.py")
@@ -286,14 +286,13 @@ def private_dir(path: Path) -> Path:
 
 def write_private(path: Path, text: str | bytes) -> None:
     """Replace `path` atomically with `text`, readable by this user only (mode 0600)."""
-    import tempfile
     private_dir(path.parent)
     data = text.encode() if isinstance(text, str) else text
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    tmp = path.with_name(f".tmp-{os.getpid()}-{os.urandom(6).hex()}")  # a new name: O_EXCL below refuses any other
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        os.chmod(tmp, 0o600)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -464,16 +463,25 @@ def exit_within(proc: subprocess.Popen, timeout: float) -> int | None:
 CHECK_OUTPUT_KEEP = 4 * 1024 * 1024  # the tail of the check's output the gate reads (the failures are at the end)
 
 
+def output_file():
+    """A nameless file for the check's output, gone when closed: Linux's O_TMPFILE in the temporary folder, as
+    `tempfile.TemporaryFile` makes it, without importing `tempfile` on every stop; that module elsewhere."""
+    try:
+        return os.fdopen(os.open(os.environ.get("TMPDIR") or "/tmp", os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
+    except (AttributeError, OSError):
+        import tempfile
+        return tempfile.TemporaryFile()
+
+
 def run_check(command: str | Sequence[str], cwd: Path, timeout: float, env: Mapping[str, str] | None = None) -> CheckRun:
     """Run the acceptance command in `cwd` with a time budget and `check_environment(env)`. Its output goes to a
     file, which a helper it leaves running cannot hold open as it would a pipe; once it exits (or its time
     is up), what is left of its process group is ended. A timeout is a failure."""
     import errno
     import signal
-    import tempfile
     shown = command if isinstance(command, str) else " ".join(command)
     start = time.monotonic()
-    with tempfile.TemporaryFile() as sink:
+    with output_file() as sink:
         options = dict(cwd=cwd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                        start_new_session=True, env=check_environment(env))
         try:
