@@ -130,22 +130,25 @@ def held(path, st: os.stat_result, folder: int | None) -> bytes:
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-031-c2
-def fenced_lines(paths, fence: int, root: str | None = None):
+def fenced_lines(paths, fence: int, root: str | None = None, seen: dict | None = None):
     """`stat_line` of each path, in turn ("-" if it does not exist), except for a path changed at or after
     `fence`: stat data that young may not show a second write in the same clock step, so a digest of what it
-    holds stands in for them."""
+    holds stands in for them. `seen`, if given, keeps each existing path's lstat result."""
     for path, st, folder in each_stat(paths, root):
         if st is None:
             yield b"-"
-        elif max(st.st_mtime_ns, st.st_ctime_ns) < fence:
+            continue
+        if seen is not None:
+            seen[path] = st
+        if max(st.st_mtime_ns, st.st_ctime_ns) < fence:
             yield stat_line(st)
         else:
             yield b"#%o %s" % (st.st_mode, _sha256(held(path, st, folder)).hexdigest().encode())
 
 
-def fenced_stats(paths, fence: int, root: str | None = None) -> bytes:
+def fenced_stats(paths, fence: int, root: str | None = None, seen: dict | None = None) -> bytes:
     """The `fenced_lines` of `paths`, as one byte string."""
-    return b"\0".join(fenced_lines(paths, fence, root))
+    return b"\0".join(fenced_lines(paths, fence, root, seen))
 
 
 # %% ../../chapters/93_quick_stop_hook.ipynb #ch93-032
@@ -425,6 +428,7 @@ class Reading:
         self.before, self.written = stat_data([self.index])
         self.runs = [GitRun(root, STATUS, env)]
         self.after = None
+        self.seen: dict[bytes, os.stat_result] = {}  # the lstat of each path git listed, once taken
 
     def flags(self) -> None:
         if len(self.runs) == 1:
@@ -498,7 +502,7 @@ def record_state(call: Call, reading: Reading, fence: int) -> tuple[bytes, list[
         return None
     flagged = flagged_paths(listing)
     paths = listed_paths(status, flagged)
-    stats, rules = fenced_stats(paths, fence, call.root), git_rules(call.root)
+    stats, rules = fenced_stats(paths, fence, call.root, reading.seen), git_rules(call.root)
     return reading.before, flagged, paths, tree_key(status, paths, stats, rules), pack([stats, *rules])
 
 
@@ -563,7 +567,7 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
             before = None
     state = fenced_stats(files, fence) if before is not None else None
     given = reading.outputs() if reading is not None and call is not None else None
-    answer = run_hook("stop", raw, host, env, reading=(call.root, *given) if given else None)
+    answer = run_hook("stop", raw, host, env, reading=(call.root, *given, reading.seen) if given else None)
     code = emit(answer.exit_code, answer.stdout, answer.stderr)
     try:
         kept = next_answer(host, raw, env, call, reading, answer, before, fence, files, state) if before else None

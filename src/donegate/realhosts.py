@@ -100,6 +100,7 @@ class HashCache:
     def __init__(self, path: Path | None, racy: float = 2.0, state_dir: Path | None = None) -> None:
         self.path, self.racy, self.dirty, self.state_dir = path, racy, False, state_dir
         self.entries: dict[str, list] = {}
+        self.seen: dict[str, os.stat_result] = {}  # lstat results taken this stop already (appendix 93), used once
         if path is not None:
             try:
                 self.entries = unseal(state_dir, path.read_text()) or {}
@@ -109,10 +110,12 @@ class HashCache:
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-103
 def _cache_identity(self: HashCache, root: Path, rel: str, algorithm: str) -> tuple[str, str] | None:
     """(mode, object id) of the file at `rel` in the working tree, None if it does not exist."""
-    try:
-        st = os.lstat(os.path.join(root, rel))
-    except FileNotFoundError:
-        return None
+    st = self.seen.pop(rel, None)  # taken a moment ago, for this very reading; a later snapshot looks again
+    if st is None:
+        try:
+            st = os.lstat(f"{root}/{rel}")
+        except FileNotFoundError:
+            return None
     if stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode):
         return file_identity(root, rel, algorithm, st)
     mode = "100755" if st.st_mode & 0o100 else "100644"
@@ -1394,7 +1397,7 @@ class SessionSteps(HookSteps):
     """Chapter 08's HookSteps for the real hosts: SessionGate on every tree the session works in."""
 
     def __init__(self, reading: tuple[str, bytes, bytes] | None = None, again: bool = False) -> None:
-        self.reading = reading  # (tree, git status, ls-files -v) already read for this stop, or None
+        self.reading = reading  # (tree, git status, ls-files -v[, lstat by path]) already read for this stop, or None
         self.again = again  # the same stop asked again: answered, never counted, never running the check
 
     def payload(self, payload: dict, host: str) -> dict:
@@ -1413,7 +1416,10 @@ class SessionSteps(HookSteps):
     def stop(self, gates: Sequence[SessionGate], payload: Mapping[str, Any], settings: Settings, host: str,
              env: Mapping[str, str] | None) -> Verdict:
         for gate in gates if self.reading is not None else ():
-            gate.reading = self.reading[1:] if str(gate.root) == self.reading[0] else None
+            mine = str(gate.root) == self.reading[0]
+            gate.reading = self.reading[1:3] if mine else None
+            if mine and len(self.reading) > 3:  # the lstat of each path git listed, taken by the quick path
+                gate.cache.seen = {os.fsdecode(path): st for path, st in self.reading[3].items()}
             gate.asked_again = self.again
         for gate in gates:
             gate.check_env = env  # the operator's environment (run_hook's operator_env), not this process's
@@ -1476,8 +1482,8 @@ def session_lock(state_dir: Path, session: str):
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
              reading: tuple[str, bytes, bytes] | None = None, again: bool = False) -> HookAnswer:
     """What `donegate hook` answers: chapter 08's run_hook with SessionSteps, in the operator's environment (no
-    DONEGATE_* setting a settings layer gave the hooks). `reading`: (tree, git status, ls-files -v) already read
-    for this stop (appendix 93), used instead. `again`: the stop just answered, asked again on that reading
+    DONEGATE_* setting a settings layer gave the hooks). `reading`: (tree, git status, ls-files -v, and the lstat of each
+    path git listed, if taken) already read for this stop (appendix 93), used instead. `again`: the stop just answered, asked again on that reading
     for the answer the next stop of the same tree will get (appendix 93): not counted, never running the check.
     Chapter 07's find_repo and git read repositories as git lays them out meanwhile (appendix 94's git_layouts)."""
     with git_layouts():
