@@ -398,11 +398,12 @@ def test_a_memo_the_gate_did_not_seal_is_not_replayed(verified, stops):
 
 
 @pytest.mark.parametrize("size", [0, 1, 32, 63, 64, 65, 200])
-def test_quick_seal_is_hmac_sha256(size):
+def test_quick_seal_is_keyed_blake2b(size):
     import hashlib
-    import hmac
     key, data = os.urandom(size), os.urandom(size * 7 + 3)
-    assert quickstop.quick_seal(key, data) == hmac.new(key, data, hashlib.sha256).digest()
+    expected = hashlib.blake2b(data, key=key if size <= 64 else hashlib.blake2b(key).digest(), digest_size=32)
+    assert quickstop.quick_seal(key, data) == expected.digest()
+    assert quickstop.quick_seal(key + b"x", data) != expected.digest() != quickstop.quick_seal(key, data + b"x")
 
 
 def test_the_memo_s_seal_key_is_the_gate_s():
