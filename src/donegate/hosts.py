@@ -66,7 +66,7 @@ def stop_answer(host: str, verdict: Verdict) -> HookAnswer:
     """The host's answer for a stop verdict: a block continues the agent with the reason; an allow
     that is not a clean pass carries a loud systemMessage for the person."""
     if verdict.blocks:
-        if host in ("gemini", "copilot"):  # they refuse only by JSON on exit 0 (to Copilot, exit 2 is a warning)
+        if host in ("gemini", "copilot"):  # JSON on exit 0: Gemini's reference prefers it; to Copilot, exit 2 only warns
             word = "deny" if host == "gemini" else "block"
             return HookAnswer(0, _json({"decision": word, "reason": verdict.message}), verdict=verdict)
         # exit 2 + stderr blocks; the JSON on stdout keeps the block from being read as a missing script
