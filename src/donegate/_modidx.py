@@ -628,6 +628,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                    'donegate.practice._widget': ('workbook_practice.html#_widget', 'donegate/practice.py'),
                                    'donegate.practice.done_items': ('workbook_practice.html#done_items', 'donegate/practice.py'),
                                    'donegate.practice.load_bank': ('workbook_practice.html#load_bank', 'donegate/practice.py'),
+                                   'donegate.practice.model_html': ('workbook_practice.html#model_html', 'donegate/practice.py'),
                                    'donegate.practice.practice_counts': ('workbook_practice.html#practice_counts', 'donegate/practice.py'),
                                    'donegate.practice.practice_done': ('workbook_practice.html#practice_done', 'donegate/practice.py'),
                                    'donegate.practice.practice_folder': ('workbook_practice.html#practice_folder', 'donegate/practice.py'),

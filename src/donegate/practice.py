@@ -12,13 +12,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['KINDS', 'PRACTICE_FOLDER', 'MIN_WORDS', 'Item', 'practice_folder', 'load_bank', 'record_done', 'done_items',
-           'Practice', 'Questionnaire', 'questionnaire', 'practice_counts', 'practice_done']
+__all__ = ['KINDS', 'PRACTICE_FOLDER', 'MIN_WORDS', 'CODE_STYLE', 'Item', 'practice_folder', 'load_bank', 'record_done',
+           'done_items', 'Practice', 'model_html', 'Questionnaire', 'questionnaire', 'practice_counts', 'practice_done']
 
 # %% ../../chapters/87_workbook_practice.ipynb #pr-item
 KINDS = {
     # kind: (what the learner writes, the button, what the reveal is called)
-    "predict": ("Your prediction, before you run the cell below", "Show what happens", "What happens"),
+    "predict": ("Your prediction, before the code above runs", "Run it and show what happens", "What happens"),
     "code": ("What your code does, in a line or two (or paste it)", "Show a model solution", "A model solution"),
     "question": ("Your answer, in your own words", "Show the model answer", "The model answer"),
 }
@@ -105,17 +105,20 @@ class Practice:
     """An Item shown as a form: the prompt, a box for the learner's own answer, and a button that reveals the model
     answer once something is written."""
 
-    def __init__(self, item: Item, progress_path: Path | None = None):
-        self.item, self.progress_path = item, progress_path
+    def __init__(self, item: Item, progress_path: Path | None = None, then=None):
+        self.item, self.progress_path, self.then = item, progress_path, then
         self.revealed = False
         self._widget = None
 
     @classmethod
-    def load(cls, item_id: str, folder: str | os.PathLike | None = None, progress_path: Path | None = None) -> "Practice":
+    def load(cls, item_id: str, folder: str | os.PathLike | None = None, progress_path: Path | None = None,
+             then=None) -> "Practice":
+        """The item `item_id` as a form. `then`, for a "predict, then run" item: the code to predict, as a function
+        of no arguments; it runs only when the model answer is shown, so Run All prints nothing to predict from."""
         bank = load_bank(folder)
         if item_id not in bank:
             raise KeyError(f"no exercise or question {item_id!r} in {practice_folder(folder)}")
-        return cls(bank[item_id], progress_path)
+        return cls(bank[item_id], progress_path, then)
 
     def attempted(self, answer: str) -> bool:
         """Is `answer` an attempt? A few words, or (for code) any line that is not blank."""
@@ -134,6 +137,27 @@ class Practice:
             return f"{self.item.model}\n\n(Not recorded in your progress file: {err}.)"
         return self.item.model
 
+# %% ../../chapters/87_workbook_practice.ipynb #pr-model
+CODE_STYLE = "font-family:var(--jp-code-font-family,monospace);white-space:pre-wrap;margin:4px 0;padding:4px 6px"
+
+
+def model_html(text: str) -> str:
+    """A model answer as HTML: each block between ``` lines as code (indentation kept, fixed-width), the rest as
+    lines of prose with their `inline code` (appendix 80's as_html)."""
+    import html
+
+    from donegate.quiz import as_html
+
+    parts = []
+    for i, block in enumerate(text.split("```")):
+        if i % 2:  # inside a fence: drop its first line's language name, keep every other line as it is
+            first, _, rest = block.partition("\n")
+            code = rest if first.strip().isidentifier() or not first.strip() else block
+            parts.append(f'<pre style="{CODE_STYLE}"><code>{html.escape(code.strip(chr(10)))}</code></pre>')
+        elif block.strip("\n"):
+            parts.append("<br>".join(as_html(line) for line in block.strip("\n").split("\n")))
+    return "".join(parts)
+
 # %% ../../chapters/87_workbook_practice.ipynb #pr-widget
 def _widget(self: Practice):
     """Build (once) and return the ipywidgets form for this item."""
@@ -147,26 +171,34 @@ def _widget(self: Practice):
         head = w.HTML(f"<b>{title} {self.item.item_id}.</b> {as_html(self.item.prompt)}")
         box = w.Textarea(placeholder=label, layout=w.Layout(width="100%", height="5em"))
         go = w.Button(description=button, disabled=True, layout=w.Layout(width="auto"))
-        out = w.HTML(value="")
+        out, ran = w.HTML(value=""), w.Output()
         out.add_class("donegate-practice-answer")
         box.observe(lambda change: setattr(go, "disabled", not self.attempted(change["new"])), names="value")
-        go.on_click(lambda _b: self._show(box.value, out))
-        self._box, self._button, self._out = box, go, out
-        self._widget = w.VBox([head, box, go, out])
+        go.on_click(lambda _b: self._show(box.value, out, ran))
+        self._box, self._button, self._out, self._ran = box, go, out, ran
+        self._widget = w.VBox([head, box, go, ran, out], layout=w.Layout(width="100%", overflow="hidden"))
         self._widget.add_class("donegate-practice")
     return self._widget
 
 
-def _show(self: Practice, answer: str, out) -> None:
+def _show(self: Practice, answer: str, out, ran=None) -> None:
     from donegate.quiz import as_html
 
     said = self.reveal(answer)
     if not self.revealed:
         out.value = f"<i>{as_html(said)}</i>"
         return
+    if self.then is not None and ran is not None:  # the code to predict runs now, after the prediction
+        from IPython.display import display
+
+        ran.clear_output()
+        with ran:
+            result = self.then()
+            if result is not None:
+                display(result)
     name = KINDS[self.item.kind][2]
     where = f" (section {self.item.section})" if self.item.section else ""
-    body = "<br>".join(as_html(part) for part in said.split("\n"))
+    body = model_html(said)
     out.value = (f'<div style="border-left:3px solid #1976d2;padding-left:8px"><b>{name}{where}.</b> {body}'
                  "<br><i>Compare it with yours: what did you miss, and what did you say better?</i></div>")
 
