@@ -256,6 +256,27 @@ def test_a_questionnaire_shows_its_model_answer_only_after_the_learner_writes(pa
     assert set(marked) <= {i.item_id for i in items} and len(marked) == 1, marked
 
 
+def test_after_run_all_a_prediction_comes_first_and_an_exercise_runs_again(page, lab):
+    """After Run All (the tests above): a "predict, then run" form holds none of its code's output; a prediction
+    and the button run the code into the form; an exercise cell run again after Run All raises nothing."""
+    form = page.locator(".donegate-practice", has_text="Predict, then run").first
+    form.scroll_into_view_if_needed()
+    assert form.locator(".jp-OutputArea-output").count() == 0, "the code ran before the learner predicted"
+    form.locator("textarea").fill("the write is refused and the shell call is refused too")
+    button = form.locator("button")
+    page.wait_for_function("b => !b.disabled", arg=button.element_handle(), timeout=10_000)
+    button.click()
+    expect(form.locator(".jp-OutputArea-output").first).to_contain_text("MultiEdit", timeout=60_000)
+    (lab[1] / "predict-after-run.png").write_bytes(form.screenshot())
+    cell = page.locator(".jp-CodeCell", has_text="def no_push_to_main").first
+    cell.scroll_into_view_if_needed()
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    expect(cell.locator(".jp-OutputArea-output").first).to_contain_text("git push origin main", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    assert cell.locator("[data-mime-type='application/vnd.jupyter.error']").count() == 0
+
+
 def test_the_file_browser_reaches_a_lab_with_no_validate_button_of_nbgrader(page, lab):
     """The workbook is served from its root: from the chapter, up to the root, into labs/, open lab01. nbgrader's
     Validate (visible tests only) is hidden there, so it cannot contradict `donegate check`."""

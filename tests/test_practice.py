@@ -55,7 +55,7 @@ def test_every_teaching_chapter_ends_with_exercises_and_a_questionnaire(number):
     shown = "\n".join(text(p, "code") for p in parts)
     for item in items:
         if item.is_exercise:
-            assert f'Practice.load("{item.item_id}")' in shown, f"{item.item_id} is not shown by chapter {number}"
+            assert re.search(rf'Practice\.load\("{item.item_id}"[,)]', shown), f"{item.item_id} is not shown by chapter {number}"
         else:
             assert f'questionnaire("{item.group}")' in shown, f"the questionnaire {item.group} is not shown"
 
@@ -181,3 +181,86 @@ def test_further_reading_gives_priority_time_link_task_and_evidence(path):
                 continue
             target = link.split("#", 1)[0]
             assert "/" not in target and (path.parent / target).is_file(), f"{path.name}: {link} is not a sibling notebook"
+
+
+def test_a_predict_item_runs_its_code_only_when_the_learner_asks_after_predicting(tmp_path, capsys):
+    """Run All builds the form and runs nothing: the code to predict runs when the button shows the model answer,
+    printing and displaying into the form's output area (in a kernel; here, onto stdout); a second press runs it
+    afresh. The browser test sees it in the page."""
+    pytest.importorskip("ipywidgets")
+    ran = []
+
+    def what_happens():
+        ran.append(1)
+        print("printed by the code")
+        return "its value"
+
+    form = Practice(Item("02-e9", "predict", "Predict what it prints.", "It prints a line.", 2, "4"),
+                    progress_path=tmp_path / "p.json", then=what_happens)
+    form._repr_mimebundle_()
+    form._button.click()  # disabled: nothing written yet
+    assert ran == [] and "printed" not in capsys.readouterr().out
+    form._box.value = "it prints something"
+    form._button.click()
+    assert ran == [1] and "It prints a line." in form._out.value
+    shown = capsys.readouterr().out
+    assert "printed by the code" in shown and "its value" in shown
+    form._button.click()
+    assert ran == [1, 1]
+
+
+def test_every_predict_item_hands_its_code_to_the_form_and_no_cell_runs_it_first():
+    """In every teaching chapter, a "predict, then run" item's cell defines the code as a function and gives it to
+    Practice.load(..., then=...); no other cell of the chapter calls that function."""
+    predict = {key for key, item in load_bank(BANK).items() if item.kind == "predict"}
+    seen = set()
+    for path in TEACHING:
+        for cell in cells(path):
+            found = re.search(r'Practice\.load\("([^"]+)"(, then=(\w+))?\)', "".join(cell["source"]))
+            if found and found.group(1) in predict:
+                assert found.group(3), f"{path.name}: {found.group(1)} runs its code in a cell of its own"
+                seen.add(found.group(1))
+    assert seen == predict
+
+
+def test_a_model_answer_shows_its_code_as_code():
+    """Code in a model answer is fenced in the bank and shown in a <pre> block, indentation kept; no item shows a
+    code line as prose (with stray backticks, or flush left)."""
+    from donegate.practice import model_html
+    shown = model_html("```\ndef f(x):\n    return x\n```\nIt returns `x`.")
+    assert "<pre" in shown and "    return x" in shown and "```" not in shown and "<code>x</code>" in shown
+    for key, item in load_bank(BANK).items():
+        prose = re.sub(r"```.*?```", "", item.model, flags=re.S)
+        assert not re.search(r"^(def |class |\s{4}\S)", prose, re.M), f"{key}: code outside a fence"
+        assert "```" not in model_html(item.model), key
+
+
+def _top_level_nodes(tree):
+    """Every node of a cell outside the functions it defines (a function's own work is its business)."""
+    import ast
+
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo += [child for child in ast.iter_child_nodes(node) if not isinstance(child, (ast.FunctionDef, ast.Lambda))]
+
+
+def test_no_chapter_removes_a_folder_its_exercises_may_still_need():
+    """A chapter's scratch folder goes when the kernel stops (atexit), never in a cell: an exercise run again after
+    Run All finds it. A cell may remove only a folder it made itself."""
+    import ast
+
+    for path in TEACHING:
+        for cell in cells(path):
+            source = "".join(cell["source"])
+            if cell["cell_type"] != "code" or "#| export" in source or "rmtree" not in source:
+                continue
+            own, removed = set(), []
+            for node in _top_level_nodes(ast.parse(source)):
+                if isinstance(node, ast.Assign) and re.search(r"mkdtemp|^play\(", ast.unparse(node.value)):
+                    own |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+                if isinstance(node, ast.Call) and ast.unparse(node.func) == "shutil.rmtree" and node.args:
+                    removed.append(ast.unparse(node.args[0]).split(".")[0])
+            for target in removed:
+                assert target in own, f"{path.name}: a cell removes {target}, which later cells may still use"

@@ -467,10 +467,7 @@ def exit_within(proc: subprocess.Popen, timeout: float) -> int | None:
         os.close(handle)
     return proc.wait() if ready else None
 
-# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k1
-CHECK_OUTPUT_KEEP = 4 * 1024 * 1024  # the tail of the check's output the gate reads (the failures are at the end)
-
-
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k0b
 def output_file():
     """A nameless file for the check's output, gone when closed: Linux's O_TMPFILE in the temporary folder, as
     `tempfile.TemporaryFile` makes it, without importing `tempfile` on every stop; that module elsewhere."""
@@ -479,6 +476,10 @@ def output_file():
     except (AttributeError, OSError):
         import tempfile
         return tempfile.TemporaryFile()
+
+# %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k1
+CHECK_OUTPUT_KEEP = 4 * 1024 * 1024  # the tail of the check's output the gate reads (the failures are at the end)
+
 
 
 def run_check(command: str | Sequence[str], cwd: Path, timeout: float, env: Mapping[str, str] | None = None) -> CheckRun:
