@@ -31,7 +31,7 @@ c.Execute.shutdown_kernel = "immediate"
 c.OverwriteCells.add_missing_cells = True
 
 # Never copy self-check pages or editor leftovers from solutions/ into the release.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.feedback.html"]
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.feedback.html", "*.feedback.js"]
 
 # The learner's code runs in a sandbox (bubblewrap): it cannot read the course (solutions, gradebook,
 # other submissions), reach the network, or outlive its kernel. Before the scores are saved, the judge

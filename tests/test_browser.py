@@ -62,7 +62,7 @@ def lab(tmp_path_factory):
     assert CHROMIUM, "Chromium is required in CI (DONEGATE_REQUIRE_UI=1): apt-get install chromium"
     work = tmp_path_factory.mktemp("lab")
     for folder in ("chapters", "labs", "solutions"):
-        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.feedback.html"))
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.feedback.html", "*.feedback.js"))
     config = work / ".config"
     (config / "labconfig").mkdir(parents=True)
     # No news pop-up, no update check, no browser of its own: nothing reaches outside the machine.
@@ -387,7 +387,8 @@ def test_start_in_jupyterlab_s_own_terminal_points_to_its_file_browser(lab):
 
 def test_the_feedback_page_shows_failures_first_and_no_hidden_line_until_unfolded(page, lab):
     """`donegate check` on a fail-open lab01: in Chromium, the failed tests head the table, no line that only the
-    hidden tests have is visible, each fold has a visible toggle, and opening one shows the hidden test."""
+    hidden tests have is visible (nor in the terminal), each fold has a visible toggle, and opening one shows the
+    hidden test. The page names its run as the terminal does; once a newer check has run, it says it is out of date."""
     base, work = lab
     aid = "lab01-fail-open-hooks"
     mine = work / "feedback-check" / f"{aid}.ipynb"
@@ -407,10 +408,16 @@ def test_the_feedback_page_shows_failures_first_and_no_hidden_line_until_unfolde
             elif inside and len(line.strip()) > 12 and line.strip() not in released:
                 hidden.append(line.strip())  # a line only the hidden tests have
     assert len(hidden) > 10, hidden
+    assert not [line for line in hidden if line in run.stdout], [line for line in hidden if line in run.stdout]
+    printed = re.search(r"Feedback page \(run ([0-9a-f]{6}), ", run.stdout)
+    assert printed, run.stdout
 
     context = page.context.browser.new_context(viewport={"width": 1200, "height": 900})
     other = context.new_page()
+    asked = []
+    other.on("request", lambda request: asked.append(request.url))
     other.goto(mine.with_name(f"{aid}.feedback.html").as_uri())
+    assert f"run {printed[1]}." in other.locator("#donegate-run").inner_text()
     rows = other.locator("#donegate-tests tr").all_inner_texts()[1:]
     verdicts = ["0.0 /" in row.split("\t")[1] for row in rows]
     assert verdicts == sorted(verdicts, reverse=True) and verdicts[0], rows
@@ -419,13 +426,28 @@ def test_the_feedback_page_shows_failures_first_and_no_hidden_line_until_unfolde
     other.screenshot(path=str(work / "feedback-top.png"))
     first = other.locator("div.donegate-test", has=other.locator("b.donegate-fail")).filter(
         has_text="in a hidden test").first
-    toggle = first.locator("summary")
+    toggle = first.locator("details.donegate-test-source > summary")
     toggle.scroll_into_view_if_needed()
     assert toggle.is_visible() and toggle.evaluate("s => getComputedStyle(s).display") == "list-item"
     assert toggle.bounding_box()["height"] > 10
     other.screenshot(path=str(work / "feedback-folded.png"))
+    line_fold = first.locator("details.donegate-hidden-line summary")
+    line_fold.click()
+    assert [line for line in hidden if line in first.inner_text()], "opening the line's fold shows the line"
     toggle.click()
     assert [line for line in hidden if line in other.inner_text("body")], "opening the fold shows the hidden test"
     other.screenshot(path=str(work / "feedback-unfolded.png"))
+
+    from datetime import datetime, timezone
+
+    from donegate.selfcheck import FeedbackRun, write_stamp
+    stale = other.locator("#donegate-stale")
+    assert stale.is_hidden(), "a page that is the latest check says nothing about being out of date"
+    write_stamp(FeedbackRun("0a1b2c", datetime(2026, 3, 2, 10, 0, tzinfo=timezone.utc), mine), "done", "22 / 22")
+    other.evaluate("donegateFeedbackCheck()")  # what the page does every three seconds and when its tab is shown
+    stale.wait_for(state="visible", timeout=10_000)
+    assert "out of date" in stale.inner_text() and "22 / 22" in stale.inner_text() and "0a1b2c" in stale.inner_text()
+    other.screenshot(path=str(work / "feedback-stale.png"))
+    assert all(url.startswith("file://") for url in asked), asked
     context.close()
 

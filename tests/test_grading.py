@@ -371,10 +371,10 @@ def comparable(nb: nbformat.NotebookNode) -> list[dict]:
 
 
 def test_labs_hold_exactly_the_generated_assignments(course):
-    # A self-check writes <id>.feedback.html next to the notebook (git-ignored): not part of a release.
+    # A self-check writes <id>.feedback.html and .feedback.js next to the notebook (git-ignored): not in a release.
     files = lambda root: sorted(str(p.relative_to(root)) for p in root.rglob("*")
                                 if p.is_file() and ".ipynb_checkpoints" not in p.parts
-                                and not p.name.endswith(".feedback.html"))
+                                and not p.name.endswith((".feedback.html", ".feedback.js")))
     assert files(LABS) == files(course / "labs")
 
 

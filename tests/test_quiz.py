@@ -220,82 +220,12 @@ def test_without_widgets_the_quiz_shows_its_question_and_options_in_the_learner_
 
 
 
-# Surface cues: what would let a learner answer without reading the chapter. Each is a rule for picking an
-# option from its surface ("the longest one"); over the bank, no rule may beat a blind pick by more than chance.
+# Surface cues: what would let a learner answer without reading the chapter. tests/test_quiz_surface.py holds every
+# rule for picking an option by its surface (and a classifier on all of them) to chance; this one bounds length.
 
 def shown(option: str) -> str:
     """An option as the learner sees it (backticks are rendered as code, not printed)."""
     return option.replace("`", "")
-
-
-def longest(data: dict) -> set[str]:
-    top = max(len(shown(o)) for o in data["options"])
-    return {o for o in data["options"] if len(shown(o)) == top}
-
-
-def shortest(data: dict) -> set[str]:
-    low = min(len(shown(o)) for o in data["options"])
-    return {o for o in data["options"] if len(shown(o)) == low}
-
-
-def middling(data: dict) -> set[str]:
-    """The options neither longest nor shortest (all of them when there is no such option)."""
-    return set(data["options"]) - longest(data) - shortest(data) or set(data["options"])
-
-
-SMALL_WORDS = {"that", "this", "what", "which", "with", "from", "does", "have", "when", "whether", "they", "their",
-               "them", "then", "than", "would", "should", "could", "into", "only", "because", "since", "your",
-               "there", "were", "been", "will", "each", "also", "every"}
-
-
-def words(text: str) -> set[str]:
-    """The words of four letters or more that carry meaning (`pricing.py` and `it's` count as one word)."""
-    found = re.findall(r"[a-z0-9_]+(?:[.'][a-z0-9_]+)*", text.lower().replace("`", ""))
-    return {w for w in found if len(w) >= 4 and w not in SMALL_WORDS}
-
-
-def most_echoed(data: dict) -> set[str]:
-    """The options that repeat the most words of the question."""
-    asked = words(data["question"])
-    shared = {o: len(words(o) & asked) for o in data["options"]}
-    return {o for o, n in shared.items() if n == max(shared.values())}
-
-
-def share_picked(pick) -> tuple[float, float, float, list[str]]:
-    """How often a learner who picks at random among the options `pick` singles out is right, over the bank:
-    1/(options singled out) for each quiz where the right option is among them (so ties count fairly).
-    Returns that count, what a blind pick expects (sum of 1/k over quizzes of k options), the standard
-    deviation of a blind pick's count, and the quizzes where `pick` singles out the right option."""
-    observed, expected, variance, hits = 0.0, 0.0, 0.0, []
-    for quiz_id, data in QUIZZES.items():
-        picked, k = pick(data), len(data["options"])
-        if data["answer"] in picked:
-            observed += 1 / len(picked)
-            hits.append(quiz_id if len(picked) == 1 else f"{quiz_id} (1 of {len(picked)} tied)")
-        expected += 1 / k
-        variance += (1 / k) * (1 - 1 / k)
-    return observed, expected, variance ** 0.5, hits
-
-
-@pytest.mark.parametrize("pick", [longest, shortest, middling, most_echoed])
-def test_picking_by_the_surface_wins_no_more_often_than_a_blind_pick(pick):
-    """Picking the longest option (or the shortest, one of middling length, or the one that repeats most words
-    of the question) must be right no more often than picking blind.
-
-    A blind pick among k options is right 1/k of the time, so over the bank it expects sum(1/k) right
-    answers (about 11.3 for today's 36 quizzes, 28 of three options and 8 of four), with a standard deviation
-    of sqrt(sum(1/k * (1 - 1/k))) (about 2.8). We allow the expectation plus one standard deviation: a bank
-    whose lengths were drawn at random would go over that about one time in six, so the margin leaves room
-    for the few quizzes whose right answer is naturally the longest or the shortest, and no room for a cue
-    (before the options were rewritten, the longest option was the right one in 29 of 36 quizzes, more than
-    six standard deviations over). The three length rules together keep a cure from moving the cue: right
-    options cut too short would make "pick the shortest" or "pick the middle one" win instead. The limit is
-    computed from the bank, so it holds as quizzes are added.
-    """
-    observed, expected, sd, hits = share_picked(pick)
-    assert observed <= expected + sd, (
-        f"picking the {pick.__name__.replace('_', ' ')} option is right in {observed:g} of {len(QUIZZES)} quizzes; "
-        f"a blind pick expects {expected:.1f} (allowed up to {expected + sd:.1f}): {hits}")
 
 
 def test_no_right_option_is_much_longer_than_the_wrong_ones():
@@ -319,3 +249,18 @@ def test_wrong_feedback_starts_with_the_misconception_not_with_no():
                       if option != data["answer"] and re.match(r"No[:,.;]", why)]
     assert not starts_with_no
     assert all(data.get("section", "").strip() for data in QUIZZES.values())
+
+
+def test_a_why_that_opens_with_yes_or_no_agrees_with_its_option():
+    """A why that opens with "Yes" belongs to the right option, and not to an option that itself opens with "No": the
+    why of a right option "No: the reply was written before the lookup ran" must not start "Yes:", which reads as
+    the opposite of the option it explains."""
+    clashes = []
+    for quiz_id, data in QUIZZES.items():
+        for option, why in data["options"].items():
+            said, opens = re.match(r"(yes|no)\b", why.strip(), re.I), re.match(r"(yes|no)\b", option.strip(), re.I)
+            if said and (said[1].lower() == "yes") != (option == data["answer"]):
+                clashes.append((quiz_id, option[:30], why[:30]))
+            elif said and opens and said[1].lower() != opens[1].lower():
+                clashes.append((quiz_id, option[:30], why[:30]))
+    assert not clashes

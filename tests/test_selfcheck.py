@@ -164,7 +164,12 @@ def test_the_feedback_page_names_each_test_with_its_points_and_reason_and_folds_
 
 
 def _outside_the_folds(page: str) -> str:
-    return re.sub(r'<details class="donegate-test-source">.*?</details>', "", page, flags=re.S)
+    """The page without its folds (each test's source, and a hidden test's failing line): what shows unopened."""
+    return re.sub(r'<details class="donegate-(?:test-source|hidden-line)">.*?</details>', "", page, flags=re.S)
+
+
+def _text(part: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", part))
 
 
 @pytest.mark.grading
@@ -202,6 +207,46 @@ def test_the_feedback_page_requests_nothing_from_the_network(half_right):
     fetched = re.findall(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?([^"'\s>]+)""", page, re.I)
     assert [url for url in fetched if not url.startswith(("#", "data:"))] == []
     assert "MathJax.Hub" not in page and "cdnjs" not in page
+
+
+@pytest.mark.grading
+def test_the_page_and_the_terminal_name_the_run_and_a_sibling_names_the_latest(half_right):
+    """The page says which check made it (run id and time) and the terminal prints the same run with the page's path;
+    <stem>.feedback.js names the latest check of the notebook, which a page left open compares with its own run."""
+    result, output, folder = half_right
+    printed = re.search(r"Feedback page \(run ([0-9a-f]{6}), 2026-03-02 09:00:00 UTC\): (.+)", output)
+    assert printed and printed[2] == str(result.feedback), output
+    run = printed[1]
+    page = result.feedback.read_text(encoding="utf-8")
+    assert f'data-run="{run}" data-stamp="tiny.feedback.js"' in page
+    assert f"Self-check of tiny.ipynb at 2026-03-02 09:00:00 UTC, run {run}" in _text(_outside_the_folds(page))
+    assert '<p class="donegate-stale" id="donegate-stale" hidden></p>' in page and "donegateFeedbackCheck" in page
+    stamp = (folder / "tiny.feedback.js").read_text(encoding="utf-8")
+    assert json.loads(stamp[stamp.index("(") + 1:stamp.rindex(")")]) == {
+        "run": run, "at": "2026-03-02 09:00:00 UTC", "state": "done", "score": "1 / 3"}
+
+
+@pytest.mark.grading
+def test_a_second_check_rewrites_the_page_and_the_sibling_with_a_new_run(tiny_root, tmp_path):
+    """A page kept from the first check names a run the sibling no longer names: that is how an open tab knows."""
+    mine = learner_copy(tmp_path, HALF_RIGHT)
+    first, _ = run_check(mine, tiny_root, tmp_path / "progress.json")
+    kept = first.feedback.read_text(encoding="utf-8")
+    second, output = run_check(mine, tiny_root, tmp_path / "progress.json", now=T0 + timedelta(minutes=5))
+    runs = [re.search(r'data-run="([0-9a-f]+)"', page)[1] for page in (kept, second.feedback.read_text("utf-8"))]
+    latest = (tmp_path / "tiny.feedback.js").read_text(encoding="utf-8")
+    assert runs[0] != runs[1] and f'"run": "{runs[1]}"' in latest and "09:05:00" in latest
+    assert f"Feedback page (run {runs[1]}, 2026-03-02 09:05:00 UTC)" in output
+
+
+@pytest.mark.grading
+def test_a_check_that_breaks_leaves_a_sibling_saying_it_wrote_no_page(tmp_path):
+    """A page left open from an earlier check learns that a newer one ran, even when that one wrote no page."""
+    root = write_tiny_course(tmp_path / "root", duplicate_ids=True)  # nbgrader refuses duplicate grade ids
+    mine = learner_copy(tmp_path / "me", SOLUTION)
+    with pytest.raises(SelfCheckError):
+        run_check(mine, root, tmp_path / "progress.json")
+    assert '"state": "no page"' in (tmp_path / "me" / "tiny.feedback.js").read_text(encoding="utf-8")
 
 
 @pytest.mark.grading
@@ -281,6 +326,47 @@ def test_lab01_solution_gets_full_marks_and_records_the_pass(lab01_solution):
     result, _, folder = lab01_solution
     assert result.full_marks and result.exit_code == 0
     assert [p.assignment for p in load_passes(folder / "progress.json")] == [LAB01]
+
+
+@pytest.fixture(scope="module")
+def lab01_fail_open(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lab01-fail-open")
+    mine = folder / f"{LAB01}.ipynb"
+    shutil.copyfile(ROOT / "grading" / "fixtures" / "fail-open" / LAB01 / f"{LAB01}.ipynb", mine)
+    return run_check(mine, None, folder / "progress.json") + (folder,)
+
+
+def only_hidden_lines(assignment: str) -> list[str]:
+    """The lines of the lab's hidden tests that its released notebook does not show anywhere."""
+    released = (ROOT / "labs" / assignment / f"{assignment}.ipynb").read_text(encoding="utf-8")
+    hidden = []
+    for cell in json.loads((ROOT / "solutions" / assignment / f"{assignment}.ipynb").read_text("utf-8"))["cells"]:
+        inside = False
+        for line in "".join(cell["source"]).splitlines():
+            if line.strip() in selfcheck.HIDDEN_TESTS:
+                inside = line.strip() == selfcheck.HIDDEN_TESTS[0]
+            elif inside and len(line.strip()) > 12 and line.strip() not in released:
+                hidden.append(line.strip())
+    return hidden
+
+
+@pytest.mark.grading
+def test_no_hidden_line_reaches_the_terminal_or_the_page_before_it_is_unfolded(lab01_fail_open):
+    """The judge reports a failure with the line it stopped at; a hidden test's line is named by its number in the
+    terminal and above the folds, the terminal says where to see it, and the page holds it in a fold of its own."""
+    result, output, _ = lab01_fail_open
+    hidden = only_hidden_lines(LAB01)
+    assert len(hidden) > 10 and result.score == 16
+    assert [c.name for c in result.cells if ", line " in c.reason and " in a hidden test" in c.reason] == [
+        "test_fail_closed_on_exception", "test_fail_closed_on_timeout"]
+    assert not [line for line in hidden if line in output], [line for line in hidden if line in output]
+    assert selfcheck.HIDDEN_NOTE in output
+    page = result.feedback.read_text(encoding="utf-8")
+    shown = _text(_outside_the_folds(page))
+    assert not [line for line in hidden if line in shown], [line for line in hidden if line in shown]
+    folds = re.findall(r'<details class="donegate-hidden-line"><summary>Show the hidden line it stopped at</summary>'
+                       r"\n<pre>(.*?)</pre></details>", page, re.S)
+    assert len(folds) == 2 and all(html.unescape(line) in hidden for line in folds), folds
 
 
 # --- notebooks that cannot be checked ---------------------------------------------------------
@@ -601,6 +687,26 @@ def test_a_bare_assert_in_a_hidden_test_is_reported_by_its_line_number():
     noisy = {"source": source, "outputs": [{"output_type": "stream", "name": "stderr",
                                             "text": "<ipython>:4: UserWarning: old\n  assert d.action == \"block\"\n"}]}
     assert selfcheck.reason_for(noisy, 0.0, 3.0) == "wrote to stderr (a test cell must not): <ipython>:4: UserWarning: old"
+
+
+def test_a_judged_failure_in_a_hidden_test_never_quotes_its_line():
+    """The judge writes `message (at: line)`; when the line is a hidden test's, the reason gives its number and keeps
+    the message its author wrote for the learner, and only failed_hidden_line (the page's fold) holds the line."""
+    source = ('### BEGIN HIDDEN TESTS\nd = run()\nassert d.action == "deny", f"got {d.action!r}"\n'
+              'assert type(d.action) is str and d.action == "deny"\n### END HIDDEN TESTS')
+    judged = lambda evalue, source=source: {"source": source, "outputs": [
+        {"output_type": "error", "ename": "AssertionError", "evalue": evalue, "traceback": [f"judge: {evalue}"]}]}
+    bare = judged('the test failed (at: assert type(d.action) is str and d.action == "deny")')
+    assert selfcheck.reason_for(bare, 0.0, 3.0) == "AssertionError in a hidden test, line 4 of the cell"
+    assert selfcheck.failed_hidden_line(bare) == 'assert type(d.action) is str and d.action == "deny"'
+    said = judged("""got 'allow' (at: assert d.action == "deny", f"got {d.action!r}")""")
+    assert selfcheck.reason_for(said, 0.0, 3.0) == "AssertionError in a hidden test, line 3 of the cell: got 'allow'"
+    mangled = judged("got 'allow' (at: assert d.action=='deny')")  # a line the learner's copy does not have either
+    assert selfcheck.reason_for(mangled, 0.0, 3.0) == "AssertionError in a hidden test: got 'allow'"
+    visible = judged(bare["outputs"][0]["evalue"], source="\n".join(source.splitlines()[1:-1]))
+    assert selfcheck.reason_for(visible, 0.0, 3.0) == (
+        'AssertionError: the test failed (at: assert type(d.action) is str and d.action == "deny")')
+    assert selfcheck.failed_hidden_line(visible) == ""
 
 
 def test_an_assert_with_a_message_is_reported_by_its_message():

@@ -5,6 +5,7 @@
 # %% ../../chapters/84_workbook_self_check.ipynb #0ad7d47b
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -15,16 +16,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
+from urllib.parse import quote
 
 from .progress import SelfCheckError, find_root, known_assignments, local_now, record_pass, schedule_note
 
 # %% auto #0
-__all__ = ['STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'FEEDBACK_STYLE', 'FEEDBACK_PAGE', 'FEEDBACK_TEST_CELL',
-           'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'HIDDEN_TESTS', 'read_notebook', 'graded_ids',
-           'find_assignment', 'grading_options', 'course_config', 'build_course', 'nbgrader_templates',
-           'feedback_options', 'in_process_gradebook_version', 'generate_feedback', 'grade_in_course', 'one_line',
-           'grader_failure', 'run_grader', 'GradedCell', 'CheckResult', 'failing_line', 'hidden_lines', 'reason_for',
-           'read_cells', 'format_result', 'check', 'check_command']
+__all__ = ['STUDENT', 'DEFAULT_OPTIONS', 'FEEDBACK_TEMPLATE', 'RUN_MARK', 'FEEDBACK_STYLE', 'FEEDBACK_PAGE', 'FEEDBACK_TEST_CELL',
+           'FEEDBACK_FILES', 'STAGE_MARK', 'STAGES', 'GRADER_PRELOAD', 'HIDDEN_TESTS', 'JUDGE_NO_MESSAGE',
+           'FEEDBACK_SCRIPT', 'HIDDEN_NOTE', 'read_notebook', 'graded_ids', 'find_assignment', 'grading_options',
+           'course_config', 'build_course', 'nbgrader_templates', 'feedback_options', 'in_process_gradebook_version',
+           'generate_feedback', 'grade_in_course', 'one_line', 'grader_failure', 'run_grader', 'GradedCell',
+           'CheckResult', 'failing_line', 'hidden_lines', 'in_hidden_tests', 'stopped_at', 'failed_hidden_line',
+           'reason_for', 'read_cells', 'format_result', 'FeedbackRun', 'new_run', 'write_stamp', 'run_block',
+           'publish_page', 'report', 'check', 'check_command']
 
 # %% ../../chapters/84_workbook_self_check.ipynb #sc-defer-c1
 from .trajectory_io import defer_iri_grammar
@@ -161,7 +165,8 @@ def build_course(root: Path, assignment: str, notebook: Path, course: Path) -> N
     the submission of STUDENT, and its own nbgrader_config.py (with the feedback template below)."""
     course = Path(course)
     shutil.copytree(Path(root) / "solutions" / assignment, course / "source" / assignment,
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.feedback.html", "__pycache__"))
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "*.feedback.html", "*.feedback.js",
+                                                 "__pycache__"))
     submitted = course / "submitted" / STUDENT / assignment
     submitted.mkdir(parents=True)
     shutil.copyfile(notebook, submitted / f"{assignment}.ipynb")
@@ -171,6 +176,7 @@ def build_course(root: Path, assignment: str, notebook: Path, course: Path) -> N
 
 # %% ../../chapters/84_workbook_self_check.ipynb #sc-fb-files
 FEEDBACK_TEMPLATE = "donegate_feedback"
+RUN_MARK = "<!-- donegate: the run this page belongs to -->"
 FEEDBACK_STYLE = """<style>
 tr.donegate-failed td { background: #fdecea; }
 div.donegate-test { margin: 1.4em 0 0.4em; }
@@ -181,19 +187,23 @@ details.donegate-test-source > summary { display: list-item; cursor: pointer; wi
   padding: 0.25em 0.9em; border: 1px solid #9db4d0; border-radius: 4px; background: #f2f6fb; color: #1f4e8c; }
 details.donegate-test-source > summary:hover { background: #e3edf8; }
 details.donegate-test-source[open] > summary { margin-bottom: 0.6em; }
+details.donegate-hidden-line > summary { display: list-item; cursor: pointer; color: #1f4e8c; }
+div.donegate-run { margin: 0.6em auto; max-width: 1140px; padding: 0 15px; color: #57606a; }
+p.donegate-stale { position: sticky; top: 0; z-index: 10; margin: 0.4em auto; max-width: 1140px; padding: 0.5em 1em;
+  color: #5c3c00; background: #fff4ce; border: 1px solid #d29922; border-radius: 4px; font-weight: bold; }
 </style>"""
 _TEST_CELL = ("cell.metadata.nbgrader and cell.metadata.nbgrader.grade and not cell.metadata.nbgrader.solution")
 _FAILED = "((cell.metadata.nbgrader.score | float) < (cell.metadata.nbgrader.points | float))"
 _POINTS = ("{{ cell.metadata.nbgrader.score | float | round(2) }} / "
            "{{ cell.metadata.nbgrader.points | float | round(2) }}")
-_REASON = ("{{ cell | donegate_reason(cell.metadata.nbgrader.score, cell.metadata.nbgrader.points) }}")
+_REASON = ("{{ cell | donegate_reason(cell.metadata.nbgrader.score, cell.metadata.nbgrader.points) | e }}")
 
 # %% ../../chapters/84_workbook_self_check.ipynb #sc-fb-page
 FEEDBACK_PAGE = """{%- extends 'feedback/index.html.j2' -%}
 {% block body %}
 <body>
 <a name="top"></a>
-""" + FEEDBACK_STYLE + """
+""" + FEEDBACK_STYLE + RUN_MARK + """
 {%- set ns = namespace(failed=0, tests=0) -%}
 {%- for cell in nb.cells if TEST_CELL -%}
 {%- set ns.tests = ns.tests + 1 -%}{%- if FAILED %}{% set ns.failed = ns.failed + 1 %}{% endif -%}
@@ -227,6 +237,9 @@ FEEDBACK_TEST_CELL = """{% block codecell %}
 <div class="donegate-test" id="test-{{ cell.metadata.nbgrader.grade_id }}">
 <p class="donegate-test-line"><b class="{{ 'donegate-fail' if FAILED else 'donegate-ok' }}">{{ 'FAIL' if FAILED
 else 'ok' }}</b> <code>{{ cell.metadata.nbgrader.grade_id }}</code>, POINTS points: REASON</p>
+{%- set stopped = cell | donegate_hidden_line %}{% if stopped %}
+<details class="donegate-hidden-line"><summary>Show the hidden line it stopped at</summary>
+<pre>{{ stopped | e }}</pre></details>{% endif %}
 <details class="donegate-test-source"><summary>Show the test's source{{ ' and what it printed' if cell.outputs }}
 {{- ', hidden tests included' if '### BEGIN HIDDEN TESTS' in cell.source }}: open it once you have tried</summary>
 {{ super() }}
@@ -268,7 +281,8 @@ def feedback_options(course: Path) -> dict[str, dict[str, object]]:
     return {"HTMLExporter": {
         "template_name": FEEDBACK_TEMPLATE,
         "extra_template_basedirs": [str(nbgrader_templates()), str(Path(course) / "templates")],
-        "filters": {"donegate_reason": "donegate.selfcheck.reason_for"},
+        "filters": {"donegate_reason": "donegate.selfcheck.reason_for",
+                    "donegate_hidden_line": "donegate.selfcheck.failed_hidden_line"},
     }}
 
 # %% ../../chapters/84_workbook_self_check.ipynb #37c34afb
@@ -540,6 +554,39 @@ def hidden_lines(cell: dict) -> dict[str, int]:
             found.setdefault(line.strip(), number)
     return found
 
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-hidden
+def in_hidden_tests(cell: dict, line: str) -> int | None:
+    """Where a line a failure quotes sits in the cell's hidden tests: its number in the cell, 0 if the cell has hidden
+    tests and the learner's copy has no such line either; None when the learner can read the line anyway."""
+    hidden, line = hidden_lines(cell), line.strip()
+    if not line or not hidden:
+        return None
+    if line in hidden:
+        return hidden[line]
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else str(source)
+    return None if line in {own.strip() for own in source.splitlines()} else 0
+
+
+JUDGE_NO_MESSAGE = "the test failed"  # what the judge says for an assert without a message (appendix 83)
+
+
+def stopped_at(error: dict) -> tuple[str, str]:
+    """An error output's message, and the source line its reason quotes: the judge's `message (at: line)`, or for an
+    error without a message the line the traceback's arrow marks ('' when the reason quotes no line)."""
+    value = _ANSI.sub("", str(error.get("evalue", ""))).strip()
+    judged = re.fullmatch(r"(.*?) ?\(at: (.*)\)", value, re.S)
+    if judged:
+        return judged[1].strip(), judged[2].strip()
+    return value, "" if value else failing_line(error.get("traceback", []))
+
+
+def failed_hidden_line(cell: dict) -> str:
+    """The hidden test's line a failed cell stopped at, '' if none: the page shows it only in a fold."""
+    errors = [o for o in cell.get("outputs", []) if isinstance(o, dict) and o.get("output_type") == "error"]
+    line = stopped_at(errors[-1])[1] if errors else ""
+    return line if in_hidden_tests(cell, line) is not None else ""
+
 # %% ../../chapters/84_workbook_self_check.ipynb #fd38a52a-c0
 def reason_for(cell: dict | None, points: float | None, max_points: float) -> str:
     """Why a graded cell scored what it did, from its outputs in the autograded notebook: the last
@@ -552,13 +599,14 @@ def reason_for(cell: dict | None, points: float | None, max_points: float) -> st
     errors = [o for o in outputs if o.get("output_type") == "error"]
     hidden = hidden_lines(cell)
     if errors:
-        name, value = errors[-1].get("ename", "Error"), one_line(errors[-1].get("evalue", ""))
-        if value:
-            return one_line(f"{name}: {value}")
-        line = failing_line(errors[-1].get("traceback", []))
-        if line in hidden:
-            return f"{name} in a hidden test, line {hidden[line]} of the cell"
-        return one_line(f"{name} at: {line}" if line else name)
+        name, (message, line) = errors[-1].get("ename", "Error"), stopped_at(errors[-1])
+        where = in_hidden_tests(cell, line)
+        if where is not None:
+            place = f"{name} in a hidden test" + (f", line {where} of the cell" if where else "")
+            return one_line(f"{place}: {message}" if message and message != JUDGE_NO_MESSAGE else place)
+        if line:
+            return one_line(f"{name}: {message} (at: {line})" if message else f"{name} at: {line}")
+        return one_line(f"{name}: {message}" if message else name)
     stderr = [o for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
     if stderr:
         text = "".join("".join(o.get("text", "")) for o in stderr).strip().splitlines()
@@ -602,39 +650,152 @@ def format_result(result: CheckResult) -> str:
     lines.append(f"       {'total':<{width}}  {_points(result.score):>4} / {_points(result.max_score)}")
     return "\n".join(lines)
 
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-run
+@dataclass(frozen=True)
+class FeedbackRun:
+    """One self-check as its feedback page names it: a short id, when it ran, and the notebook it checked."""
+    run: str
+    at: datetime
+    notebook: Path
+
+    @property
+    def page(self) -> Path:
+        return self.notebook.with_name(f"{self.notebook.stem}.feedback.html")
+
+    @property
+    def stamp(self) -> Path:
+        """The page's sibling that names the latest check of this notebook."""
+        return self.notebook.with_name(f"{self.notebook.stem}.feedback.js")
+
+    @property
+    def when(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S %Z}".strip()
+
+    @property
+    def label(self) -> str:
+        return f"run {self.run}, {self.when}"
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-run-stamp
+def new_run(notebook: Path, now: datetime | None = None) -> FeedbackRun:
+    import secrets
+    return FeedbackRun(secrets.token_hex(3), now or local_now(), Path(notebook))
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write `path` whole or not at all: a browser never reads half a page or half a stamp."""
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")
+    part.write_text(text, encoding="utf-8")
+    os.replace(part, path)
+
+
+def write_stamp(run: FeedbackRun, state: str, score: str = "") -> None:
+    """Name `run` as the latest check of its notebook: "running", "done" (with its score) or "no page"."""
+    latest = {"run": run.run, "at": run.when, "state": state, "score": score}
+    try:
+        _write_whole(run.stamp, f"donegateFeedbackRun({json.dumps(latest)});\n")
+    except OSError:
+        pass  # the page still names its own run
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-run-script
+FEEDBACK_SCRIPT = """<script>
+(function () {
+  var here = document.getElementById("donegate-run"), note = document.getElementById("donegate-stale");
+  var mine = here.getAttribute("data-run"), stamp = here.getAttribute("data-stamp");
+  window.donegateFeedbackRun = function (latest) {
+    if (!latest || latest.run === mine) return;
+    var said = latest.state === "running" ? "a newer check started at " + latest.at + " and is still running"
+      : latest.state === "done" ? "a newer check at " + latest.at + " scored " + latest.score + " and rewrote it"
+      : "a newer check at " + latest.at + " wrote no page";
+    note.textContent = "This page is out of date: " + said + " (run " + latest.run + "). ";
+    var again = document.createElement("button");
+    again.textContent = "Reload";
+    again.onclick = function () { location.reload(); };
+    note.appendChild(again);
+    note.hidden = false;
+  };
+  window.donegateFeedbackCheck = function () {
+    var ask = document.createElement("script");
+    ask.src = stamp + "?" + Date.now();
+    ask.onload = ask.onerror = function () { ask.remove(); };
+    document.head.appendChild(ask);
+  };
+  donegateFeedbackCheck();
+  setInterval(donegateFeedbackCheck, 3000);
+  document.addEventListener("visibilitychange", function () { if (!document.hidden) donegateFeedbackCheck(); });
+})();
+</script>"""
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-run-page
+def run_block(run: FeedbackRun) -> str:
+    """The top of a check's page: which notebook, when and which run; the banner a newer check fills; the script."""
+    return (f'<div class="donegate-run" id="donegate-run" data-run="{run.run}" '
+            f'data-stamp="{html.escape(quote(run.stamp.name))}">Self-check of {html.escape(run.notebook.name)} '
+            f'at {run.when}, run <code>{run.run}</code>. Each check rewrites this page and names its run in the '
+            f'terminal.</div>\n<p class="donegate-stale" id="donegate-stale" hidden></p>\n{FEEDBACK_SCRIPT}')
+
+
+def publish_page(source: Path, run: FeedbackRun) -> Path:
+    """nbgrader's feedback page, marked with its run, written whole to run.page."""
+    page = Path(source).read_text(encoding="utf-8")
+    _write_whole(run.page, page.replace(RUN_MARK, run_block(run), 1))
+    return run.page
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-report
+HIDDEN_NOTE = ("A failure in a hidden test is named by its line number only: unfold that test on the feedback page to "
+               "see the line, once you have tried.")
+
+
+def report(result: CheckResult, run: FeedbackRun, echo: Callable[[str], None]) -> None:
+    """What `check` prints once the grading is done: the table, where the page is and which run it shows."""
+    echo("")
+    echo(format_result(result))
+    if any(" in a hidden test" in c.reason for c in result.cells):
+        echo(HIDDEN_NOTE)
+    if result.feedback:
+        echo(f"\nFeedback page ({run.label}): {result.feedback}\nIf it is open in a browser, reload it.")
+    if not result.full_marks:
+        missing = result.max_score - result.score
+        echo(f"Not yet: {_points(missing)} point(s) to go. Fix the first failing test, then check again.")
+
 # %% ../../chapters/84_workbook_self_check.ipynb #8eb5353f
-def check(path: str | Path, *, root: Path | None = None, now: datetime | None = None,
-          progress_path: Path | None = None, echo: Callable[[str], None] | None = None) -> CheckResult:
-    """Autograde one lab or recall notebook against its hidden tests in a throw-away nbgrader course,
-    print a line per stage and a line per test, write <stem>.feedback.html next to the notebook and,
-    on full marks, record the pass time (`now`, default: the clock) in the progress file."""
-    echo = echo or (lambda line: print(line, flush=True))
-    notebook = Path(path).expanduser()
-    nb = read_notebook(notebook)
-    root = Path(root) if root else find_root()
-    assignment = find_assignment(notebook, nb, root)
-    echo(f"Self-check of {notebook.name} against {assignment} (hidden tests included)")
+def _grade(root: Path, assignment: str, notebook: Path, run: FeedbackRun, echo: Callable[[str], None]):
+    """Grade `notebook` in a throw-away course: its test cells, and its feedback page published for `run` (None if
+    nbgrader wrote none)."""
     with tempfile.TemporaryDirectory(prefix="donegate-check-") as tmp:
         course = Path(tmp) / "course"
         _stage("course", assignment, echo)
         build_course(root, assignment, notebook, course)
         grades = run_grader(course, assignment, echo)
         cells = read_cells(course, assignment, grades)
-        feedback = notebook.with_name(f"{notebook.stem}.feedback.html")
-        page = course / "feedback" / STUDENT / assignment / f"{assignment}.html"
         try:
-            shutil.copyfile(page, feedback)
+            return cells, publish_page(course / "feedback" / STUDENT / assignment / f"{assignment}.html", run)
         except OSError as err:
             echo(f"  (no feedback page: {err})")
-            feedback = None
+            return cells, None
+
+# %% ../../chapters/84_workbook_self_check.ipynb #sc-check
+def check(path: str | Path, *, root: Path | None = None, now: datetime | None = None,
+          progress_path: Path | None = None, echo: Callable[[str], None] | None = None) -> CheckResult:
+    """Autograde one lab or recall notebook against its hidden tests in a throw-away nbgrader course,
+    print a line per stage and a line per test, write <stem>.feedback.html next to the notebook (marked with
+    this run, see FeedbackRun) and, on full marks, record the pass time (`now`, default: the clock)."""
+    echo = echo or (lambda line: print(line, flush=True))
+    notebook = Path(path).expanduser()
+    nb = read_notebook(notebook)
+    root = Path(root) if root else find_root()
+    assignment = find_assignment(notebook, nb, root)
+    run = new_run(notebook, now)
+    echo(f"Self-check of {notebook.name} against {assignment} (hidden tests included), {run.label}")
+    write_stamp(run, "running")
+    try:
+        cells, feedback = _grade(root, assignment, notebook, run, echo)
+    except BaseException:
+        write_stamp(run, "no page")
+        raise
     result = CheckResult(assignment, notebook, cells, feedback)
-    echo("")
-    echo(format_result(result))
-    if feedback:
-        echo(f"\nFeedback page: {feedback}")
+    write_stamp(run, "done" if feedback else "no page", f"{_points(result.score)} / {_points(result.max_score)}")
+    report(result, run, echo)
     if not result.full_marks:
-        missing = result.max_score - result.score
-        echo(f"Not yet: {_points(missing)} point(s) to go. Fix the first failing test, then check again.")
         return result
     when = now or local_now()
     where = record_pass(assignment, when, result.score, result.max_score, progress_path)
