@@ -262,6 +262,15 @@ def test_after_run_all_a_prediction_comes_first_and_an_exercise_runs_again(page,
     form = page.locator(".donegate-practice", has_text="Predict, then run").first
     form.scroll_into_view_if_needed()
     assert form.locator(".jp-OutputArea-output").count() == 0, "the code ran before the learner predicted"
+    # a sideways scrollbar shows where a box that scrolls (overflow auto or scroll) holds more than its width
+    wide = page.locator(".donegate-practice").evaluate_all("""forms => forms.filter(form => {
+        for (let el = form; el && !el.classList.contains('jp-Cell'); el = el.parentElement) {
+            const x = getComputedStyle(el).overflowX;
+            if ((x === 'auto' || x === 'scroll') && el.scrollWidth > el.clientWidth + 1) return true;
+        }
+        return false;
+    }).length""")
+    assert wide == 0, f"{wide} practice form(s) show a sideways scrollbar"
     form.locator("textarea").fill("the write is refused and the shell call is refused too")
     button = form.locator("button")
     page.wait_for_function("b => !b.disabled", arg=button.element_handle(), timeout=10_000)

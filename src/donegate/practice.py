@@ -12,8 +12,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['KINDS', 'PRACTICE_FOLDER', 'MIN_WORDS', 'CODE_STYLE', 'Item', 'practice_folder', 'load_bank', 'record_done',
-           'done_items', 'Practice', 'model_html', 'Questionnaire', 'questionnaire', 'practice_counts', 'practice_done']
+__all__ = ['KINDS', 'PRACTICE_FOLDER', 'MIN_WORDS', 'CODE_STYLE', 'FORM_STYLE', 'Item', 'practice_folder', 'load_bank',
+           'record_done', 'done_items', 'Practice', 'model_html', 'Questionnaire', 'questionnaire', 'practice_counts',
+           'practice_done']
 
 # %% ../../chapters/87_workbook_practice.ipynb #pr-item
 KINDS = {
@@ -159,6 +160,10 @@ def model_html(text: str) -> str:
     return "".join(parts)
 
 # %% ../../chapters/87_workbook_practice.ipynb #pr-widget
+# the box's border and padding inside its width: a form as wide as the page, never wider (no sideways scrollbar)
+FORM_STYLE = "<style>.donegate-practice textarea { box-sizing: border-box; max-width: 100%; }</style>"
+
+
 def _widget(self: Practice):
     """Build (once) and return the ipywidgets form for this item."""
     if self._widget is None:
@@ -168,7 +173,7 @@ def _widget(self: Practice):
 
         label, button, _ = KINDS[self.item.kind]
         title = {"predict": "Predict, then run", "code": "Exercise", "question": "Question"}[self.item.kind]
-        head = w.HTML(f"<b>{title} {self.item.item_id}.</b> {as_html(self.item.prompt)}")
+        head = w.HTML(f"{FORM_STYLE}<b>{title} {self.item.item_id}.</b> {as_html(self.item.prompt)}")
         box = w.Textarea(placeholder=label, layout=w.Layout(width="100%", height="5em"))
         go = w.Button(description=button, disabled=True, layout=w.Layout(width="auto"))
         out, ran = w.HTML(value=""), w.Output()
