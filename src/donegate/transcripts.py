@@ -25,8 +25,8 @@ from .trajectory_io import DurableWriter, load_checked
 HOSTS = ("claude-code", "codex", "gemini")
 
 # %% auto #0
-__all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS', 'Step',
-           'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
+__all__ = ['HOSTS', 'Lines', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS',
+           'Step', 'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
            'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory', 'Sketch', 'Outline',
            'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript', 'audit_command']
 
@@ -61,9 +61,10 @@ class Imported:
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-012
 _DECODER, _JSON_SPACE = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")  # the four characters JSON calls whitespace
+Lines = tuple[list[tuple[int, Any]], list[tuple[int, str]]]  # (line number, record)s, (line number, what is wrong)s
 
 
-def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+def read_lines(path: Path) -> Lines:
     """The JSON records of a JSON Lines file with their line numbers, and the lines that are not JSON. A line
     ends at a newline only: a JSON string may hold U+2028 or U+0085, which `str.splitlines` would cut at."""
     records, damaged = [], []
@@ -155,10 +156,12 @@ def _claude_user(message: dict, ts: str | None) -> list[Step]:
     return steps
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-024
-def read_claude_code(path: Path) -> Imported:
+def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
     """Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl): user and assistant records
-    hold the conversation (tool calls, their results, hook feedback); every other record is kept opaque."""
-    records, damaged = read_lines(path)
+    hold the conversation (tool calls, their results, hook feedback); every other record is kept opaque. (`lines`:
+    the file's `read_lines`, when it was read already.)"""
+    records, damaged = lines if lines is not None else read_lines(path)
+    damaged = list(damaged)
     steps, opaque, session = [], Counter(), None
     names: dict[str, str] = {}
     for number, record in records:
@@ -279,12 +282,13 @@ def _codex_running(steps: list[Step], names: dict[str, str], opaque: Counter) ->
     return out
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-036
-def read_codex(path: Path) -> Imported:
+def read_codex(path: Path, lines: Lines | None = None) -> Imported:
     """Codex's rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): its response items are the
     conversation; event messages (which repeat them for display), the session's metadata and the rest are
     kept opaque. A hook's refusal is read from the hook events Codex records; a command still running is read
-    from the poll that saw it end."""
-    records, damaged = read_lines(path)
+    from the poll that saw it end. (`lines`: the file's `read_lines`, when it was read already.)"""
+    records, damaged = lines if lines is not None else read_lines(path)
+    damaged = list(damaged)
     steps, opaque, session = [], Counter(), None
     names: dict[str, str] = {}
     for number, record in records:
@@ -351,24 +355,31 @@ def _gemini_calls(message: dict) -> list[Step]:
     return steps
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-046
-def _gemini_records(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+def _gemini_records(path: Path, lines: Lines | None = None) -> Lines:
     """The records of a session file: JSON Lines, or (as older versions wrote it) one JSON document whose
-    `messages` list holds them after the header's fields."""
-    try:
-        whole = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except ValueError:
-        return read_lines(path)
+    `messages` list holds them after the header's fields. (`lines`: the file's `read_lines`, if read already.)"""
+    records, damaged = lines if lines is not None else read_lines(path)
+    if damaged:  # lines that are not JSON: perhaps one document written over many lines
+        try:
+            whole = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except ValueError:
+            return records, damaged
+    elif len(records) == 1:  # one JSON value: the whole file
+        whole = records[0][1]
+    else:  # no value, or two or more, each a line of its own: no one document
+        return records, damaged
     if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
         header = {k: v for k, v in whole.items() if k != "messages"}
         return [(1, header), *[(1, m) for m in whole["messages"]]], []
-    return read_lines(path)
+    return records, damaged
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-048
-def read_gemini(path: Path) -> Imported:
+def read_gemini(path: Path, lines: Lines | None = None) -> Imported:
     """Gemini CLI's session file (~/.gemini/tmp/<project>/chats/session-*.jsonl, or .json): a header, then message
     records, where a message written again under the same id (to add its tool calls) replaces the first;
-    `$set` updates and info messages are kept opaque."""
-    records, damaged = _gemini_records(path)
+    `$set` updates and info messages are kept opaque. (`lines`: the file's `read_lines`, when it was read already.)"""
+    records, damaged = _gemini_records(path, lines)
+    damaged = list(damaged)
     latest: dict[str, dict] = {}
     order: list[tuple[str, Any]] = []
     session, opaque = None, Counter()
@@ -404,37 +415,28 @@ def read_gemini(path: Path) -> Imported:
     return Imported("gemini", path, session, steps, opaque, damaged)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-052
-READERS: dict[str, Callable[[Path], Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
-                                                  "gemini": read_gemini}
+READERS: dict[str, Callable[..., Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
+                                               "gemini": read_gemini}  # each: (path, lines=None) -> Imported
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-054
 class TranscriptError(Exception):
     """A transcript that cannot be read at all (missing, empty, no host's format)."""
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-055
-def _first_records(path: Path, count: int) -> list[Any]:
-    """The first `count` records of a session file, read no further than that; a file whose first line is not a
-    JSON value (one JSON document over many lines, as older Gemini versions wrote it) is read whole."""
-    records = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                if not records:
-                    return [record for _, record in _gemini_records(path)[0][:count]]
-                continue
-            if len(records) == count:
-                break
-    return records
+def _leading(path: Path, lines: Lines, count: int) -> list[Any]:
+    """The first `count` records of a session file read into `lines`; of a file whose first line is not a JSON
+    value (one JSON document over many lines, as older Gemini versions wrote it), the document's."""
+    records, damaged = lines
+    if damaged and (not records or damaged[0][0] < records[0][0]):
+        records = _gemini_records(path, lines)[0]
+    return [record for _, record in records[:count]]
 
 
-def detect_host(path: Path) -> str:
+def detect_host(path: Path, lines: Lines | None = None) -> str:
     """Which host wrote a transcript: from the first records' shape (Claude Code's sessionId with a record
-    type, Codex's typed records with a payload, Gemini's header with a projectHash)."""
-    for record in _first_records(path, 20):
+    type, Codex's typed records with a payload, Gemini's header with a projectHash). (`lines`: the file's
+    `read_lines`, when it was read already.)"""
+    for record in _leading(path, read_lines(path) if lines is None else lines, 20):
         if not isinstance(record, dict):
             continue
         if "payload" in record and record.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
@@ -456,14 +458,16 @@ def _guess(path: Path) -> str:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-058
 def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
     """Read a host's transcript; `host` auto-detects. Unknown records are kept opaque and counted; damaged
-    lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError."""
+    lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError.
+    The file is read and its lines parsed once, for the detection and the reader alike."""
     path = Path(path)
     if not path.is_file():
         raise TranscriptError(f"{path}: no such file")
-    host = detect_host(path) if host == "auto" else host
+    lines = read_lines(path)
+    host = detect_host(path, lines) if host == "auto" else host
     if host not in READERS:
         raise TranscriptError(f"unknown host {host!r}; choose auto, {', '.join(READERS)}")
-    imported = READERS[host](path)
+    imported = READERS[host](path, lines)
     if imported.steps and all(step.kind == "opaque" for step in imported.steps):
         raise TranscriptError(f"{path}: no prompt, reply or tool call of a {host} transcript in it; is it one? "
                               f"(the file looks like {_guess(path)})")
