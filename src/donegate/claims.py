@@ -10,14 +10,14 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'elsewhere', 'outside',
-           'each_of', 'any_of', 'AuditRules']
+           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope',
+           'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -86,6 +86,43 @@ LANGUAGES: tuple[Language, ...] = (
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-030c
+_LITERAL = re.compile(r"[^\\\[\](){}.*+?^$|]")  # a character that stands for itself in a pattern
+
+
+def _branches(pattern: str) -> list[str] | None:
+    """The pattern cut at each `|` outside its groups and classes; None if a class is left open."""
+    depth, at, start, found = 0, 0, 0, []
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            at += 1  # the escaped character is taken as it is
+        elif char == "[":  # a class runs to its first `]` that is not its first member
+            at = pattern.find("]", at + (3 if pattern.startswith("[^", at) else 2))
+            if at < 0:
+                return None
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            found.append(pattern[start:at])
+            start = at + 1
+        at += 1
+    return found + [pattern[start:]]
+
+
+def _by_first_letter(branches: Sequence[str]) -> str:
+    """The branches as one alternation for a case-blind pattern, those that open with the same plain character
+    grouped under it: `t(?:ests?|est suite)` for `tests?|test suite`. A search finds a match where it did."""
+    heads: dict[str, list[str]] = {}  # a first character (in lower case) -> the rests of its branches
+    others = []  # branches that open with a class, a group, an escape or a quantified character
+    for branch in branches:
+        head = branch[:1].lower()
+        if len(head) == 1 and _LITERAL.fullmatch(head) and branch[1:2] not in ("?", "*", "+", "{"):
+            heads.setdefault(head, []).append(branch[1:])
+        else:
+            others.append(branch)
+    return "|".join([f"{head}(?:{'|'.join(rests)})" for head, rests in heads.items()] + others)
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
 _CLAUSE = re.compile(r"[,;:，；：、—–]|(?<!\w)(?:but|though|although|however|while|whereas|aber|jedoch|obwohl|mais"
                      r"|cependant|bien que|pero|aunque|mas|embora|porém|но|однако|хотя)(?!\w)|但是|不过|可是|然而|但"
@@ -97,9 +134,11 @@ _COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:�
 
 def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> re.Pattern:
     """The fields' words in every language as one pattern, one search asking all the tables at once: the words of
-    spaced scripts in one group between word bounds, the others after them."""
-    spaced = "|".join(getattr(lang, f) for lang in languages if lang.spaced for f in fields if getattr(lang, f))
-    unspaced = "|".join(getattr(lang, f) for lang in languages if not lang.spaced for f in fields if getattr(lang, f))
+    spaced scripts in one group between word bounds, the others after them (each grouped by its first letter)."""
+    def words(spaced: bool) -> str:
+        return _by_first_letter([branch for lang in languages if lang.spaced is spaced for f in fields
+                                 if getattr(lang, f) for branch in _branches(getattr(lang, f))])
+    spaced, unspaced = words(True), words(False)
     return re.compile("|".join([rf"(?<!\w)(?:{spaced})(?!\w)"] * bool(spaced) + [unspaced] * bool(unspaced)), re.I)
 
 
@@ -132,6 +171,12 @@ def _says(clause: str, field: str) -> bool:
     return bool(_SAYS[field].search(clause))
 
 
+def _claims(clause: str, field: str) -> bool:
+    """Does the clause say it (passes, done), neither denying it nor planning it? (Asked in that order: most
+    clauses say neither, and the denial and plan words are the longest search.)"""
+    return _says(clause, field) and not _says(clause, "no claim")
+
+
 def claim_of(sentence: str) -> str | None:
     """"tests" when the sentence claims the tests or checks pass, "done" when it claims the work is done, None
     when it claims neither: a question, a report of a partial count, or a claim its own clause negates or makes
@@ -141,11 +186,10 @@ def claim_of(sentence: str) -> str | None:
     names_tests = _says(sentence, "tests")
     if not names_tests and not _says(sentence, "done"):
         return None  # names neither the tests nor finished work
-    parts = [c for c in clauses(sentence) if not _says(c, "no claim")]
-    if names_tests and not partial_count(sentence) and any(_says(c, "passing") for c in parts):
+    parts = clauses(sentence)
+    if names_tests and not partial_count(sentence) and any(_claims(c, "passing") for c in parts):
         return "tests"
-    return "done" if any(_says(c, "done") for c in parts) else None
-
+    return "done" if any(_claims(c, "done") for c in parts) else None
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
 PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
@@ -171,17 +215,22 @@ def find_claims(text: str) -> list[tuple[str, str]]:
         if box is not None:
             if box.group(1) != " ":
                 found.append((claim_of(sentence[box.end():]) or "done", sentence))
-        elif not NOT_RUN.search(sentence) and (kind := claim_of(sentence) or mark_claim(sentence)):
+        elif (kind := claim_of(sentence) or mark_claim(sentence)) and not NOT_RUN.search(sentence):
             found.append((kind, sentence))
     return found
 
 
-def accounts(text: str) -> bool:
+def accounts(text: str, found: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
-    question, a count, a negation, a plan or a disclaimer, in any table's words?"""
-    return bool(find_claims(text)) or any(
-        CHECKBOX.match(s) or NOT_RUN.search(s) or s.rstrip().endswith(("?", "？")) or _says(s, "no claim")
-        or partial_count(s) for s in sentences(text))
+    question, a count, a negation, a plan or a disclaimer, in any table's words? (`found`: its claims, if read.)"""
+    return bool(find_claims(text) if found is None else found) or any(
+        CHECKBOX.match(s) or s.rstrip().endswith(("?", "？")) or NOT_RUN.search(s) or partial_count(s)
+        or _says(s, "no claim") for s in sentences(text))
+
+
+def disclaimers(text: str) -> list[str]:
+    """The sentences of a reply that say the check was not run."""
+    return [s for s in sentences(text) if NOT_RUN.search(s)]
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
@@ -255,11 +304,14 @@ def shell_words(line: str) -> list[str]:
     return words
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-062
+_SEPARATORS, _FEEDING = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"}), frozenset({"<", "<<", "<<<", "<<-"})
+
+
 def simple_commands(command: str) -> list[tuple[list[str], bool]]:
     """The command's simple commands, each as (its words and redirection marks, whether a pipe, a redirection
     or a heredoc feeds its standard input)."""
     found = []
-    separators, feeding = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"}), {"<", "<<", "<<<", "<<-"}
+    separators, feeding = _SEPARATORS, _FEEDING
     for line, heredoc in _lines(command):
         try:
             tokens = shell_words(line)
@@ -355,16 +407,16 @@ def may_write(command: str, written=()) -> bool:
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063r
-@functools.lru_cache(maxsize=4096)  # a session runs the same command lines again and again
 def read_only(command: str) -> bool:
-    """Is `command` read-only for sure: every simple command a reading program, no redirection into a file?"""
-    def reads(words: list[str]) -> bool:
+    """Is `command` read-only for sure: every simple command a reading program (`sed` without -i) or a reading
+    git command, and no redirection into a file?"""
+    def reads(words: list[str]) -> bool:  # of `_one_writes`, all that can say yes to a reading program
         name, args = _program(words)
         if name == "git":
             return next((a for a in args if not a.startswith("-")), "") in GIT_READING
-        return name in READING and not _one_writes(words, False, ())
+        return name in READING and not (name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args))
     parts = simple_commands(command)
-    return bool(parts) and all(reads(words) and not _targets(words) for words, _ in parts)
+    return bool(parts) and all(not _targets(words) and reads(words) for words, _ in parts)
 
 
 def files_written(command: str) -> list[str]:
@@ -459,22 +511,9 @@ def each_of(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-081b
 def _one_branch(pattern: str) -> bool:
-    """Is `pattern` one branch: no `|` outside its groups and classes?"""
-    depth, at = 0, 0
-    while at < len(pattern):
-        char = pattern[at]
-        if char == "\\":
-            at += 1  # the escaped character is taken as it is
-        elif char == "[":  # a class runs to its first `]` that is not its first member
-            at = pattern.find("]", at + (3 if pattern.startswith("[^", at) else 2))
-            if at < 0:
-                return False
-        elif char in "()":
-            depth += 1 if char == "(" else -1
-        elif char == "|" and depth == 0:
-            return False
-        at += 1
-    return True
+    """Is `pattern` one branch: no `|` outside its groups and classes (section 3's `_branches`)?"""
+    branches = _branches(pattern)
+    return branches is not None and len(branches) == 1
 
 
 @functools.lru_cache(maxsize=64)
@@ -492,29 +531,43 @@ def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
     except re.error:  # a member with global flags, or two members naming a group alike
         return _EachOf(patterns)
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-090r
+class _Remembers:
+    """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `read` (the
+    question and the text -> the answer) the first time it is asked."""
+
+    @functools.cached_property
+    def read(self) -> dict:
+        return {}
+
+    def _once(self, question: Callable[[str], Any], text: str) -> Any:
+        if (question, text) not in self.read:
+            self.read[question, text] = question(text)
+        return self.read[question, text]
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-091
 from .audit import Rules
 
 
-class AuditRules(Rules):
+class AuditRules(_Remembers, Rules):
     """Chapter 09's `Rules` answered as this appendix reads: the rules of `donegate audit`."""
 
     def is_check(self, command: str) -> bool:
         return bool(any_of(self.checks).search(command))
 
     def claims(self, text: str) -> list[tuple[str, str]]:
-        return find_claims(text)
+        return list(self._once(find_claims, text))
 
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
         redirected into a file) may have changed files."""
-        return not read_only(command)  # a program the session wrote, or an interpreter on it, is no reading one
+        return not self._once(read_only, command)  # a program the session wrote, or an interpreter on it, reads not
 
     def accounts(self, text: str) -> bool:
-        return accounts(text)
+        return accounts(text, self.claims(text))
 
     def disclaims(self, text: str) -> list[str]:
-        return [s for s in sentences(text) if NOT_RUN.search(s)]
+        return list(self._once(disclaimers, text))
 
     def elsewhere(self, command: str) -> bool:
         return elsewhere(command)
@@ -526,7 +579,7 @@ class AuditRules(Rules):
         return names_scope(sentence, scope)
 
     def files_written(self, command: str) -> tuple[str, ...]:
-        return tuple(files_written(command))
+        return tuple(self._once(files_written, command))
 
     def written(self) -> Written:
         return Written()

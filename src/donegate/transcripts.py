@@ -640,9 +640,10 @@ def outline(imported: Imported, is_check: Callable[[str], bool] | None = None,
     return sketch.events
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-072
-def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: au.Rules = AuditRules()) -> tj.LoadResult:
-    """The session as a donegate trajectory at `path` (None: in memory) with `rules` handed in: a shell call the
-    check rule matches is marked check, and each reply carries its claims."""
+def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: au.Rules | None = None) -> tj.LoadResult:
+    """The session as a donegate trajectory at `path` (None: in memory) with `rules` handed in (None: a new
+    `AuditRules`): a shell call the check rule matches is marked check, and each reply carries its claims."""
+    rules = AuditRules() if rules is None else rules
     return write_trajectory(imported, path, is_check=rules.is_check,
                             claims_of=lambda text: [sentence for _, sentence in rules.claims(text)])
 
@@ -660,10 +661,12 @@ class SessionAudit(au.Audit):
         return self.loaded
 
 
-def audit_transcript(path: str | os.PathLike, host: str = "auto", rules: au.Rules = AuditRules(),
+def audit_transcript(path: str | os.PathLike, host: str = "auto", rules: au.Rules | None = None,
                      trajectory_path: str | os.PathLike | None = None) -> SessionAudit:
     """Read the transcript, and judge each claim in it by chapter 09's evidence rule on the session's events: the
-    trajectory written to `trajectory_path` when one is given, else the session's outline."""
+    trajectory written to `trajectory_path` when one is given, else the session's outline. `rules` None: a new
+    `AuditRules`, which has read nothing yet."""
+    rules = AuditRules() if rules is None else rules
     imported = read_transcript(path, host)
     loaded = to_trajectory(imported, trajectory_path, rules) if trajectory_path else None
     judged = au.audit_session(imported, loaded.events if loaded else outline(imported), rules)
