@@ -99,8 +99,7 @@ def prompt_or_feedback(text: str, ts: str | None) -> Step:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-016
 CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 CLAUDE_SHELL = {"Bash"}
-_CLAUDE_EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
-_CLAUDE_RUNNING = re.compile(r"^Command running in background with ID: ")
+_CLAUDE_EXIT = re.compile(r"^(?:(?:Error: )?Exit code (-?\d+)|Command running in background with ID: )")  # or running
 _CLAUDE_DONE = re.compile(r"<task-notification>.*?<tool-use-id>([^<]+)</tool-use-id>.*?<status>(?:completed|failed|killed)"
                           r"</status>", re.S)
 _HOOK_FEEDBACK = re.compile(r"^(Stop|SubagentStop|PreToolUse|PostToolUse) hook feedback:\s*(.*)", re.S)
@@ -119,14 +118,15 @@ def _text_of(content: Any) -> str:
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-020
 def _claude_call(block: dict, ts: str | None) -> Step:
-    tool, given = str(block.get("name") or "?"), block.get("input") if isinstance(block.get("input"), dict) else {}
+    tool, given, call_id = str(block.get("name") or "?"), block.get("input"), str(block.get("id"))
+    given = given if isinstance(given, dict) else {}
     if tool in CLAUDE_EDITS:
-        return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="edit",
+        return Step("call", ts, call_id=call_id, tool=tool, input=given, action="edit",
                     files=[str(given.get(CLAUDE_EDITS[tool]) or "")])
     if tool in CLAUDE_SHELL:
-        return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="shell",
+        return Step("call", ts, call_id=call_id, tool=tool, input=given, action="shell",
                     command=str(given.get("command") or ""))
-    return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="other")
+    return Step("call", ts, call_id=call_id, tool=tool, input=given, action="other")
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-022
 def _claude_user(message: dict, ts: str | None) -> list[Step]:
@@ -141,17 +141,16 @@ def _claude_user(message: dict, ts: str | None) -> list[Step]:
             [prompt_or_feedback(content, ts)]
     steps = []
     for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_result":
+        shape = block.get("type") if isinstance(block, dict) else None
+        if shape == "tool_result":
             output, failed = _text_of(block.get("content")), bool(block.get("is_error"))
-            if _CLAUDE_RUNNING.match(output):  # not back yet: its result comes in a task notification
+            code = _CLAUDE_EXIT.match(output)
+            if code is not None and code.group(1) is None:  # not back yet: its result comes in a task notification
                 steps.append(Step("opaque", ts, tool="still running", record=block))
                 continue
-            code = _CLAUDE_EXIT.match(output)
             steps.append(Step("result", ts, text=output, call_id=str(block.get("tool_use_id")), ok=not failed,
                               exit_code=int(code.group(1)) if code else (1 if failed else 0)))
-        elif block.get("type") == "text":
+        elif shape == "text":
             steps += _claude_user({"content": block.get("text") or ""}, ts)
     return steps
 
@@ -178,8 +177,9 @@ def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
                 if shape == "text" and block.get("text"):
                     steps.append(Step("reply", ts, text=block["text"]))
                 elif shape == "tool_use":
-                    steps.append(_claude_call(block, ts))
-                    names[steps[-1].call_id] = steps[-1].tool
+                    call = _claude_call(block, ts)
+                    steps.append(call)
+                    names[call.call_id] = call.tool
         elif kind == "user" and message is not None and (not record.get("isMeta") or
                                                          _HOOK_FEEDBACK.match(_text_of(message.get("content")))):
             for step in _claude_user(message, ts):
@@ -485,6 +485,9 @@ def _moment(ts: str | None, last: datetime) -> datetime:
     return max(moment, last)  # a trajectory's time never runs backwards
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-064
+_FIRST_LINE = re.compile(r"[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*")  # up to where `str.splitlines` cuts first
+
+
 def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime] | None,
                  is_check: Callable[[str], bool], claims_of: Callable[[str], list[str]]) -> None:
     """Each step of the session as its trajectory events, in order, the writer's clock at the step's time (no
@@ -508,7 +511,7 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
             if step.ok:
                 writer.tool_completed(step.call_id, step.tool, step.text, exit_code=step.exit_code)
             else:
-                writer.tool_failed(step.call_id, step.tool, step.text.splitlines()[0] if step.text else "failed",
+                writer.tool_failed(step.call_id, step.tool, _FIRST_LINE.match(step.text)[0] if step.text else "failed",
                                    exit_code=step.exit_code, output=step.text)
         elif step.kind == "hook":
             writer.hook_decision(step.tool, "stop-hook" if step.tool == "Stop" else "hook", step.action,
