@@ -406,9 +406,12 @@ def read_gemini(path: Path, lines: Lines | None = None) -> Imported:
         if kind == "user" and text:
             steps.append(prompt_or_feedback(text, ts))
         elif kind == "gemini":
-            calls = _gemini_calls(message)
-            opaque.update(step.tool for step in calls if step.kind == "opaque")  # a call still running
-            steps += ([Step("reply", ts, text=text)] if text else []) + calls
+            if text:
+                steps.append(Step("reply", ts, text=text))
+            for step in _gemini_calls(message):
+                steps.append(step)
+                if step.kind == "opaque":  # a call still running
+                    opaque[step.tool] += 1
         elif kind != "user":
             opaque[f"message/{kind}"] += 1
             steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))
@@ -460,7 +463,7 @@ def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
     """Read a host's transcript; `host` auto-detects. Unknown records are kept opaque and counted; damaged
     lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError.
     The file is read and its lines parsed once, for the detection and the reader alike."""
-    path = Path(path)
+    path = path if isinstance(path, Path) else Path(path)
     if not path.is_file():
         raise TranscriptError(f"{path}: no such file")
     lines = read_lines(path)
@@ -496,12 +499,7 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
     for step in imported.steps:
         if clock is not None:
             clock[0] = _moment(step.ts, clock[0])
-        if step.kind == "prompt":
-            turn += 1
-            writer.turn_started(turn)
-        elif step.kind == "reply":
-            writer.model_reply(step.text, claims=claims_of(step.text))
-        elif step.kind == "call":
+        if step.kind == "call":  # the kinds most steps are first
             kind = "check" if step.action == "shell" and is_check(step.command) else step.action
             writer.tool_requested(step.tool, {**step.input, "donegate": {"kind": kind, "files": step.files,
                                                                          "command": step.command}},
@@ -513,6 +511,11 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
             else:
                 writer.tool_failed(step.call_id, step.tool, _FIRST_LINE.match(step.text)[0] if step.text else "failed",
                                    exit_code=step.exit_code, output=step.text)
+        elif step.kind == "prompt":
+            turn += 1
+            writer.turn_started(turn)
+        elif step.kind == "reply":
+            writer.model_reply(step.text, claims=claims_of(step.text))
         elif step.kind == "hook":
             writer.hook_decision(step.tool, "stop-hook" if step.tool == "Stop" else "hook", step.action,
                                  step.text, tool_name=None)
