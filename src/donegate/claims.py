@@ -123,15 +123,7 @@ def _by_first_letter(branches: Sequence[str]) -> str:
             others.append(branch)
     return "|".join([f"{head}(?:{'|'.join(rests)})" for head, rests in heads.items()] + others)
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-031
-_CLAUSE = re.compile(r"[,;:，；：、—–]|(?<!\w)(?:but|though|although|however|while|whereas|aber|jedoch|obwohl|mais"
-                     r"|cependant|bien que|pero|aunque|mas|embora|porém|но|однако|хотя)(?!\w)|但是|不过|可是|然而|但"
-                     r"|けれど|けど|しかし|하지만|그러나|지만", re.I)
-_DIGIT = re.compile(r"\d")
-_COUNT = re.compile(r"(\d+)\s*(?:/|of|out of|von|sur|de|из)\s*(\d+)", re.I)  # N of M
-_COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:有\s*)?(\d+)")  # M ... 中 N
-
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-030d
 def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> tuple[re.Pattern, ...]:
     """The fields' words in every language as the fewest searches that ask all the tables at once: the words of
     spaced scripts between word bounds; the others that open with a character of no case (CJK), which `re` finds
@@ -148,6 +140,16 @@ def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> tup
 
 _SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
 _SAYS["no claim"] = _one_pattern("negation", "intent")  # a clause that denies, or plans rather than reports
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-031
+_CLAUSE = re.compile(r"[,;:，；：、—–]|(?<!\w)(?:but|though|although|however|while|whereas|aber|jedoch|obwohl|mais"
+                     r"|cependant|bien que|pero|aunque|mas|embora|porém|но|однако|хотя)(?!\w)|但是|不过|可是|然而|但"
+                     r"|けれど|けど|しかし|하지만|그러나|지만", re.I)
+_DIGIT = re.compile(r"\d")
+_COUNT = re.compile(r"(\d+)\s*(?:/|of|out of|von|sur|de|из)\s*(\d+)", re.I)  # N of M
+_COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:有\s*)?(\d+)")  # M ... 中 N
+
+
 _FAILURES = "|".join(lang.failed for lang in LANGUAGES if lang.failed)
 _FAILED_COUNT = re.compile(rf"(\d+)\s*(?:个|件|개)?(?:\s+\w+){{0,3}}?\s*(?:{_FAILURES})|(?:{_FAILURES})\s*[:：=]\s*(\d+)", re.I)
 
@@ -308,7 +310,8 @@ def shell_words(line: str) -> list[str]:
     return words
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-062
-_SEPARATORS, _FEEDING = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"}), frozenset({"<", "<<", "<<<", "<<-"})
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})  # what ends a simple command
+_FEEDING = frozenset({"<", "<<", "<<<", "<<-"})  # what feeds one its standard input
 
 
 def simple_commands(command: str) -> list[tuple[list[str], bool]]:
@@ -418,7 +421,8 @@ def read_only(command: str) -> bool:
         name, args = _program(words)
         if name == "git":
             return next((a for a in args if not a.startswith("-")), "") in GIT_READING
-        return name in READING and not (name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args))
+        in_place = name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args)
+        return name in READING and not in_place
     parts = simple_commands(command)
     return bool(parts) and all(not _targets(words) and reads(words) for words, _ in parts)
 
@@ -537,17 +541,17 @@ def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
-    """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `read` (the
-    question and the text -> the answer) the first time it is asked."""
+    """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `remembered`
+    (the question and the text -> the answer) the first time it is asked."""
 
     @functools.cached_property
-    def read(self) -> dict:
+    def remembered(self) -> dict:
         return {}
 
     def _once(self, question: Callable[[str], Any], text: str) -> Any:
-        if (question, text) not in self.read:
-            self.read[question, text] = question(text)
-        return self.read[question, text]
+        if (question, text) not in self.remembered:
+            self.remembered[question, text] = question(text)
+        return self.remembered[question, text]
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-091
 from .audit import Rules
