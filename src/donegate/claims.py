@@ -477,6 +477,8 @@ MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory"})  #
 def elsewhere(command: str) -> bool:
     """Does the command run in another tree than the session's: above its folder or in the home folder, through
     its `cd`s or an option naming the folder (of a program that is not a reading one)?"""
+    if "cd" not in command and "pushd" not in command and not any(option in command for option in MOVED_BY):
+        return False  # it changes no folder and names none: it runs here
     here = "."
     for words, _fed in simple_commands(command):
         name, args = _program(words)

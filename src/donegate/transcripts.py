@@ -249,8 +249,8 @@ def _codex_item(payload: dict, ts: str | None) -> list[Step]:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-034
 def _codex_hook(payload: dict, ts: str | None) -> list[Step]:
     """A Stop hook's refusal, as Codex shows it (an event message with a HookPrompt item); else nothing."""
-    item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
-    if payload.get("type") == "item_completed" and item.get("type") == "HookPrompt":
+    item = payload.get("item")
+    if payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "HookPrompt":
         text = "\n".join(str(f.get("text", "")) for f in item.get("fragments") or () if isinstance(f, dict))
         return [Step("hook", ts, text=text.strip(), tool="Stop", action="block")]
     return []
@@ -300,14 +300,14 @@ def read_codex(path: Path, lines: Lines | None = None) -> Imported:
             session = session or payload.get("id") or payload.get("session_id")
         new = _codex_item(payload, ts) if kind == "response_item" else _codex_hook(payload, ts)
         if not new:
-            new = [Step("opaque", ts, tool=f"{kind}/{payload.get('type')}" if payload.get("type") else kind,
-                        record=record)]
+            shape = payload.get("type")
+            new = [Step("opaque", ts, tool=f"{kind}/{shape}" if shape else kind, record=record)]
         for step in new:
             if step.kind == "opaque":
                 opaque[step.tool] += 1
-            if step.kind == "call":
+            elif step.kind == "call":
                 names[step.call_id] = step.tool
-            if step.kind == "result":
+            elif step.kind == "result":
                 step.tool = names.get(step.call_id, "?")
         steps += new
     return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged)
