@@ -418,6 +418,9 @@ def read_only(command: str) -> bool:
     """Is `command` read-only for sure: every simple command a reading program (`sed` without -i) or a reading
     git command, and no redirection into a file?"""
     def reads(words: list[str]) -> bool:  # of `_one_writes`, all that can say yes to a reading program
+        first = words[0].rpartition("/")[2]
+        if "=" not in words[0] and first in READING and first != "sed":
+            return True  # a reading program named first (no VAR=, no wrapper); its redirections are asked apart
         name, args = _program(words)
         if name == "git":
             return next((a for a in args if not a.startswith("-")), "") in GIT_READING
