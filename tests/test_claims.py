@@ -252,3 +252,16 @@ def test_a_field_s_pattern_finds_what_its_words_find():
     for field, plain in fields.items():
         differ = [t for t in texts if cl._says(t, field) != bool(plain.search(t))]
         assert differ == [], (field, differ[:5])
+
+
+def test_an_audit_reads_its_session_afresh():
+    """Each `audit_transcript` takes new rules, which remember only what that audit read: no answer about a reply
+    or a command line is kept from one audit for the next, as no process keeps one for the next."""
+    path = FIXTURES["claude-code/mixed"]
+    first, second = tr.audit_transcript(path), tr.audit_transcript(path)
+    assert first.rules is not second.rules and first.rules == second.rules
+    assert first.rules.remembered and AuditRules().remembered == {}
+    assert not hasattr(read_only, "cache_info")  # no answer kept by the module either
+    said = first.rules.claims("All tests pass now.")
+    said.clear()  # what a caller does with an answer does not change the one remembered
+    assert first.rules.claims("All tests pass now.") == [("tests", "All tests pass now.")]
