@@ -150,7 +150,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._EachOf.__init__': ('reading_claims.html#_eachof.__init__', 'donegate/claims.py'),
                                  'donegate.claims._EachOf.search': ('reading_claims.html#_eachof.search', 'donegate/claims.py'),
                                  'donegate.claims._Remembers': ('reading_claims.html#_remembers', 'donegate/claims.py'),
-                                 'donegate.claims._Remembers._once': ('reading_claims.html#_remembers._once', 'donegate/claims.py'),
+                                 'donegate.claims._Remembers.once': ('reading_claims.html#_remembers.once', 'donegate/claims.py'),
                                  'donegate.claims._Remembers.remembered': ( 'reading_claims.html#_remembers.remembered',
                                                                             'donegate/claims.py'),
                                  'donegate.claims._branches': ('reading_claims.html#_branches', 'donegate/claims.py'),

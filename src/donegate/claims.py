@@ -553,7 +553,8 @@ class _Remembers:
     def remembered(self) -> dict:
         return {}
 
-    def _once(self, question: Callable[[str], Any], text: str) -> Any:
+    def once(self, question: Callable[[str], Any], text: str) -> Any:
+        """`question(text)`, worked out the first time it is asked and remembered."""
         if (question, text) not in self.remembered:
             self.remembered[question, text] = question(text)
         return self.remembered[question, text]
@@ -569,18 +570,18 @@ class AuditRules(_Remembers, Rules):
         return bool(any_of(self.checks).search(command))
 
     def claims(self, text: str) -> list[tuple[str, str]]:
-        return list(self._once(find_claims, text))
+        return list(self.once(find_claims, text))
 
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
         redirected into a file) may have changed files."""
-        return not self._once(read_only, command)  # a program the session wrote, or an interpreter on it, reads not
+        return not self.once(read_only, command)  # a program the session wrote, or an interpreter on it, reads not
 
     def accounts(self, text: str) -> bool:
         return accounts(text, self.claims(text))
 
     def disclaims(self, text: str) -> list[str]:
-        return list(self._once(disclaimers, text))
+        return list(self.once(disclaimers, text))
 
     def elsewhere(self, command: str) -> bool:
         return elsewhere(command)
@@ -592,7 +593,7 @@ class AuditRules(_Remembers, Rules):
         return names_scope(sentence, scope)
 
     def files_written(self, command: str) -> tuple[str, ...]:
-        return tuple(self._once(files_written, command))
+        return tuple(self.once(files_written, command))
 
     def written(self) -> Written:
         return Written()
