@@ -226,3 +226,42 @@ def test_any_of_matches_where_any_member_does(patterns):
     texts += [a.what for path in FIXTURES.values() for a in tr.audit_transcript(path).actions]
     one = any_of(tuple(patterns))
     assert [bool(one.search(t)) for t in texts] == [any(re.search(p, t) for p in patterns) for t in texts]
+
+
+def test_a_field_s_pattern_finds_what_its_words_find():
+    """Each field's pattern (its words grouped by their first letter, `_by_first_letter`) finds a match exactly
+    where the tables' words joined as they stand do, on random text of those words in mixed case, with spaces,
+    punctuation and CJK, and on every reply and clause of the committed sessions."""
+    from donegate import claims as cl
+
+    def joined(*fields: str) -> re.Pattern:
+        spaced = "|".join(getattr(lang, f) for lang in cl.LANGUAGES if lang.spaced for f in fields if getattr(lang, f))
+        unspaced = "|".join(getattr(lang, f) for lang in cl.LANGUAGES if not lang.spaced for f in fields
+                            if getattr(lang, f))
+        return re.compile(rf"(?<!\w)(?:{spaced})(?!\w)|{unspaced}", re.I)
+
+    draw = random.Random(92)
+    words = sorted({w for lang in cl.LANGUAGES for f in ("tests", "passing", "done", "negation", "but", "intent")
+                    for w in re.findall(r"[^\\|()?:*+\[\]{}]+", getattr(lang, f))} | {"İ", "ſ", "K", "n't", "’", "3"})
+    texts = ["".join(draw.choice([w, w.upper(), w.title()]) + draw.choice(["", " ", ", ", ".", "’", "_"])
+                     for w in draw.choices(words, k=draw.randint(1, 6))) for _ in range(4000)]
+    texts += [s for path in FIXTURES.values() for step in tr.read_transcript(path).steps if step.kind == "reply"
+              for s in [step.text, *clauses(step.text)]]
+    fields = {field: joined(field) for field in ("tests", "passing", "done", "negation", "but")}
+    fields["no claim"] = joined("negation", "intent")
+    for field, plain in fields.items():
+        differ = [t for t in texts if cl._says(t, field) != bool(plain.search(t))]
+        assert differ == [], (field, differ[:5])
+
+
+def test_an_audit_reads_its_session_afresh():
+    """Each `audit_transcript` takes new rules, which remember only what that audit read: no answer about a reply
+    or a command line is kept from one audit for the next, as no process keeps one for the next."""
+    path = FIXTURES["claude-code/mixed"]
+    first, second = tr.audit_transcript(path), tr.audit_transcript(path)
+    assert first.rules is not second.rules and first.rules == second.rules
+    assert first.rules.remembered and AuditRules().remembered == {}
+    assert not hasattr(read_only, "cache_info")  # no answer kept by the module either
+    said = first.rules.claims("All tests pass now.")
+    said.clear()  # what a caller does with an answer does not change the one remembered
+    assert first.rules.claims("All tests pass now.") == [("tests", "All tests pass now.")]

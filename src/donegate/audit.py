@@ -67,8 +67,8 @@ class Rules:
     def masks(self, command: str) -> bool:
         """True when the command's exit code is not the check's: the check is piped into another command
         (without pipefail), followed by `||`, or followed by another command after `;` or a new line."""
-        if "pipefail" in command:
-            return False
+        if "pipefail" in command or not any(mark in command for mark in "|;\n"):
+            return False  # pipefail keeps the check's failure; no pipe, `;` or second line leaves it the last word
         ends = [m.end() for p in self.checks for m in re.finditer(p, command)]
         rest = command[max(ends):] if ends else ""
         return bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
@@ -179,13 +179,14 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
     given = event.payload.get("input") or {}
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
     command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
+    if command:
+        folder = given.get("workdir") or given.get("dir_path") or given.get("directory")  # the tool's own folder
+        where = f"cd {shlex.quote(folder)} && {command}" if folder and isinstance(folder, str) else command
+        if check := _check_facts(where, rules, {} if seen is None else seen):
+            if check == "elsewhere":
+                return Action(event.seq, "elsewhere", command)
+            return Action(event.seq, "check", command, masked=check[0], scope=check[1])
     tool = str(event.payload.get("tool"))
-    folder = given.get("workdir") or given.get("dir_path") or given.get("directory")  # a tool's own working folder
-    where = f"cd {shlex.quote(folder)} && {command}" if folder and isinstance(folder, str) and command else command
-    if command and (check := _check_facts(where, rules, {} if seen is None else seen)):
-        if check == "elsewhere":
-            return Action(event.seq, "elsewhere", command)
-        return Action(event.seq, "check", command, masked=check[0], scope=check[1])
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         files = tuple(ours.get("files") or [str(given.get("file_path") or "")])
         return Action(event.seq, "edit", ", ".join(files) or tool, files=files)
@@ -219,14 +220,13 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
           rules: Rules = Rules()) -> tuple[str, str, Action | None, list[Action]]:
     """The evidence rule for a claim made at `seq`: the last check run that ended before it decides (a run that
     selected some tests backs only a `sentence` that names them)."""
-    runs = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
-    if not runs:
-        pending = [a for a in actions if a.kind == "check" and a.seq < seq]
-        away = [a for a in actions if a.kind == "elsewhere" and a.seq < seq]
-        return "unsupported", (f"the check #{pending[-1].seq} {pending[-1].what} had not come back when this was said"
-                               if pending else f"the only check ran in another folder: #{away[-1].seq} {away[-1].what}"
+    last = next((a for a in reversed(actions) if a.kind == "check" and a.done is not None and a.done < seq), None)
+    if last is None:
+        pending = next((a for a in reversed(actions) if a.kind == "check" and a.seq < seq), None)
+        away = next((a for a in reversed(actions) if a.kind == "elsewhere" and a.seq < seq), None)
+        return "unsupported", (f"the check #{pending.seq} {pending.what} had not come back when this was said"
+                               if pending else f"the only check ran in another folder: #{away.seq} {away.what}"
                                if away else "no test or check command ran before this claim"), None, []
-    last = runs[-1]
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||` or a later command decides it)"), last, []
@@ -308,9 +308,10 @@ def audit_events(events: Sequence[tj.Event], rules: Rules = Rules()) -> tuple[li
         if event.type == "model_reply":
             before = deciding[:bisect.bisect_left(starts, event.seq)]
             text = str(event.payload.get("text") or "")
-            for kind, sentence in rules.claims(text):
+            found = rules.claims(text)
+            for kind, sentence in found:
                 verdicts.append(ClaimVerdict(event.seq, kind, sentence, *judge(event.seq, before, sentence, rules)))
-            if event.seq in ending and not rules.accounts(text):
+            if event.seq in ending and not found and not rules.accounts(text):  # a claim accounts for its reply
                 said = tj.shorten(" ".join(text.split()), 80) or "(an empty reply)"
                 verdict, evidence, *rest = judge(event.seq, before, "", rules)
                 evidence = f"ends the turn (its words not read, so judged as \"done\"): {evidence}"

@@ -10,14 +10,14 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope', 'elsewhere', 'outside',
-           'each_of', 'any_of', 'AuditRules']
+           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope',
+           'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -82,9 +82,64 @@ LANGUAGES: tuple[Language, ...] = (
              r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて",
              failed=r"失敗|エラー", intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
-             r"않|못|실패|(?<!\S)안(?!\S)", r"제외|빼고", failed=r"실패|오류|에러",
+             r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고", failed=r"실패|오류|에러",
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-030c
+_LITERAL = re.compile(r"[^\\\[\](){}.*+?^$|]")  # a character that stands for itself in a pattern
+
+
+def _branches(pattern: str) -> list[str] | None:
+    """The pattern cut at each `|` outside its groups and classes; None if a class is left open."""
+    depth, at, start, found = 0, 0, 0, []
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            at += 1  # the escaped character is taken as it is
+        elif char == "[":  # a class runs to its first `]` that is not its first member
+            at = pattern.find("]", at + (3 if pattern.startswith("[^", at) else 2))
+            if at < 0:
+                return None
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            found.append(pattern[start:at])
+            start = at + 1
+        at += 1
+    return found + [pattern[start:]]
+
+
+def _by_first_letter(branches: Sequence[str]) -> str:
+    """The branches as one alternation for a case-blind pattern, those that open with the same plain character
+    grouped under it: `t(?:ests?|est suite)` for `tests?|test suite`. A search finds a match where it did."""
+    heads: dict[str, list[str]] = {}  # a first character (in lower case) -> the rests of its branches
+    others = []  # branches that open with a class, a group, an escape or a quantified character
+    for branch in branches:
+        head = branch[:1].lower()
+        if len(head) == 1 and _LITERAL.fullmatch(head) and branch[1:2] not in ("?", "*", "+", "{"):
+            heads.setdefault(head, []).append(branch[1:])
+        else:
+            others.append(branch)
+    return "|".join([f"{head}(?:{'|'.join(rests)})" for head, rests in heads.items()] + others)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-030d
+def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> tuple[re.Pattern, ...]:
+    """The fields' words in every language as the fewest searches that ask all the tables at once: the words of
+    spaced scripts between word bounds; the others that open with a character of no case (CJK), which `re` finds
+    by skipping to the characters that open them; the rest (CI). Each grouped by its first letter."""
+    spaced, unspaced = ([branch for lang in languages if lang.spaced is spaced for f in fields if getattr(lang, f)
+                         for branch in _branches(getattr(lang, f))] for spaced in (True, False))
+    caseless = [b for b in unspaced if _LITERAL.fullmatch(b[:1]) and b[:1].lower() == b[:1].upper()
+                and b[1:2] not in ("?", "*", "+", "{")]
+    rest = [b for b in unspaced if b not in caseless]
+    return tuple(re.compile(pattern, re.I) for words, pattern in [
+        (spaced, rf"(?<!\w)(?:{_by_first_letter(spaced)})(?!\w)"), (caseless, _by_first_letter(caseless)),
+        (rest, _by_first_letter(rest))] if words)
+
+
+_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
+_SAYS["no claim"] = _one_pattern("negation", "intent")  # a clause that denies, or plans rather than reports
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
 _CLAUSE = re.compile(r"[,;:，；：、—–]|(?<!\w)(?:but|though|although|however|while|whereas|aber|jedoch|obwohl|mais"
@@ -95,16 +150,6 @@ _COUNT = re.compile(r"(\d+)\s*(?:/|of|out of|von|sur|de|из)\s*(\d+)", re.I)  #
 _COUNT_CJK = re.compile(r"(\d+)[^\d。！？.!?]{0,8}?(?:之中|中|중)\s*(?:有\s*)?(\d+)")  # M ... 中 N
 
 
-def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> re.Pattern:
-    """The fields' words in every language as one pattern, one search asking all the tables at once: the words of
-    spaced scripts in one group between word bounds, the others after them."""
-    spaced = "|".join(getattr(lang, f) for lang in languages if lang.spaced for f in fields if getattr(lang, f))
-    unspaced = "|".join(getattr(lang, f) for lang in languages if not lang.spaced for f in fields if getattr(lang, f))
-    return re.compile("|".join([rf"(?<!\w)(?:{spaced})(?!\w)"] * bool(spaced) + [unspaced] * bool(unspaced)), re.I)
-
-
-_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
-_SAYS["no claim"] = _one_pattern("negation", "intent")  # a clause that denies, or plans rather than reports
 _FAILURES = "|".join(lang.failed for lang in LANGUAGES if lang.failed)
 _FAILED_COUNT = re.compile(rf"(\d+)\s*(?:个|件|개)?(?:\s+\w+){{0,3}}?\s*(?:{_FAILURES})|(?:{_FAILURES})\s*[:：=]\s*(\d+)", re.I)
 
@@ -118,18 +163,24 @@ def partial_count(sentence: str) -> bool:
     """Does the sentence report fewer passing than ran ("3 of 4", "4 个中 3 个"), some failures ("1 failed",
     "Failures: 2", "1件失敗"), or "all but" some?"""
     if _DIGIT.search(sentence) is None:  # every count is in digits
-        return bool(_SAYS["but"].search(sentence))
+        return _says(sentence, "but")
     if any(int(n) < int(m) for n, m in _COUNT.findall(sentence)):
         return True
     if any(int(before or after) > 0 for before, after in _FAILED_COUNT.findall(sentence)):
         return True
     if any(int(n) < int(m) for m, n in _COUNT_CJK.findall(sentence)):
         return True
-    return bool(_SAYS["but"].search(sentence))
+    return _says(sentence, "but")
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-032
 def _says(clause: str, field: str) -> bool:
-    return bool(_SAYS[field].search(clause))
+    return any(pattern.search(clause) for pattern in _SAYS[field])
+
+
+def _claims(clause: str, field: str) -> bool:
+    """Does the clause say it (passes, done), neither denying it nor planning it? (Asked in that order: most
+    clauses say neither, and the denial and plan words are the longest search.)"""
+    return _says(clause, field) and not _says(clause, "no claim")
 
 
 def claim_of(sentence: str) -> str | None:
@@ -141,11 +192,10 @@ def claim_of(sentence: str) -> str | None:
     names_tests = _says(sentence, "tests")
     if not names_tests and not _says(sentence, "done"):
         return None  # names neither the tests nor finished work
-    parts = [c for c in clauses(sentence) if not _says(c, "no claim")]
-    if names_tests and not partial_count(sentence) and any(_says(c, "passing") for c in parts):
+    parts = clauses(sentence)
+    if names_tests and not partial_count(sentence) and any(_claims(c, "passing") for c in parts):
         return "tests"
-    return "done" if any(_says(c, "done") for c in parts) else None
-
+    return "done" if any(_claims(c, "done") for c in parts) else None
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
 PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
@@ -171,17 +221,22 @@ def find_claims(text: str) -> list[tuple[str, str]]:
         if box is not None:
             if box.group(1) != " ":
                 found.append((claim_of(sentence[box.end():]) or "done", sentence))
-        elif not NOT_RUN.search(sentence) and (kind := claim_of(sentence) or mark_claim(sentence)):
+        elif (kind := claim_of(sentence) or mark_claim(sentence)) and not NOT_RUN.search(sentence):
             found.append((kind, sentence))
     return found
 
 
-def accounts(text: str) -> bool:
+def accounts(text: str, found: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
-    question, a count, a negation, a plan or a disclaimer, in any table's words?"""
-    return bool(find_claims(text)) or any(
-        CHECKBOX.match(s) or NOT_RUN.search(s) or s.rstrip().endswith(("?", "？")) or _says(s, "no claim")
-        or partial_count(s) for s in sentences(text))
+    question, a count, a negation, a plan or a disclaimer, in any table's words? (`found`: its claims, if read.)"""
+    return bool(find_claims(text) if found is None else found) or any(
+        CHECKBOX.match(s) or s.rstrip().endswith(("?", "？")) or NOT_RUN.search(s) or partial_count(s)
+        or _says(s, "no claim") for s in sentences(text))
+
+
+def disclaimers(text: str) -> list[str]:
+    """The sentences of a reply that say the check was not run."""
+    return [s for s in sentences(text) if NOT_RUN.search(s)]
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
@@ -255,11 +310,15 @@ def shell_words(line: str) -> list[str]:
     return words
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-062
+_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})  # what ends a simple command
+_FEEDING = frozenset({"<", "<<", "<<<", "<<-"})  # what feeds one its standard input
+
+
 def simple_commands(command: str) -> list[tuple[list[str], bool]]:
     """The command's simple commands, each as (its words and redirection marks, whether a pipe, a redirection
     or a heredoc feeds its standard input)."""
     found = []
-    separators, feeding = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"}), {"<", "<<", "<<<", "<<-"}
+    separators, feeding = _SEPARATORS, _FEEDING
     for line, heredoc in _lines(command):
         try:
             tokens = shell_words(line)
@@ -355,16 +414,20 @@ def may_write(command: str, written=()) -> bool:
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063r
-@functools.lru_cache(maxsize=4096)  # a session runs the same command lines again and again
 def read_only(command: str) -> bool:
-    """Is `command` read-only for sure: every simple command a reading program, no redirection into a file?"""
-    def reads(words: list[str]) -> bool:
+    """Is `command` read-only for sure: every simple command a reading program (`sed` without -i) or a reading
+    git command, and no redirection into a file?"""
+    def reads(words: list[str]) -> bool:  # of `_one_writes`, all that can say yes to a reading program
+        first = words[0].rpartition("/")[2]
+        if "=" not in words[0] and first in READING and first != "sed":
+            return True  # a reading program named first (no VAR=, no wrapper); its redirections are asked apart
         name, args = _program(words)
         if name == "git":
             return next((a for a in args if not a.startswith("-")), "") in GIT_READING
-        return name in READING and not _one_writes(words, False, ())
+        in_place = name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args)
+        return name in READING and not in_place
     parts = simple_commands(command)
-    return bool(parts) and all(reads(words) and not _targets(words) for words, _ in parts)
+    return bool(parts) and all(not _targets(words) and reads(words) for words, _ in parts)
 
 
 def files_written(command: str) -> list[str]:
@@ -417,6 +480,8 @@ MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory"})  #
 def elsewhere(command: str) -> bool:
     """Does the command run in another tree than the session's: above its folder or in the home folder, through
     its `cd`s or an option naming the folder (of a program that is not a reading one)?"""
+    if "cd" not in command and "pushd" not in command and not any(option in command for option in MOVED_BY):
+        return False  # it changes no folder and names none: it runs here
     here = "."
     for words, _fed in simple_commands(command):
         name, args = _program(words)
@@ -459,22 +524,9 @@ def each_of(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-081b
 def _one_branch(pattern: str) -> bool:
-    """Is `pattern` one branch: no `|` outside its groups and classes?"""
-    depth, at = 0, 0
-    while at < len(pattern):
-        char = pattern[at]
-        if char == "\\":
-            at += 1  # the escaped character is taken as it is
-        elif char == "[":  # a class runs to its first `]` that is not its first member
-            at = pattern.find("]", at + (3 if pattern.startswith("[^", at) else 2))
-            if at < 0:
-                return False
-        elif char in "()":
-            depth += 1 if char == "(" else -1
-        elif char == "|" and depth == 0:
-            return False
-        at += 1
-    return True
+    """Is `pattern` one branch: no `|` outside its groups and classes (section 3's `_branches`)?"""
+    branches = _branches(pattern)
+    return branches is not None and len(branches) == 1
 
 
 @functools.lru_cache(maxsize=64)
@@ -492,29 +544,44 @@ def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
     except re.error:  # a member with global flags, or two members naming a group alike
         return _EachOf(patterns)
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-090r
+class _Remembers:
+    """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `remembered`
+    (the question and the text -> the answer) the first time it is asked."""
+
+    @functools.cached_property
+    def remembered(self) -> dict:
+        return {}
+
+    def once(self, question: Callable[[str], Any], text: str) -> Any:
+        """`question(text)`, worked out the first time it is asked and remembered."""
+        if (question, text) not in self.remembered:
+            self.remembered[question, text] = question(text)
+        return self.remembered[question, text]
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-091
 from .audit import Rules
 
 
-class AuditRules(Rules):
+class AuditRules(_Remembers, Rules):
     """Chapter 09's `Rules` answered as this appendix reads: the rules of `donegate audit`."""
 
     def is_check(self, command: str) -> bool:
         return bool(any_of(self.checks).search(command))
 
     def claims(self, text: str) -> list[tuple[str, str]]:
-        return find_claims(text)
+        return list(self.once(find_claims, text))
 
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
         redirected into a file) may have changed files."""
-        return not read_only(command)  # a program the session wrote, or an interpreter on it, is no reading one
+        return not self.once(read_only, command)  # a program the session wrote, or an interpreter on it, reads not
 
     def accounts(self, text: str) -> bool:
-        return accounts(text)
+        return accounts(text, self.claims(text))
 
     def disclaims(self, text: str) -> list[str]:
-        return [s for s in sentences(text) if NOT_RUN.search(s)]
+        return list(self.once(disclaimers, text))
 
     def elsewhere(self, command: str) -> bool:
         return elsewhere(command)
@@ -526,7 +593,7 @@ class AuditRules(Rules):
         return names_scope(sentence, scope)
 
     def files_written(self, command: str) -> tuple[str, ...]:
-        return tuple(files_written(command))
+        return tuple(self.once(files_written, command))
 
     def written(self) -> Written:
         return Written()

@@ -25,8 +25,8 @@ from .trajectory_io import DurableWriter, load_checked
 HOSTS = ("claude-code", "codex", "gemini")
 
 # %% auto #0
-__all__ = ['HOSTS', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS', 'Step',
-           'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
+__all__ = ['HOSTS', 'Lines', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS',
+           'Step', 'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
            'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory', 'Sketch', 'Outline',
            'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript', 'audit_command']
 
@@ -61,9 +61,10 @@ class Imported:
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-012
 _DECODER, _JSON_SPACE = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")  # the four characters JSON calls whitespace
+Lines = tuple[list[tuple[int, Any]], list[tuple[int, str]]]  # (line number, record)s, (line number, what is wrong)s
 
 
-def read_lines(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+def read_lines(path: Path) -> Lines:
     """The JSON records of a JSON Lines file with their line numbers, and the lines that are not JSON. A line
     ends at a newline only: a JSON string may hold U+2028 or U+0085, which `str.splitlines` would cut at."""
     records, damaged = [], []
@@ -98,8 +99,7 @@ def prompt_or_feedback(text: str, ts: str | None) -> Step:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-016
 CLAUDE_EDITS = {"Edit": "file_path", "Write": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}
 CLAUDE_SHELL = {"Bash"}
-_CLAUDE_EXIT = re.compile(r"^(?:Error: )?Exit code (-?\d+)")
-_CLAUDE_RUNNING = re.compile(r"^Command running in background with ID: ")
+_CLAUDE_EXIT = re.compile(r"^(?:(?:Error: )?Exit code (-?\d+)|Command running in background with ID: )")  # or running
 _CLAUDE_DONE = re.compile(r"<task-notification>.*?<tool-use-id>([^<]+)</tool-use-id>.*?<status>(?:completed|failed|killed)"
                           r"</status>", re.S)
 _HOOK_FEEDBACK = re.compile(r"^(Stop|SubagentStop|PreToolUse|PostToolUse) hook feedback:\s*(.*)", re.S)
@@ -118,14 +118,15 @@ def _text_of(content: Any) -> str:
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-020
 def _claude_call(block: dict, ts: str | None) -> Step:
-    tool, given = str(block.get("name") or "?"), block.get("input") if isinstance(block.get("input"), dict) else {}
+    tool, given, call_id = str(block.get("name") or "?"), block.get("input"), str(block.get("id"))
+    given = given if isinstance(given, dict) else {}
     if tool in CLAUDE_EDITS:
-        return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="edit",
+        return Step("call", ts, call_id=call_id, tool=tool, input=given, action="edit",
                     files=[str(given.get(CLAUDE_EDITS[tool]) or "")])
     if tool in CLAUDE_SHELL:
-        return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="shell",
+        return Step("call", ts, call_id=call_id, tool=tool, input=given, action="shell",
                     command=str(given.get("command") or ""))
-    return Step("call", ts, call_id=str(block.get("id")), tool=tool, input=given, action="other")
+    return Step("call", ts, call_id=call_id, tool=tool, input=given, action="other")
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-022
 def _claude_user(message: dict, ts: str | None) -> list[Step]:
@@ -140,25 +141,26 @@ def _claude_user(message: dict, ts: str | None) -> list[Step]:
             [prompt_or_feedback(content, ts)]
     steps = []
     for block in content if isinstance(content, list) else ():
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "tool_result":
+        shape = block.get("type") if isinstance(block, dict) else None
+        if shape == "tool_result":
             output, failed = _text_of(block.get("content")), bool(block.get("is_error"))
-            if _CLAUDE_RUNNING.match(output):  # not back yet: its result comes in a task notification
+            code = _CLAUDE_EXIT.match(output)
+            if code is not None and code.group(1) is None:  # not back yet: its result comes in a task notification
                 steps.append(Step("opaque", ts, tool="still running", record=block))
                 continue
-            code = _CLAUDE_EXIT.match(output)
             steps.append(Step("result", ts, text=output, call_id=str(block.get("tool_use_id")), ok=not failed,
                               exit_code=int(code.group(1)) if code else (1 if failed else 0)))
-        elif block.get("type") == "text":
+        elif shape == "text":
             steps += _claude_user({"content": block.get("text") or ""}, ts)
     return steps
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-024
-def read_claude_code(path: Path) -> Imported:
+def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
     """Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl): user and assistant records
-    hold the conversation (tool calls, their results, hook feedback); every other record is kept opaque."""
-    records, damaged = read_lines(path)
+    hold the conversation (tool calls, their results, hook feedback); every other record is kept opaque. (`lines`:
+    the file's `read_lines`, when it was read already.)"""
+    records, damaged = lines if lines is not None else read_lines(path)
+    damaged = list(damaged)
     steps, opaque, session = [], Counter(), None
     names: dict[str, str] = {}
     for number, record in records:
@@ -175,8 +177,9 @@ def read_claude_code(path: Path) -> Imported:
                 if shape == "text" and block.get("text"):
                     steps.append(Step("reply", ts, text=block["text"]))
                 elif shape == "tool_use":
-                    steps.append(_claude_call(block, ts))
-                    names[steps[-1].call_id] = steps[-1].tool
+                    call = _claude_call(block, ts)
+                    steps.append(call)
+                    names[call.call_id] = call.tool
         elif kind == "user" and message is not None and (not record.get("isMeta") or
                                                          _HOOK_FEEDBACK.match(_text_of(message.get("content")))):
             for step in _claude_user(message, ts):
@@ -246,8 +249,8 @@ def _codex_item(payload: dict, ts: str | None) -> list[Step]:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-034
 def _codex_hook(payload: dict, ts: str | None) -> list[Step]:
     """A Stop hook's refusal, as Codex shows it (an event message with a HookPrompt item); else nothing."""
-    item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
-    if payload.get("type") == "item_completed" and item.get("type") == "HookPrompt":
+    item = payload.get("item")
+    if payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "HookPrompt":
         text = "\n".join(str(f.get("text", "")) for f in item.get("fragments") or () if isinstance(f, dict))
         return [Step("hook", ts, text=text.strip(), tool="Stop", action="block")]
     return []
@@ -279,12 +282,13 @@ def _codex_running(steps: list[Step], names: dict[str, str], opaque: Counter) ->
     return out
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-036
-def read_codex(path: Path) -> Imported:
+def read_codex(path: Path, lines: Lines | None = None) -> Imported:
     """Codex's rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl): its response items are the
     conversation; event messages (which repeat them for display), the session's metadata and the rest are
     kept opaque. A hook's refusal is read from the hook events Codex records; a command still running is read
-    from the poll that saw it end."""
-    records, damaged = read_lines(path)
+    from the poll that saw it end. (`lines`: the file's `read_lines`, when it was read already.)"""
+    records, damaged = lines if lines is not None else read_lines(path)
+    damaged = list(damaged)
     steps, opaque, session = [], Counter(), None
     names: dict[str, str] = {}
     for number, record in records:
@@ -296,14 +300,14 @@ def read_codex(path: Path) -> Imported:
             session = session or payload.get("id") or payload.get("session_id")
         new = _codex_item(payload, ts) if kind == "response_item" else _codex_hook(payload, ts)
         if not new:
-            new = [Step("opaque", ts, tool=f"{kind}/{payload.get('type')}" if payload.get("type") else kind,
-                        record=record)]
+            shape = payload.get("type")
+            new = [Step("opaque", ts, tool=f"{kind}/{shape}" if shape else kind, record=record)]
         for step in new:
             if step.kind == "opaque":
                 opaque[step.tool] += 1
-            if step.kind == "call":
+            elif step.kind == "call":
                 names[step.call_id] = step.tool
-            if step.kind == "result":
+            elif step.kind == "result":
                 step.tool = names.get(step.call_id, "?")
         steps += new
     return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged)
@@ -351,24 +355,31 @@ def _gemini_calls(message: dict) -> list[Step]:
     return steps
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-046
-def _gemini_records(path: Path) -> tuple[list[tuple[int, Any]], list[tuple[int, str]]]:
+def _gemini_records(path: Path, lines: Lines | None = None) -> Lines:
     """The records of a session file: JSON Lines, or (as older versions wrote it) one JSON document whose
-    `messages` list holds them after the header's fields."""
-    try:
-        whole = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except ValueError:
-        return read_lines(path)
+    `messages` list holds them after the header's fields. (`lines`: the file's `read_lines`, if read already.)"""
+    records, damaged = lines if lines is not None else read_lines(path)
+    if damaged:  # lines that are not JSON: perhaps one document written over many lines
+        try:
+            whole = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        except ValueError:
+            return records, damaged
+    elif len(records) == 1:  # one JSON value: the whole file
+        whole = records[0][1]
+    else:  # no value, or two or more, each a line of its own: no one document
+        return records, damaged
     if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
         header = {k: v for k, v in whole.items() if k != "messages"}
         return [(1, header), *[(1, m) for m in whole["messages"]]], []
-    return read_lines(path)
+    return records, damaged
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-048
-def read_gemini(path: Path) -> Imported:
+def read_gemini(path: Path, lines: Lines | None = None) -> Imported:
     """Gemini CLI's session file (~/.gemini/tmp/<project>/chats/session-*.jsonl, or .json): a header, then message
     records, where a message written again under the same id (to add its tool calls) replaces the first;
-    `$set` updates and info messages are kept opaque."""
-    records, damaged = _gemini_records(path)
+    `$set` updates and info messages are kept opaque. (`lines`: the file's `read_lines`, when it was read already.)"""
+    records, damaged = _gemini_records(path, lines)
+    damaged = list(damaged)
     latest: dict[str, dict] = {}
     order: list[tuple[str, Any]] = []
     session, opaque = None, Counter()
@@ -395,46 +406,40 @@ def read_gemini(path: Path) -> Imported:
         if kind == "user" and text:
             steps.append(prompt_or_feedback(text, ts))
         elif kind == "gemini":
-            calls = _gemini_calls(message)
-            opaque.update(step.tool for step in calls if step.kind == "opaque")  # a call still running
-            steps += ([Step("reply", ts, text=text)] if text else []) + calls
+            if text:
+                steps.append(Step("reply", ts, text=text))
+            for step in _gemini_calls(message):
+                steps.append(step)
+                if step.kind == "opaque":  # a call still running
+                    opaque[step.tool] += 1
         elif kind != "user":
             opaque[f"message/{kind}"] += 1
             steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))
     return Imported("gemini", path, session, steps, opaque, damaged)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-052
-READERS: dict[str, Callable[[Path], Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
-                                                  "gemini": read_gemini}
+READERS: dict[str, Callable[..., Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
+                                               "gemini": read_gemini}  # each: (path, lines=None) -> Imported
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-054
 class TranscriptError(Exception):
     """A transcript that cannot be read at all (missing, empty, no host's format)."""
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-055
-def _first_records(path: Path, count: int) -> list[Any]:
-    """The first `count` records of a session file, read no further than that; a file whose first line is not a
-    JSON value (one JSON document over many lines, as older Gemini versions wrote it) is read whole."""
-    records = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except ValueError:
-                if not records:
-                    return [record for _, record in _gemini_records(path)[0][:count]]
-                continue
-            if len(records) == count:
-                break
-    return records
+def _leading(path: Path, lines: Lines, count: int) -> list[Any]:
+    """The first `count` records of a session file read into `lines`; of a file whose first line is not a JSON
+    value (one JSON document over many lines, as older Gemini versions wrote it), the document's."""
+    records, damaged = lines
+    if damaged and (not records or damaged[0][0] < records[0][0]):
+        records = _gemini_records(path, lines)[0]
+    return [record for _, record in records[:count]]
 
 
-def detect_host(path: Path) -> str:
+def detect_host(path: Path, lines: Lines | None = None) -> str:
     """Which host wrote a transcript: from the first records' shape (Claude Code's sessionId with a record
-    type, Codex's typed records with a payload, Gemini's header with a projectHash)."""
-    for record in _first_records(path, 20):
+    type, Codex's typed records with a payload, Gemini's header with a projectHash). (`lines`: the file's
+    `read_lines`, when it was read already.)"""
+    for record in _leading(path, read_lines(path) if lines is None else lines, 20):
         if not isinstance(record, dict):
             continue
         if "payload" in record and record.get("type") in ("session_meta", "response_item", "event_msg", "turn_context"):
@@ -456,14 +461,16 @@ def _guess(path: Path) -> str:
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-058
 def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
     """Read a host's transcript; `host` auto-detects. Unknown records are kept opaque and counted; damaged
-    lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError."""
-    path = Path(path)
+    lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError.
+    The file is read and its lines parsed once, for the detection and the reader alike."""
+    path = path if isinstance(path, Path) else Path(path)
     if not path.is_file():
         raise TranscriptError(f"{path}: no such file")
-    host = detect_host(path) if host == "auto" else host
+    lines = read_lines(path)
+    host = detect_host(path, lines) if host == "auto" else host
     if host not in READERS:
         raise TranscriptError(f"unknown host {host!r}; choose auto, {', '.join(READERS)}")
-    imported = READERS[host](path)
+    imported = READERS[host](path, lines)
     if imported.steps and all(step.kind == "opaque" for step in imported.steps):
         raise TranscriptError(f"{path}: no prompt, reply or tool call of a {host} transcript in it; is it one? "
                               f"(the file looks like {_guess(path)})")
@@ -481,6 +488,9 @@ def _moment(ts: str | None, last: datetime) -> datetime:
     return max(moment, last)  # a trajectory's time never runs backwards
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-064
+_FIRST_LINE = re.compile(r"[^\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]*")  # up to where `str.splitlines` cuts first
+
+
 def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[datetime] | None,
                  is_check: Callable[[str], bool], claims_of: Callable[[str], list[str]]) -> None:
     """Each step of the session as its trajectory events, in order, the writer's clock at the step's time (no
@@ -489,12 +499,7 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
     for step in imported.steps:
         if clock is not None:
             clock[0] = _moment(step.ts, clock[0])
-        if step.kind == "prompt":
-            turn += 1
-            writer.turn_started(turn)
-        elif step.kind == "reply":
-            writer.model_reply(step.text, claims=claims_of(step.text))
-        elif step.kind == "call":
+        if step.kind == "call":  # the kinds most steps are first
             kind = "check" if step.action == "shell" and is_check(step.command) else step.action
             writer.tool_requested(step.tool, {**step.input, "donegate": {"kind": kind, "files": step.files,
                                                                          "command": step.command}},
@@ -504,8 +509,13 @@ def _write_steps(writer: tj.TrajectoryWriter, imported: Imported, clock: list[da
             if step.ok:
                 writer.tool_completed(step.call_id, step.tool, step.text, exit_code=step.exit_code)
             else:
-                writer.tool_failed(step.call_id, step.tool, step.text.splitlines()[0] if step.text else "failed",
+                writer.tool_failed(step.call_id, step.tool, _FIRST_LINE.match(step.text)[0] if step.text else "failed",
                                    exit_code=step.exit_code, output=step.text)
+        elif step.kind == "prompt":
+            turn += 1
+            writer.turn_started(turn)
+        elif step.kind == "reply":
+            writer.model_reply(step.text, claims=claims_of(step.text))
         elif step.kind == "hook":
             writer.hook_decision(step.tool, "stop-hook" if step.tool == "Stop" else "hook", step.action,
                                  step.text, tool_name=None)
@@ -636,9 +646,10 @@ def outline(imported: Imported, is_check: Callable[[str], bool] | None = None,
     return sketch.events
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-072
-def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: au.Rules = AuditRules()) -> tj.LoadResult:
-    """The session as a donegate trajectory at `path` (None: in memory) with `rules` handed in: a shell call the
-    check rule matches is marked check, and each reply carries its claims."""
+def to_trajectory(imported: Imported, path: str | os.PathLike | None, rules: au.Rules | None = None) -> tj.LoadResult:
+    """The session as a donegate trajectory at `path` (None: in memory) with `rules` handed in (None: a new
+    `AuditRules`): a shell call the check rule matches is marked check, and each reply carries its claims."""
+    rules = AuditRules() if rules is None else rules
     return write_trajectory(imported, path, is_check=rules.is_check,
                             claims_of=lambda text: [sentence for _, sentence in rules.claims(text)])
 
@@ -656,10 +667,12 @@ class SessionAudit(au.Audit):
         return self.loaded
 
 
-def audit_transcript(path: str | os.PathLike, host: str = "auto", rules: au.Rules = AuditRules(),
+def audit_transcript(path: str | os.PathLike, host: str = "auto", rules: au.Rules | None = None,
                      trajectory_path: str | os.PathLike | None = None) -> SessionAudit:
     """Read the transcript, and judge each claim in it by chapter 09's evidence rule on the session's events: the
-    trajectory written to `trajectory_path` when one is given, else the session's outline."""
+    trajectory written to `trajectory_path` when one is given, else the session's outline. `rules` None: a new
+    `AuditRules`, which has read nothing yet."""
+    rules = AuditRules() if rules is None else rules
     imported = read_transcript(path, host)
     loaded = to_trajectory(imported, trajectory_path, rules) if trajectory_path else None
     judged = au.audit_session(imported, loaded.events if loaded else outline(imported), rules)

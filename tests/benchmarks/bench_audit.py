@@ -15,6 +15,10 @@ favours neither): `json.loads` of every line of the file, and what `donegate aud
 printing: `format_audit(audit_transcript(path))` (reading the transcript, taking its events, judging every
 claim, writing the report). Python's start and the imports are not in either figure. It prints both medians
 and their ratio against the goal of at most 2x.
+
+Each audit reads the session afresh, as a new `donegate audit` process does: `audit_transcript` takes new
+rules for each call, which have read nothing yet, and the library keeps no reading of one audit for the next
+(an answer kept across calls would let every run after the first skip the work the command really does).
 """
 from __future__ import annotations
 
