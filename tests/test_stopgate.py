@@ -1196,22 +1196,3 @@ def test_a_rule_in_git_s_user_files_that_hides_a_change_counts(repo, monkeypatch
     assert repo.git("status", "--porcelain") == ""
     verdict = gate.on_stop(False)
     assert (verdict.action, verdict.exit) == ("block", "check_failed"), verdict
-
-
-def test_what_head_holds_at_a_changed_path_is_read_from_git_status_not_asked_again(repo, monkeypatch):
-    """git status names HEAD's mode and id for every tracked path it lists, so changed_paths asks git (ls-tree)
-    only for paths no reading of the same commit told: the changes are the same as when it asks for all."""
-    from donegate import stopgate
-    before = snapshot(repo.root)
-    repo.write("status.txt", "ok\n")
-    repo.git("add", "notes.txt")
-    repo.write("notes.txt", "changed\n")
-    (repo.root / "app.py").unlink()
-    after = snapshot(repo.root)
-    assert set(after.at_head) == {"status.txt", "notes.txt", "app.py"}
-    asked = []
-    monkeypatch.setattr(stopgate, "git", lambda root, *args: asked.append(args) or git(root, *args))
-    told = stopgate.changed_paths(repo.root, before, after)
-    assert asked == []
-    blind = stopgate.changed_paths(repo.root, before, type(after)(after.head, after.entries))
-    assert len(asked) == 1 and told == blind and set(told) == {"status.txt", "notes.txt", "app.py"}

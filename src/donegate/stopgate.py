@@ -206,13 +206,11 @@ def path_identity(root: Path, rel: str) -> Identity | None:
 @dataclass(frozen=True)
 class TreeState:
     """The state of a working tree: HEAD plus every path where the working tree differs from it. Two states with
-    the same digest are the same tree. `ignored` (what git showed as ignored) and `at_head` (what HEAD holds at
-    paths git listed, where its output said: None, nothing) are not part of the digest."""
+    the same digest are the same tree. `ignored` (what git showed as ignored) is not part of the digest."""
 
     head: str
     entries: dict[str, Identity | None]
     ignored: tuple[str, ...] = field(default=(), compare=False)
-    at_head: dict[str, Identity | None] = field(default_factory=dict, compare=False)
 
     @cached_property
     def digest(self) -> str:
@@ -245,17 +243,14 @@ def tree_state(root: Path) -> TreeState:
     return TreeState(head, entries, tuple(ignored))
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-016-k2
-def _head_identities(root: Path, head: str, paths: Sequence[str], known: Mapping = {}) -> dict[str, Identity]:
-    """(mode, id) of each of `paths` in commit `head` (paths missing there are left out); `known` already
-    holds some of them (a tree state's `at_head` for that commit), and git is asked only for the rest."""
-    found = {p: known[p] for p in paths if known.get(p)}
-    paths = [p for p in paths if p not in known]
+def _head_identities(root: Path, head: str, paths: Sequence[str]) -> dict[str, Identity]:
+    """(mode, id) of each of `paths` in commit `head` (paths missing there are left out)."""
     if not head or not paths:
-        return found
+        return {}
     args = ["ls-tree", "-r", "-z", "--full-tree", head]
     out = git(root, *args, "--", *paths) if len(paths) <= 500 else git(root, *args)  # no command line too long
     records = (rec.split(b"\t", 1) for rec in out.split(b"\0") if rec)  # "mode type id", then the path
-    return {**found, **{os.fsdecode(path): tuple(meta.decode().split(" ")[::2]) for meta, path in records}}
+    return {os.fsdecode(path): tuple(meta.decode().split(" ")[::2]) for meta, path in records}
 
 
 def changed_paths(root: Path, before: TreeState, after: TreeState) -> dict[str, tuple[Identity | None, Identity | None]]:
@@ -271,11 +266,8 @@ def changed_paths(root: Path, before: TreeState, after: TreeState) -> dict[str, 
         else:
             out = git(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", before.head or after.head)
         candidates |= {os.fsdecode(p) for p in out.split(b"\0") if p}
-    same = before.head == after.head
-    clean_before = _head_identities(root, before.head, sorted(candidates - set(before.entries)),
-                                    {**(after.at_head if same else {}), **before.at_head})
-    clean_after = _head_identities(root, after.head, sorted(candidates - set(after.entries)),
-                                   {**(before.at_head if same else {}), **after.at_head})
+    clean_before = _head_identities(root, before.head, sorted(candidates - set(before.entries)))
+    clean_after = _head_identities(root, after.head, sorted(candidates - set(after.entries)))
     changes = {}
     for path in sorted(candidates):
         a = before.entries[path] if path in before.entries else clean_before.get(path)

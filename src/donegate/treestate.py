@@ -214,10 +214,9 @@ STATUS_ARGS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=
 FLAGGED_ARGS = ("ls-files", "-v", "-z")
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-502
-def _read_status(out: bytes, root: Path, identity: Callable) -> tuple[str, dict, list[str], str, dict]:
-    """HEAD, the identities of the paths git status lists, the ignored paths, the hash algorithm, and what HEAD
-    holds at each changed path (its record names HEAD's mode and id: no ls-tree needed for them later)."""
-    head, entries, ignored, at_head = "", {}, [], {}
+def _read_status(out: bytes, root: Path, identity: Callable) -> tuple[str, dict, list[str], str]:
+    """HEAD, the identities of the paths git status lists, the ignored paths and the hash algorithm."""
+    head, entries, ignored = "", {}, []
     algorithm = "sha1"
     for rec in out.split(b"\0"):
         if not rec:
@@ -234,10 +233,7 @@ def _read_status(out: bytes, root: Path, identity: Callable) -> tuple[str, dict,
             entry = _status_entry(rec, root, identity, algorithm)
             if entry is not None:
                 entries[entry[0]] = entry[1]
-            if kind == b"1":  # "1 XY sub mH mI mW hH hI path"
-                f = rec.split(b" ", 8)
-                at_head[entry[0]] = None if f[3] == b"000000" else (f[3].decode(), f[6].decode())
-    return head, entries, ignored, algorithm, at_head
+    return head, entries, ignored, algorithm
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-506
 def _status_entry(rec: bytes, root: Path, identity: Callable, algorithm: str) -> tuple[str, Identity | None] | None:
@@ -329,12 +325,12 @@ def snapshot(root: Path, cache: Any = None, reading: tuple[bytes, bytes] | None 
         status, flagged = git_start(root, *STATUS_ARGS), git_start(root, *FLAGGED_ARGS)
         reading = git_finish(status), git_finish(flagged)
     out, listing = reading
-    head, entries, ignored, algorithm, at_head = _read_status(out, root, identity)
+    head, entries, ignored, algorithm = _read_status(out, root, identity)
     _add_trusted(entries, listing, root, identity, algorithm)
     _add_rules(entries, root, algorithm)
     if cache is not None:
         cache.save(set(entries))
-    return TreeState(head, entries, tuple(ignored), at_head)
+    return TreeState(head, entries, tuple(ignored))
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-801
 class ExactGate(StopGate):
