@@ -185,7 +185,7 @@ def _widget(self: Practice):
         self._widget.add_class("donegate-practice")
     return self._widget
 
-
+# %% ../../chapters/87_workbook_practice.ipynb #pr-widget-show
 def _show(self: Practice, answer: str, out, ran=None) -> None:
     from donegate.quiz import as_html
 

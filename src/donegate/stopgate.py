@@ -461,8 +461,7 @@ def exit_within(proc: subprocess.Popen, timeout: float) -> int | None:
 
 # %% ../../chapters/07_stop_hook_verify_loop.ipynb #ch07-026-k0b
 def output_file():
-    """A nameless file for the check's output, gone when closed: Linux's O_TMPFILE in the temporary folder, as
-    `tempfile.TemporaryFile` makes it, without importing `tempfile` on every stop; that module elsewhere."""
+    """A nameless file for the check's output (O_TMPFILE, as tempfile makes it, without importing tempfile)."""
     try:
         return os.fdopen(os.open(os.environ.get("TMPDIR") or "/tmp", os.O_TMPFILE | os.O_RDWR, 0o600), "w+b")
     except (AttributeError, OSError):
