@@ -755,6 +755,8 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
             'donegate.realhosts': { 'donegate.realhosts.HashCache': ('gate_in_real_hosts.html#hashcache', 'donegate/realhosts.py'),
                                     'donegate.realhosts.HashCache.__init__': ( 'gate_in_real_hosts.html#hashcache.__init__',
                                                                                'donegate/realhosts.py'),
+                                    'donegate.realhosts.HashCache.entries': ( 'gate_in_real_hosts.html#hashcache.entries',
+                                                                              'donegate/realhosts.py'),
                                     'donegate.realhosts.SessionGate': ('gate_in_real_hosts.html#sessiongate', 'donegate/realhosts.py'),
                                     'donegate.realhosts.SessionGate.__init__': ( 'gate_in_real_hosts.html#sessiongate.__init__',
                                                                                  'donegate/realhosts.py'),

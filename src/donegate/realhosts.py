@@ -13,6 +13,7 @@ import re
 import stat
 import time
 from dataclasses import asdict, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -99,13 +100,16 @@ class HashCache:
 
     def __init__(self, path: Path | None, racy: float = 2.0, state_dir: Path | None = None) -> None:
         self.path, self.racy, self.dirty, self.state_dir = path, racy, False, state_dir
-        self.entries: dict[str, list] = {}
         self.seen: dict[str, os.stat_result] = {}  # lstat results taken this stop already (appendix 93), used once
-        if path is not None:
-            try:
-                self.entries = unseal(state_dir, path.read_text()) or {}
-            except (OSError, ValueError):
-                self.entries = {}
+
+    @cached_property
+    def entries(self) -> dict[str, list]:
+        """The cache's entries, read when first asked for: a stop that reads no file (asked again, appendix 93)
+        does not read the cache either."""
+        try:
+            return (unseal(self.state_dir, self.path.read_text()) or {}) if self.path is not None else {}
+        except (OSError, ValueError):
+            return {}
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-103
 def _cache_identity(self: HashCache, root: Path, rel: str, algorithm: str) -> tuple[str, str] | None:
