@@ -1165,7 +1165,7 @@ def test_what_a_session_plants_in_python_s_user_site_cannot_pass_the_check(tmp_p
     assert not run.passed and "ModuleNotFoundError" in run.output
 
 
-@pytest.mark.parametrize("how", ["excludes", "attributes", "config", "info-attributes"])
+@pytest.mark.parametrize("how", ["excludes", "attributes", "config", "info-attributes", "include"])
 def test_a_rule_in_git_s_user_files_that_hides_a_change_counts(repo, monkeypatch, tmp_path, how):
     """git reads rules from outside the repository too: the user's configuration (GIT_CONFIG_GLOBAL, or ~/.gitconfig
     and $XDG_CONFIG_HOME/git/config), its default ignore and attributes files, and those a configuration names.
@@ -1176,6 +1176,8 @@ def test_a_rule_in_git_s_user_files_that_hides_a_change_counts(repo, monkeypatch
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.delenv("GIT_CONFIG_GLOBAL")
+    if how == "include":
+        (home / ".gitconfig").write_text("[include]\n\tpath = more.cfg\n")  # relative: beside the file that includes it
     gate = repo.started(exact=True)
     if how == "excludes":  # a new file the check reads (it fails), hidden from git status
         repo.write("extra.py", "broken(\n")
@@ -1189,6 +1191,10 @@ def test_a_rule_in_git_s_user_files_that_hides_a_change_counts(repo, monkeypatch
         repo.path(".git/info").mkdir(exist_ok=True)
         repo.path(".git/info/attributes").write_text("notes.txt filter=lower\n")
         (home / ".config" / "git" / "config").write_text('[filter "lower"]\n\tclean = tr A-Z a-z\n')
+    elif how == "include":  # a file the user's configuration already included at the start, now naming an excludes file
+        repo.write("extra.py", "broken(\n")
+        (home / "hide").write_text("extra.py\n")
+        (home / "more.cfg").write_text(f"[core]\n\texcludesFile = {home / 'hide'}\n")
     else:  # a configuration that names its own excludes file
         repo.write("extra.py", "broken(\n")
         (home / "hide").write_text("extra.py\n")

@@ -288,14 +288,14 @@ def _add_rules(entries: dict, root: Path, algorithm: str) -> None:
             entries[name] = None
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-601r
-NAMED_RULES = re.compile(r"(?im)^\s*(?:excludesfile|attributesfile)\s*=\s*\"?([^\"\n]*?)\"?\s*$")
+NAMED_RULES = re.compile(r"(?im)^\s*(excludesfile|attributesfile|path)\s*=\s*\"?([^\"\n]*?)\"?\s*$")  # path: an include
 
 
 def rule_files(root: Path, env: Mapping[str, str] | None = None) -> dict[str, Path]:
     """The files whose rules decide what git status shows for the tree at `root`, by entry name: the repository's
     own (info/exclude, info/attributes, config; `.git/...`) and git's user and system ones (`.git/@<path>`): the
-    configuration files, the default ignore and attributes files, and any a configuration names, where git's
-    variables put them (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, XDG_CONFIG_HOME, HOME)."""
+    configuration files and those they include, the default ignore and attributes files, and any a configuration
+    names, where git's variables put them (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, XDG_CONFIG_HOME, HOME)."""
     env = os.environ if env is None else env
     shared = git_dir(root)
     files = {f".git/{name}": shared / name for name in ("info/exclude", "info/attributes", "config")}
@@ -304,15 +304,23 @@ def rule_files(root: Path, env: Mapping[str, str] | None = None) -> dict[str, Pa
     configs = [Path(env["GIT_CONFIG_GLOBAL"])] if env.get("GIT_CONFIG_GLOBAL") else [xdg / "config", home / ".gitconfig"]
     if not env.get("GIT_CONFIG_NOSYSTEM"):
         configs.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
-    named = [xdg / "ignore", xdg / "attributes", Path("/etc/gitattributes")]
-    for config in [*configs, shared / "config"]:
+    named, todo, read = [xdg / "ignore", xdg / "attributes", Path("/etc/gitattributes")], [*configs, shared / "config"], []
+    while todo:  # each configuration, and the files it names or includes (an included file is a configuration too)
+        config = todo.pop(0)
+        if config in read:
+            continue
+        read.append(config)
         try:
             text = config.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        named += [Path(os.path.expanduser(value)) for value in NAMED_RULES.findall(text) if value]
-    for path in [*configs, *named]:
-        files.setdefault(f".git/@{path}", path)
+        for key, value in NAMED_RULES.findall(text):
+            path = Path(os.path.expanduser(value)) if value else None
+            if path is not None:
+                (todo if key.lower() == "path" else named).append(path if path.is_absolute() else config.parent / path)
+    for path in [*read, *named]:
+        if path != shared / "config":
+            files.setdefault(f".git/@{path}", path)
     return files
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-701
