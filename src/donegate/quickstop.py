@@ -399,13 +399,14 @@ def replay(call: Call, run: "Reading") -> tuple[int, str, str] | None:
     rules = git_rules(call.root)
     if len(was) != 3 or was[1:] != rules:
         return None  # a rule moved: the key differs, whatever git status says
-    recorded = was[0].split(b"\0")
-    if len(recorded) != len(listed) and listed:
-        return None
-    for line, kept_line in zip(fenced_lines(listed, fence, call.root), recorded):
-        if line != kept_line:
+    lines = []
+    for line, recorded in zip(fenced_lines(listed, fence, call.root), was[0].split(b"\0")):
+        if line != recorded:
             return None  # a listed path moved: the same
-    early = was[0]
+        lines.append(line)
+    early = b"\0".join(lines)
+    if early != was[0]:
+        return None
     status = run.status()
     if status is None or kept[2] != stat_data([call.index])[0]:
         return None
@@ -533,8 +534,9 @@ def next_answer(host: str, raw: bytes, env, call: Call, reading: Reading, answer
 def gate_files(call: Call, env) -> tuple[list[bytes], bytes]:
     """The gate's files this stop's answer depends on (the session's state, stamp and records; the settings
     layers that arm the gate, and their folders: one changed, and the stop is the gate's to decide again; git's
-    rule files outside the tree, which the gate's snapshot reads; the linked worktrees' files), and the state folder's sealing key. ValueError where the session's repository is
-    another or it gates more than one tree: no memo then."""
+    rule files outside the tree, which the gate's snapshot reads; the linked worktrees' files), and the state
+    folder's sealing key. ValueError where the session's repository is another or it gates more than one tree:
+    no memo then."""
     from pathlib import Path
     from donegate.realhosts import arming_files, relay_file, seal_key, session_record, session_repository, tool_marker
     from donegate.stopgate import Settings, session_files
@@ -574,9 +576,10 @@ def record_stop(host: str, raw: bytes, env, call: Call | None = None, reading: R
         kept = next_answer(host, raw, env, call, reading, answer, before, fence, files, state) if before else None
         if kept is not None:
             index, flagged, paths, tree, early = before
+            digest = _blake2b(pack([call.key, index, tree, kept[1]]), digest_size=32).digest()
             write_memo(call.memo, [QUICK_FORMAT, b"\0".join(files), index, b"\0".join(flagged), b"\0".join(paths),
-                                   _blake2b(pack([call.key, index, tree, kept[1]]), digest_size=32).digest(), b"%d" % kept[0].exit_code,
-                                   kept[0].stdout.encode(), kept[0].stderr.encode(), b"%d" % fence, early], tmp, key)
+                                   digest, b"%d" % kept[0].exit_code, kept[0].stdout.encode(), kept[0].stderr.encode(),
+                                   b"%d" % fence, early], tmp, key)
     except Exception:  # the answer is given; a memo not written only costs the next stop its speed
         pass
     finally:

@@ -95,7 +95,7 @@ class HashCache:
     """Object ids of working-tree files keyed by their stat data, so an unchanged file is not read
     again. Entries for files changed within the last `racy` seconds are never trusted (a write in the
     same clock tick would not show in the stat data). The file at `path` is sealed with the key of the state
-    folder `state_dir` (section 3): one written outside the gate is no cache, so no entry can pair a file's stat
+    folder `state_dir` (section 0): one written outside the gate is no cache, so no entry can pair a file's stat
     data with another content's id."""
 
     def __init__(self, path: Path | None, racy: float = 2.0, state_dir: Path | None = None) -> None:
@@ -436,7 +436,7 @@ def session_roots(payload: Mapping[str, Any], settings: Settings, env: Mapping[s
         remember_worktree(settings.state_dir, session, here, kind)
         (worktrees if kind == "worktrees" else repos).append(here)
     found = [root, *worktrees, *repos]
-    return found + [t for t in session_trees(settings.state_dir, session, found) if t not in found]
+    return found + session_trees(settings.state_dir, session, found)
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-401b
 def session_trees(state_dir: Path, session: str, known: Sequence[Path] = ()) -> list[Path]:
@@ -1484,11 +1484,12 @@ def session_lock(state_dir: Path, session: str):
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-r
 def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env: Mapping[str, str] | None = None,
-             reading: tuple[str, bytes, bytes] | None = None, again: bool = False) -> HookAnswer:
+             reading: tuple | None = None, again: bool = False) -> HookAnswer:
     """What `donegate hook` answers: chapter 08's run_hook with SessionSteps, in the operator's environment (no
-    DONEGATE_* setting a settings layer gave the hooks). `reading`: (tree, git status, ls-files -v, and the lstat of each
-    path git listed, if taken) already read for this stop (appendix 93), used instead. `again`: the stop just answered, asked again on that reading
-    for the answer the next stop of the same tree will get (appendix 93): not counted, never running the check.
+    variable a file the agent can write gave the hooks: operator_env). `reading`: (tree, git status, ls-files -v,
+    and the lstat of each path git listed, if taken) already read for this stop (appendix 93), used instead.
+    `again`: the stop just answered, asked again on that reading for the answer the next stop of the same tree
+    will get (appendix 93): not counted, never running the check.
     Chapter 07's find_repo and git read repositories as git lays them out meanwhile (appendix 94's git_layouts)."""
     with git_layouts():
         try:  # the repository the call is about, to read its settings layers

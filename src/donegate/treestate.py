@@ -295,7 +295,8 @@ def rule_files(root: Path, env: Mapping[str, str] | None = None) -> dict[str, Pa
     """The files whose rules decide what git status shows for the tree at `root`, by entry name: the repository's
     own (info/exclude, info/attributes, config; `.git/...`) and git's user and system ones (`.git/@<path>`): the
     configuration files and those they include, the default ignore and attributes files, and any a configuration
-    names, where git's variables put them (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM, XDG_CONFIG_HOME, HOME)."""
+    names, where git's variables put them (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM, GIT_CONFIG_NOSYSTEM,
+    XDG_CONFIG_HOME, HOME)."""
     env = os.environ if env is None else env
     shared = git_dir(root)
     files = {f".git/{name}": shared / name for name in ("info/exclude", "info/attributes", "config")}
@@ -304,7 +305,8 @@ def rule_files(root: Path, env: Mapping[str, str] | None = None) -> dict[str, Pa
     configs = [Path(env["GIT_CONFIG_GLOBAL"])] if env.get("GIT_CONFIG_GLOBAL") else [xdg / "config", home / ".gitconfig"]
     if not env.get("GIT_CONFIG_NOSYSTEM"):
         configs.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
-    named, todo, read = [xdg / "ignore", xdg / "attributes", Path("/etc/gitattributes")], [*configs, shared / "config"], []
+    named = [xdg / "ignore", xdg / "attributes", Path("/etc/gitattributes")]
+    todo, read = [*configs, shared / "config"], []
     while todo:  # each configuration, and the files it names or includes (an included file is a configuration too)
         config = todo.pop(0)
         if config in read:
