@@ -287,3 +287,87 @@ def test_a_check_counts_for_the_folder_its_tool_ran_it_in(folder, kind):
     [action] = au.timeline(events, AuditRules())
     assert action.kind == kind
 
+
+
+# -- what the session did decides: any tool, any folder, any form of the command ---------------------------------
+
+def _session(*calls: tuple[str, dict, int], folder: str | None = None, said: str = "All tests pass now."):
+    """A session of `calls` ((tool, input, exit code)) after a prompt, ending with `said`, audited as donegate audit
+    audits a transcript (its rules know the session's `folder`)."""
+    from collections import Counter
+    steps = [tr.Step("prompt", text="Fix add.")]
+    for i, (tool, given, code) in enumerate(calls):
+        command = given.get("command")
+        steps += [tr.Step("call", call_id=f"c{i}", tool=tool, input=given, action="shell" if command else "other",
+                          command=command or ""),
+                  tr.Step("result", call_id=f"c{i}", tool=tool, exit_code=code, ok=code == 0)]
+    imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*steps, tr.Step("reply", text=said)], Counter(), [])
+    rules = AuditRules()
+    rules.home = folder
+    loaded = tr.write_trajectory(imported, None, rules.is_check, lambda text: [s for _, s in rules.claims(text)])
+    claims, actions = au.audit_events(loaded.events, rules)
+    return claims, au.stretches(loaded.events, actions)[-1]
+
+
+EDIT = ("Edit", {"file_path": "/work/repo/calc.py", "old_string": "-", "new_string": "+"}, 0)
+PASS = ("Bash", {"command": "./verify.sh"}, 0)
+
+
+def _tool_names(n: int, seed: int) -> list[str]:
+    """Tool names no list holds: MCP servers' (mcp__server__verb), subagents', made-up ones, in several cases."""
+    import random
+    draw = random.Random(seed)
+    verbs = ["write", "save", "apply", "format", "fix", "run", "sync", "patch", "put", "do", "x"]
+    made = [lambda: f"mcp__{draw.choice(['fs', 'git', 'ide', 'repo'])}{draw.randint(0, 99)}__{draw.choice(verbs)}",
+            lambda: f"{draw.choice(verbs).title()}{draw.choice(['File', 'Agent', 'Tool', ''])}{draw.randint(0, 99)}",
+            lambda: f"{draw.choice(verbs)}_{draw.choice(['file', 'files', 'code', 'text'])}_{draw.randint(0, 999)}"]
+    return sorted({draw.choice(made)() for _ in range(n)}) + ["Agent", "Task", "Workflow", "invoke_agent", "spawn_agent"]
+
+
+@pytest.mark.parametrize("tool", _tool_names(12, 40))
+def test_a_tool_not_known_to_read_only_may_have_written_after_the_check(tool):
+    """Any tool outside the list of reading tools (an MCP server's, a subagent, one a newer host adds), called after
+    the passing check, leaves the work unverified and the claim stale: the audit cannot show that it wrote nothing."""
+    [claim], stretch = _session(EDIT, PASS, (tool, {"path": "/work/repo/calc.py", "content": "x"}, 0))
+    assert claim.verdict == "stale" and [e.what for e in claim.edits] == [tool], claim
+    assert stretch.work == "unverified"
+
+
+@pytest.mark.parametrize("tool", sorted(au.READING_TOOLS))
+def test_a_reading_tool_after_the_check_leaves_the_pass_standing(tool):
+    [claim], stretch = _session(EDIT, PASS, (tool, {"file_path": "/work/repo/calc.py"}, 0))
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
+
+
+@pytest.mark.parametrize("command", ["./verify.sh &", "! ./verify.sh", "(./verify.sh &)", "nohup ./verify.sh > log &",
+                                     "cd . && ! python3 -m pytest -q", "python -m pytest -q & wait"])
+def test_a_check_whose_exit_code_is_not_its_own_backs_nothing(command):
+    """In the background the command line ends at once with 0; negated, a failing suite exits 0: no evidence."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0))
+    assert claim.verdict == "unsupported" and "not the check's own" in claim.evidence, claim
+    assert stretch.work == "unverified"
+
+
+@pytest.mark.parametrize("command,home,work", [
+    ("cd /tmp && ./verify.sh", "/work/repo", "unverified"), ("cd /work/other && pytest -q", "/work/repo", "unverified"),
+    ("pytest -q --rootdir=/srv/x", "/work/repo", "unverified"), ("cd /work/repo2 && ./verify.sh", "/work/repo", "unverified"),
+    ("cd .. && cd repo && ./verify.sh", "/work/repo", "verified"), ("cd /work/repo/tests/.. && ./verify.sh", "/work/repo", "verified"),
+    ("cd /work/repo && ./verify.sh", "/work/repo", "verified"), ("cd /tmp && ./verify.sh", None, "verified")])
+def test_a_full_path_counts_for_the_repository_only_inside_the_folder_the_session_ran_in(command, home, work):
+    """Where the transcript says where the session ran (Claude Code's cwd, Codex's session_meta), a check in a full
+    path outside it checks another tree; where it does not (Gemini), a full path is taken to be the repository."""
+    _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder=home)
+    assert stretch.work == work, stretch
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex"])
+def test_the_reader_keeps_the_folder_the_session_ran_in_and_the_audit_judges_full_paths_from_it(host, tmp_path):
+    original = FIXTURES[f"{host}/supported"]
+    assert tr.read_transcript(original).folder == "/work/repo"
+    for folder, verdict in (("/tmp", "unsupported"), ("/work/repo", "supported")):
+        path = tmp_path / folder.strip("/").replace("/", "-") / original.name
+        path.parent.mkdir()
+        path.write_text(original.read_text().replace("./verify.sh", f"cd {folder} && ./verify.sh"))
+        result = tr.audit_transcript(path)
+        assert [c.verdict for c in result.claims] == [verdict], result.claims
+        assert result.exit_code == (0 if verdict == "supported" else 1)

@@ -265,3 +265,38 @@ def test_an_audit_reads_its_session_afresh():
     said = first.rules.claims("All tests pass now.")
     said.clear()  # what a caller does with an answer does not change the one remembered
     assert first.rules.claims("All tests pass now.") == [("tests", "All tests pass now.")]
+
+
+@pytest.mark.parametrize("command,scope", [
+    ("pytest --collect-only -q", ["--collect-only"]), ("pytest --co", ["--co"]), ("python -m pytest --version", ["--version"]),
+    ("./verify.sh --help", ["--help"]), ("pytest --ignore=tests/test_calc.py", ["--ignore=tests/test_calc.py"]),
+    ('PYTEST_ADDOPTS="-k nothing" pytest -q', ["PYTEST_ADDOPTS=-k nothing"]),
+    ("export PYTEST_ADDOPTS=-kx; pytest -q", ["PYTEST_ADDOPTS=-kx"]), ("cargo test --no-run", ["--no-run"]),
+    ("go test -short ./...", ["-short"]), ("mvn -q test -DskipTests", ["-DskipTests"]), ("tox -e py311", ["-e"]),
+    ('python -m unittest discover -s tests -p "test_c*.py"', ["-p test_c*.py"]), ("npm test -- --listTests", ["--listTests"]),
+    ("pytest -q", []), ("python3 -m pytest -q --tb=short -x", []), ("pytest -n 4 -p no:cacheprovider -W error -rA -vv", []),
+    ("PYTHONPATH=src CI=1 pytest -q", []), ("python -m unittest -v", []), ("npm test -- --coverage", []),
+    ("cargo test --workspace -q", []), ("go test -count=1 -race ./...", []), ("timeout 60 ./verify.sh", []),
+    ("cd /work/repo && uv run pytest -q > out.txt 2>&1", []), ("make -C sub test", []), ("echo go && pytest -q", [])])
+def test_a_check_is_whole_only_with_options_known_to_keep_it_whole(command, scope):
+    """Options that list, skip, ignore or select tests, or run none, are not on a list of their own: a run is
+    narrowed by any option or variable not known to keep the suite whole (the safe mistake)."""
+    assert check_scope(command) == scope
+
+
+def test_any_option_not_known_to_keep_the_suite_whole_narrows_the_run():
+    """Generated options and variables nobody listed narrow a run; the known ones, in any order, do not."""
+    import random
+    from donegate.claims import SHORT_FLAGS, KEEPS_WHOLE, TAKES_VALUE
+    draw = random.Random(92)
+    known = sorted(o for o in KEEPS_WHOLE if o not in TAKES_VALUE)
+    for _ in range(300):
+        runner = draw.choice(["pytest", "python3 -m pytest", "./verify.sh", "npm test --", "go test", "cargo test"])
+        kept = draw.sample(known, draw.randint(0, 4))
+        assert check_scope(" ".join([runner, *kept])) == [], kept
+        odd = "-" * draw.randint(1, 2) + "".join(draw.choice("abcdefghijklmnopqrstuvwxyz-") for _ in range(draw.randint(2, 12)))
+        if odd in KEEPS_WHOLE or odd.rstrip("-") != odd or SHORT_FLAGS.fullmatch(odd):  # -q, -vv, -ra: pytest's flags
+            continue
+        assert odd in check_scope(" ".join([runner, *kept, odd])), odd
+        name = "".join(draw.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") for _ in range(draw.randint(3, 14)))
+        assert check_scope(f"{name}=1 {runner}") == [f"{name}=1"], name

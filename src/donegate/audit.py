@@ -17,9 +17,9 @@ from . import trajectory as tj
 
 # %% auto #0
 __all__ = ['CHECK_COMMANDS', 'READ_ONLY_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'NOT_RUN', 'VERDICTS', 'EDIT_TOOLS',
-           'WORK', 'LABELS', 'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict', 'timeline',
-           'judge', 'Stretch', 'work_of', 'stretches', 'audit_events', 'Audit', 'audit_session', 'hook_decisions',
-           'work_lines', 'format_audit', 'plot_audit', 'audit_html']
+           'READING_TOOLS', 'WORK', 'LABELS', 'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict',
+           'timeline', 'judge', 'Stretch', 'work_of', 'stretches', 'audit_events', 'Audit', 'audit_session',
+           'hook_decisions', 'work_lines', 'format_audit', 'plot_audit', 'audit_html']
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
 # Which shell commands count as a test or check run: the repository's verify.sh and the usual runners.
@@ -64,15 +64,6 @@ class Rules:
         session wrote before it, see `written`.)"""
         return not any(re.fullmatch(p, command.strip()) for p in self.reading)
 
-    def masks(self, command: str) -> bool:
-        """True when the command's exit code is not the check's: the check is piped into another command
-        (without pipefail), followed by `||`, or followed by another command after `;` or a new line."""
-        if "pipefail" in command or not any(mark in command for mark in "|;\n"):
-            return False  # pipefail keeps the check's failure; no pipe, `;` or second line leaves it the last word
-        ends = [m.end() for p in self.checks for m in re.finditer(p, command)]
-        rest = command[max(ends):] if ends else ""
-        return bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
-
     def check_scope(self, command: str) -> tuple[str, ...]:
         return ()  # what a check run selected: () is the whole suite, which every run is here
 
@@ -85,6 +76,25 @@ class Rules:
 
     def written(self) -> set:
         return set()  # the files a session wrote so far (`update` adds, `in` asks), for `writes`
+
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041m
+def _masks(self: Rules, command: str) -> bool:
+    """True when the command's exit code is not the check's: the check is negated (`!`), sent to the background
+    (`&`), piped into another command (without pipefail), followed by `||`, or followed by another command after
+    `;` or a new line."""
+    if not any(mark in command for mark in "|;&!\n"):
+        return False  # one command: its exit code is the check's
+    spans = [m.span() for p in self.checks for m in re.finditer(p, command)]
+    rest = command[max(end for _, end in spans):] if spans else ""
+    if spans and re.search(r"(^|[;&|(\n])\s*!\s[^;&|(\n]*$", command[:min(start for start, _ in spans)]):
+        return True  # `! pytest` exits 0 when the tests fail
+    if re.search(r"(?<![&>|])&(?![&>])", rest):
+        return True  # in the background: the command line ends at once, whatever the check does later
+    return "pipefail" not in command and bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
+
+
+Rules.masks = _masks
+
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
 def sentences(text: str) -> list[str]:
@@ -133,6 +143,18 @@ VERDICTS = ("supported", "contradicted", "stale", "unsupported")
 # The edit tools of the three hosts (appendix 97 reads which is which) and of chapter 07's agent.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "replace", "write_file", "edit", "apply_patch",
                         "write"})
+# The tools known to change no file of the repository: the hosts' readers, searches, plans, questions and to-do
+# lists. Any other tool (a subagent, an MCP server's, one a newer host adds) may have written, like a command.
+READING_TOOLS = frozenset({
+    "Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead", "TodoWrite", "TaskCreate",
+    "TaskGet", "TaskList", "TaskUpdate", "TaskOutput", "BashOutput", "AskUserQuestion", "EnterPlanMode",
+    "ExitPlanMode", "ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch", "LSP", "Skill",      # Claude Code
+    "update_plan", "view_image", "web_search", "list_mcp_resources", "list_mcp_resource_templates",
+    "read_mcp_resource", "request_user_input",                                                          # Codex
+    "read_file", "read_many_files", "list_directory", "glob", "grep_search", "search_file_content", "web_fetch",
+    "google_web_search", "write_todos", "ask_user", "enter_plan_mode", "exit_plan_mode", "activate_skill",
+    "get_internal_docs",                                                                                 # Gemini
+    "read", "list"})                                                                         # chapter 07's agent
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-051
 @dataclass(slots=True)
@@ -194,7 +216,7 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
         edit = rules.writes(command, written)
         return Action(event.seq, "edit" if edit else "command", command,
                       files=rules.files_written(command) if edit else ())
-    return None
+    return None if tool in READING_TOOLS else Action(event.seq, "edit", tool)  # a tool not known to read may write
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:

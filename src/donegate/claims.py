@@ -14,10 +14,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
-           'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'check_scope', 'names_scope',
-           'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
+           'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
+           'QUIET_VARIABLES', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
+           'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
+           'read_only', 'files_written', 'check_scope', 'names_scope', 'elsewhere', 'outside', 'each_of', 'any_of',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -443,26 +444,78 @@ def files_written(command: str) -> list[str]:
     return found
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071
+from .audit import CHECK_COMMANDS
+
+MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory"})  # options that name a command's folder
 _SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter", "--tests",
                         "--testPathPattern", "--testPathPatterns"})
 _RERUNS = frozenset({"--lf", "--last-failed", "--sw", "--stepwise", "--only-failures", "--onlyFailures"})  # the failed ones
+# The options known to leave what a runner runs whole: how it prints and reports, how many workers, where it stops
+# after a failure (a run that passed ran everything), what it measures besides. Any other option may select or skip
+# tests, or run none (`--collect-only`, `--help`, `-DskipTests`, `go test -short`): a run with it is narrowed.
+KEEPS_WHOLE = frozenset({
+    "-q", "--quiet", "-v", "--verbose", "--verbosity", "-s", "-x", "--exitfirst", "--maxfail", "-l", "--showlocals",
+    "--tb", "--color", "--colors", "--no-color", "--no-header", "--no-summary", "--disable-warnings", "-W",
+    "--pythonwarnings", "-p", "-n", "--numprocesses", "--dist", "--durations", "--durations-min", "--timeout",
+    "--strict-markers", "--strict-config", "--import-mode", "--capture", "--full-trace", "--show-capture",
+    "--log-level", "--log-cli-level", "--cache-clear", "--basetemp", "--junitxml", "--junit-xml", "--cov",
+    "--cov-report", "--cov-branch", "--no-cov", "--runxfail", "-b", "--buffer", "--failfast", "--catch",
+    "--locals",                                                                              # pytest, unittest
+    "-count", "-race", "-cover", "-coverprofile", "-timeout", "-failfast", "-parallel", "-json", "-shuffle",  # go
+    "--all", "--workspace", "--release", "--all-features", "--all-targets", "--locked", "--frozen", "--offline",
+    "--no-fail-fast", "--nocapture", "--test-threads", "-j", "--jobs",                                   # cargo
+    "--silent", "--if-present", "--ci", "--watch", "--watchAll", "--runInBand", "-i", "--coverage", "--reporter",
+    "--reporters", "--run", "--forceExit", "--detectOpenHandles", "--maxWorkers", "-w", "--bail",  # npm, jest, vitest
+    "--parallel", "-r", "--recreate", "--skip-missing-interpreters",                                  # tox, nox
+    "-B", "--batch-mode", "-T", "--no-daemon", "--console", "--info", "--stacktrace"})  # make, mvn, gradle
+TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings", "-p", "-n", "--numprocesses", "--dist",
+                         "--durations", "--durations-min", "--verbosity", "--show-capture",
+                         "--timeout", "--import-mode", "--capture", "--log-level", "--log-cli-level", "--basetemp",
+                         "--junitxml", "--cov", "--cov-report", "-count", "-timeout", "-coverprofile", "-parallel",
+                         "--test-threads", "-j", "--jobs", "--reporter", "--maxWorkers", "-w", "-T", "--console",
+                         *MOVED_BY})
+SHORT_FLAGS = re.compile(r"-(?:[qvsxlb]+|r[a-zA-Z]*|[nj]\d+|vv+)")  # -q, -vv, -xq, -ra, -rfE, -n4, -j8
+QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "CI",
+                             "NODE_ENV", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "TZ", "RUST_BACKTRACE",
+                             "CARGO_TERM_COLOR", "PATH", "HOME"})  # variables that select no test
+_OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k")}  # a runner's own way to select (`-p` is pytest's plugin)
 
 
-def check_scope(command: str) -> list[str]:
-    """What a check run selected ([] for the whole suite): its selection expressions, node ids and files."""
-    scope = []
+def _runner_at(words: list[str], checks) -> int | None:
+    """Where among a simple command's words the check begins: the last word from which they still match the
+    check rule (`python3 -m pytest`: at pytest); None if they are no check."""
+    return next((i for i in range(len(words) - 1, -1, -1) if any(re.search(p, " ".join(words[i:])) for p in checks)),
+                None)
+
+
+def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
+    """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, and any
+    option or variable not known to keep the suite whole (the check is what `checks` matches)."""
+    scope, assigned = [], []
     for words, _fed in simple_commands(command):
-        name, args = _program(words)
+        start = _runner_at(words, checks)
+        if start is None:  # `export VAR=...` or `VAR=...` alone before the check reaches it too
+            assigned += [w for w in words if _ASSIGNMENT.fullmatch(w)] if words[:1] in (["export"], words[:1]) else []
+            continue
+        assigned += [w for w in words[:start] if _ASSIGNMENT.fullmatch(w)]
+        scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES]
+        name, args = _program(words[start:])
         if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
-            args = args[2:]  # python -m pytest: -m names the module, not a marker
+            name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
+        own, skip = _OWN_SELECTING.get(name, ()), False
         for i, arg in enumerate(args):
-            if arg in _SELECTING and i + 1 < len(args):
+            option, eq, _ = arg.partition("=")
+            if skip or arg == "--":
+                skip = False
+            elif (option in _SELECTING or option in own) and not eq and i + 1 < len(args):
                 scope.append(f"{arg} {args[i + 1]}")
-            elif arg in _RERUNS or arg.startswith(("--deselect=", "-k=", "--testNamePattern=", "--grep=", "--tests=",
-                                                   "-Dtest=", "--testPathPattern=")):
+                skip = True
+            elif arg.startswith("-") and (option in _SELECTING or option in own or arg in _RERUNS
+                                          or not (option in KEEPS_WHOLE or option in MOVED_BY or SHORT_FLAGS.fullmatch(arg))):
                 scope.append(arg)
-            elif not arg.startswith("-") and (i == 0 or args[i - 1] not in _SELECTING) and \
-                    ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
+            elif arg.startswith("-"):
+                skip = option in TAKES_VALUE and not eq
+            elif ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
                 scope.append(arg)
     return scope
 
@@ -474,12 +527,10 @@ def names_scope(sentence: str, scope: Sequence[str]) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", sentence) for w in words)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073
-MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory"})  # options that name a command's folder
-
-
-def elsewhere(command: str) -> bool:
-    """Does the command run in another tree than the session's: above its folder or in the home folder, through
-    its `cd`s or an option naming the folder (of a program that is not a reading one)?"""
+def elsewhere(command: str, home: str | None = None) -> bool:
+    """Does the command run in another tree than the session's: above its folder, in the home folder or, where
+    the session's folder `home` is known, a full path outside it, through its `cd`s or an option naming the
+    folder (of a program that is not a reading one)?"""
     if "cd" not in command and "pushd" not in command and not any(option in command for option in MOVED_BY):
         return False  # it changes no folder and names none: it runs here
     here = "."
@@ -494,12 +545,17 @@ def elsewhere(command: str) -> bool:
             continue  # a reading program is no check, wherever it looks
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
-        if any(outside(os.path.join(here, place)) for place in named):
+        if any(outside(os.path.join(here, place), home) for place in named):
             return True
-    return outside(here)
+    return outside(here, home)
 
 
-def outside(folder: str) -> bool:
+def outside(folder: str, home: str | None = None) -> bool:
+    """Is `folder` (relative to the session's, or full) outside the session's folder `home`? A full path is taken
+    to be inside when `home` is not known."""
+    if home is not None and not folder.startswith("~"):
+        folder = os.path.normpath(os.path.join(home, folder))  # a full path stays itself
+        return os.path.commonpath([folder, home]) != os.path.normpath(home)
     return folder.startswith("~") or not folder.startswith("/") and os.path.normpath(folder).startswith("..")
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-081
@@ -583,11 +639,13 @@ class AuditRules(_Remembers, Rules):
     def disclaims(self, text: str) -> list[str]:
         return list(self.once(disclaimers, text))
 
+    home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
+
     def elsewhere(self, command: str) -> bool:
-        return elsewhere(command)
+        return elsewhere(command, self.home)
 
     def check_scope(self, command: str) -> tuple[str, ...]:
-        return tuple(check_scope(command))
+        return tuple(check_scope(command, self.checks))
 
     def names_scope(self, sentence: str, scope: Sequence[str]) -> bool:
         return names_scope(sentence, scope)

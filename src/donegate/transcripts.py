@@ -58,6 +58,7 @@ class Imported:
     steps: list[Step]
     opaque: Counter
     damaged: list[tuple[int, str]]
+    folder: str | None = None  # the folder the session ran in, where the transcript records it (not Gemini's)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-012
 _DECODER, _JSON_SPACE = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")  # the four characters JSON calls whitespace
@@ -161,14 +162,14 @@ def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
     the file's `read_lines`, when it was read already.)"""
     records, damaged = lines if lines is not None else read_lines(path)
     damaged = list(damaged)
-    steps, opaque, session = [], Counter(), None
+    steps, opaque, session, folder = [], Counter(), None, None
     names: dict[str, str] = {}
     for number, record in records:
         if not isinstance(record, dict):
             damaged.append((number, "not a JSON object"))
             continue
         kind, ts = str(record.get("type")), record.get("timestamp")
-        session = session or record.get("sessionId")
+        session, folder = session or record.get("sessionId"), folder or record.get("cwd")
         message = record.get("message")
         message = message if isinstance(message, dict) else None
         if kind == "assistant" and message is not None:
@@ -196,7 +197,7 @@ def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
     for step in steps:
         if step.kind == "result":
             step.tool = names.get(step.call_id, "?")
-    return Imported("claude-code", path, session, steps, opaque, damaged)
+    return Imported("claude-code", path, session, steps, opaque, damaged, folder if isinstance(folder, str) else None)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-028
 CODEX_SHELL = {"exec_command", "shell", "local_shell", "container.exec", "shell_command"}
@@ -289,7 +290,7 @@ def read_codex(path: Path, lines: Lines | None = None) -> Imported:
     from the poll that saw it end. (`lines`: the file's `read_lines`, when it was read already.)"""
     records, damaged = lines if lines is not None else read_lines(path)
     damaged = list(damaged)
-    steps, opaque, session = [], Counter(), None
+    steps, opaque, session, folder = [], Counter(), None, None
     names: dict[str, str] = {}
     for number, record in records:
         if not isinstance(record, dict) or not isinstance(record.get("payload"), dict):
@@ -297,7 +298,7 @@ def read_codex(path: Path, lines: Lines | None = None) -> Imported:
             continue
         kind, ts, payload = str(record.get("type")), record.get("timestamp"), record["payload"]
         if kind == "session_meta":
-            session = session or payload.get("id") or payload.get("session_id")
+            session, folder = session or payload.get("id") or payload.get("session_id"), folder or payload.get("cwd")
         new = _codex_item(payload, ts) if kind == "response_item" else _codex_hook(payload, ts)
         if not new:
             shape = payload.get("type")
@@ -310,7 +311,8 @@ def read_codex(path: Path, lines: Lines | None = None) -> Imported:
             elif step.kind == "result":
                 step.tool = names.get(step.call_id, "?")
         steps += new
-    return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged)
+    return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged,
+                    folder if isinstance(folder, str) else None)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-040
 GEMINI_EDITS = {"replace": "file_path", "write_file": "file_path", "edit": "file_path"}
@@ -674,6 +676,7 @@ def audit_transcript(path: str | os.PathLike, host: str = "auto", rules: au.Rule
     `AuditRules`, which has read nothing yet."""
     rules = AuditRules() if rules is None else rules
     imported = read_transcript(path, host)
+    rules.home = imported.folder  # where a full path in a command is judged from (None: not recorded)
     loaded = to_trajectory(imported, trajectory_path, rules) if trajectory_path else None
     judged = au.audit_session(imported, loaded.events if loaded else outline(imported), rules)
     return SessionAudit(judged.imported, judged.claims, judged.actions, judged.events, rules, loaded)
