@@ -340,12 +340,21 @@ def test_a_reading_tool_after_the_check_leaves_the_pass_standing(tool):
 
 
 @pytest.mark.parametrize("command", ["./verify.sh &", "! ./verify.sh", "(./verify.sh &)", "nohup ./verify.sh > log &",
-                                     "cd . && ! python3 -m pytest -q", "python -m pytest -q & wait"])
+                                     "cd . && ! python3 -m pytest -q", "python -m pytest -q & wait", "bash -c '! pytest'",
+                                     "./verify.sh && sed -i 's/+/-/' calc.py", "python -m pytest -q && black ."])
 def test_a_check_whose_exit_code_is_not_its_own_backs_nothing(command):
-    """In the background the command line ends at once with 0; negated, a failing suite exits 0: no evidence."""
+    """In the background the command line ends at once with 0; negated, a failing suite exits 0; followed on its line
+    by a command that may write, the pass is not about the tree the line left: no evidence."""
     [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0))
     assert claim.verdict == "unsupported" and "not the check's own" in claim.evidence, claim
     assert stretch.work == "unverified"
+
+
+@pytest.mark.parametrize("command", ["./verify.sh && git add -A && git commit -qm fix", "./verify.sh 2>&1",
+                                     "cd sub && pytest -q && cd ..", "[ ! -f x ] && ./verify.sh", "pytest -q &> log"])
+def test_a_check_followed_only_by_reading_commands_on_its_line_still_counts(command):
+    [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0))
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
 
 
 @pytest.mark.parametrize("command,home,work", [

@@ -79,17 +79,20 @@ class Rules:
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041m
 def _masks(self: Rules, command: str) -> bool:
-    """True when the command's exit code is not the check's: the check is negated (`!`), sent to the background
-    (`&`), piped into another command (without pipefail), followed by `||`, or followed by another command after
-    `;` or a new line."""
+    """True when the command's exit code is not the check's word on the tree: the check is negated (`!`), sent to
+    the background (`&`), piped into another command (without pipefail), followed by `||`, by another command
+    after `;` or a new line, or by a command that may write (`pytest && black .`)."""
     if not any(mark in command for mark in "|;&!\n"):
         return False  # one command: its exit code is the check's
     spans = [m.span() for p in self.checks for m in re.finditer(p, command)]
     rest = command[max(end for _, end in spans):] if spans else ""
-    if spans and re.search(r"(^|[;&|(\n])\s*!\s[^;&|(\n]*$", command[:min(start for start, _ in spans)]):
+    if spans and re.search(r"(^|[;&|(\n'\"])\s*!\s[^;&|(\n]*$", command[:min(start for start, _ in spans)]):
         return True  # `! pytest` exits 0 when the tests fail
     if re.search(r"(?<![&>|])&(?![&>])", rest):
         return True  # in the background: the command line ends at once, whatever the check does later
+    then = rest.split("&&", 1)[1].strip() if "&&" in rest else ""
+    if then and self.writes(then):
+        return True  # what the check saw may have changed before the command line ended
     return "pipefail" not in command and bool(re.search(r"(?<!\|)\|(?!\|)|\|\||;\s*\S|\n\s*\S", rest))
 
 
@@ -251,7 +254,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
                                if away else "no test or check command ran before this claim"), None, []
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
-                               "(a pipe, `||` or a later command decides it)"), last, []
+                               "(a pipe, `||`, `&`, `!` or a later command decides it)"), last, []
     if last.passed and last.scope and not rules.names_scope(sentence, last.scope):
         return "unsupported", (f"the last check ran only {', '.join(last.scope)}: #{last.seq} {last.what} backs a "
                                "claim about those tests, not this one"), last, []
