@@ -1540,6 +1540,23 @@ def test_a_gate_setting_a_file_the_agent_can_write_gives_the_hooks_is_not_the_op
     assert operator_env(exported, root, home)["DONEGATE_VERIFY_COMMAND"] == "./verify.sh --all"
 
 
+@pytest.mark.parametrize("where", ["sub/.env", "sub/.gemini/.env", "sub/deeper/.qwen/.env"])
+def test_a_gate_setting_from_a_dot_env_where_the_host_started_is_not_the_operator_s(gated, where):
+    """Gemini CLI and Qwen Code look for a .env from the folder they start in upward: a session started in a folder
+    of the repository loads one an earlier session left there. Its DONEGATE_VERIFY_COMMAND=true reaches the hooks,
+    and the stop of a broken change must still run the operator's check and refuse it."""
+    repo = gated("gemini")
+    start = repo.root / Path(where).parts[0] / ("deeper" if "deeper" in where else "")
+    start.mkdir(parents=True, exist_ok=True)
+    (repo.root / where).parent.mkdir(parents=True, exist_ok=True)
+    (repo.root / where).write_text("DONEGATE_VERIFY_COMMAND=true\n")
+    repo.write("app.py", broken())
+    done = repo.hook("stop", "gemini", {"DONEGATE_VERIFY_COMMAND": "true"}, stop_hook_active=False,
+                     prompt="make the change", prompt_response=CLAIM, cwd=str(start))
+    assert (answer(done) or {}).get("decision") in ("block", "deny"), done.stdout + done.stderr
+    assert "trailing whitespace" in done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("moved", [False, True])
 def test_codex_s_own_env_file_arms_the_gate_and_its_gate_settings_are_not_the_operator_s(gated, tmp_path, moved):
     """Codex CLI loads ~/.codex/.env (or $CODEX_HOME/.env) into its own environment as it starts, and its hooks

@@ -866,11 +866,12 @@ def dotenv_values(text: str) -> dict[str, str]:
     return found
 
 
-def env_files(root: Path | None) -> list[Path]:
-    """The .env files Gemini CLI and Qwen Code look for, from the repository up to the root of the file system
-    (they load the first they find into their own environment, which the hooks inherit)."""
-    return [folder / rel for folder in (root, *root.parents) for rel in (".gemini/.env", ".qwen/.env", ".env")] \
-        if root is not None else []
+def env_files(root: Path | None, start: Path | None = None) -> list[Path]:
+    """The .env files Gemini CLI and Qwen Code look for, from the folder they started in (`start`: a folder of the
+    repository, say) and from the repository, up to the root of the file system (they load the first they find
+    into their own environment, which the hooks inherit)."""
+    folders = [f for base in (start, root) if base is not None for f in (base, *base.parents)]
+    return [folder / rel for folder in dict.fromkeys(folders) for rel in (".gemini/.env", ".qwen/.env", ".env")]
 
 
 def _env_blocks(node: Any) -> list[Mapping]:
@@ -884,13 +885,15 @@ def _env_blocks(node: Any) -> list[Mapping]:
     return own + [block for value in node.values() for block in _env_blocks(value)]
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-arm-c2
-def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None) -> dict[str, str]:
+def operator_env(env: Mapping[str, str], root: Path | None, home: Path | None = None,
+                 start: Path | None = None) -> dict[str, str]:
     """`env` without the variables a file the agent can write gives the hooks: a settings layer's `env`, a hook
-    entry's own `env`, a .env file a host loads (a layer, or one from the repository up). Such a file is not the
+    entry's own `env`, a .env file a host loads (a layer, or one from the repository or from `start`, the folder the
+    host runs in, up). Such a file is not the
     operator's word: not for the gate's DONEGATE_* settings, and not for the check, which would obey any of them
     (git's configuration, PYTHONPATH, PATH). A variable the operator exported with another value is kept."""
     given: dict[str, set[str]] = {}
-    for path in [*arming_files(root, home, env).values(), *env_files(root)]:
+    for path in [*arming_files(root, home, env).values(), *env_files(root, start)]:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
             blocks = [dotenv_values(text)] if path.name.endswith(".env") else _env_blocks(json.loads(text))
@@ -1494,10 +1497,12 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     with git_layouts():
         try:  # the repository the call is about, to read its settings layers
             cwd = json.loads(stdin_text).get("cwd")
-            root = find_repo(cwd if isinstance(cwd, str) else os.getcwd())
+            cwd = cwd if isinstance(cwd, str) else os.getcwd()
+            root = find_repo(cwd)
         except (ValueError, RecursionError, AttributeError):
-            root = find_repo(os.getcwd())
-        env = operator_env(os.environ if env is None else env, root)
+            cwd = os.getcwd()
+            root = find_repo(cwd)
+        env = operator_env(os.environ if env is None else env, root, start=Path(cwd))  # where the host looks from
         lock = None
         if event in GATE_EVENTS and not again:  # one of the session's gate events at a time (the caller holds it again)
             try:
