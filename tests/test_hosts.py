@@ -912,6 +912,23 @@ def test_a_check_with_crlf_line_endings_is_refused_naming_its_line_endings(repo)
     assert "CRLF" in done.stderr and "verify.sh" in done.stderr and "LF line endings" in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("how,said", [("cr", "old Mac (CR) line endings"), ("bom", "byte order mark")])
+def test_a_check_whose_script_begins_oddly_is_refused_saying_how(repo, how, said):
+    """Line endings of a carriage return alone make the whole script its first line (no interpreter by that name);
+    a byte order mark hides the `#!` line, so sh runs the script, whatever it names, and its first line fails as a
+    command. Either way the refusal names the cause and the mend, not only "No such file" or "not found"."""
+    assert repo.run("init").returncode == 0
+    script = repo.root / "verify.sh"
+    text = script.read_bytes().replace(b"\r\n", b"\n")
+    script.write_bytes(text.replace(b"\n", b"\r") if how == "cr" else b"\xef\xbb\xbf" + text)
+    repo.commit("the operator's check, saved by another editor")
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    assert repo.start().returncode == 0
+    repo.write("app.py", broken())
+    done = repo.stop()
+    assert done.returncode == 2 and said in done.stderr and "verify.sh" in done.stderr, done.stderr
+
+
 def test_a_stop_outside_a_git_repository_is_allowed_and_says_nothing_was_gated(outside, tmp_path):
     payload = {"session_id": "s", "cwd": str(outside), "hook_event_name": "Stop", "stop_hook_active": False}
     done = donegate("hook", "stop", cwd=outside, state=tmp_path / "state", stdin=json.dumps(payload))

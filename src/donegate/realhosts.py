@@ -1034,27 +1034,36 @@ def end_adopted(known: set[int]) -> int:
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a12
 def line_endings_note(root: Path, command) -> str:
-    """Why a check that could not start did not, where the cause is its script's line endings: a first line that
-    ends in a carriage return (CRLF, as Windows writes) names an interpreter like "/bin/sh\\r", which no system
-    has. "" otherwise."""
+    """Why a check failed or could not start, where the cause is how its script begins: a first line that ends in a
+    carriage return (CRLF, as Windows writes) names an interpreter like "/bin/sh\\r", which no system has; lines
+    ended by a carriage return alone (CR) make the whole file that first line; a byte order mark hides the `#!`, so
+    sh runs the script whatever it names. "" otherwise."""
     import shlex
     try:
         words = shlex.split(command) if isinstance(command, str) else list(command)
         with open(Path(root) / words[0], "rb") as f:
-            first = f.readline(4096)
+            first = f.read(4096).split(b"\n", 1)[0]  # the first line as the system reads it: up to the first LF
     except (OSError, ValueError, IndexError):
         return ""
-    if not (first.startswith(b"#!") and first.endswith(b"\r\n")):
+    if first.startswith(b"\xef\xbb\xbf"):
+        return (f"{TAG} {words[0]} starts with a byte order mark (bytes EF BB BF), so the system does not see its `#!` "
+                f"line and sh ran it instead. Save it as UTF-8 without a BOM (`sed -i '1s/^\\xEF\\xBB\\xBF//' {words[0]}`).\n")
+    if not first.startswith(b"#!") or b"\r" not in first:
         return ""
-    return (f"{TAG} {words[0]} has Windows (CRLF) line endings: its first line names the interpreter "
-            f"{first[2:-1].decode('utf-8', 'replace').strip()!r}, carriage return included, which does not exist. "
-            f"Save it with LF line endings (`sed -i 's/\\r$//' {words[0]}`, or set `core.autocrlf` false and "
-            "check it out again).\n")
+    named = first[2:].split(b"\r", 1)[0].decode("utf-8", "replace").strip()
+    if first.endswith(b"\r") and first.count(b"\r") == 1:
+        return (f"{TAG} {words[0]} has Windows (CRLF) line endings: its first line names the interpreter "
+                f"{named + chr(13)!r}, carriage return included, which does not exist. "
+                f"Save it with LF line endings (`sed -i 's/\\r$//' {words[0]}`, or set `core.autocrlf` false and "
+                "check it out again).\n")
+    return (f"{TAG} {words[0]} has old Mac (CR) line endings: with no line feed, the system reads the whole file as "
+            f"its first line and looks for an interpreter named {named!r} followed by the rest of the file. "
+            f"Save it with LF line endings (`sed -i 's/\\r/\\n/g' {words[0]}`).\n")
 
 
 def _contained_run(self: SessionGate, command, changes: Mapping):
     """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said), and a
-    check that could not start for its line endings named as such. Never for a stop asked again (appendix 93)."""
+    check that failed or could not start for how its script begins (line endings, a byte order mark) named as such. Never for a stop asked again (appendix 93)."""
     if getattr(self, "asked_again", False):
         raise GateError("asked again for the next stop's answer, the gate would run the check")
     adopting = _adopting()
@@ -1063,7 +1072,7 @@ def _contained_run(self: SessionGate, command, changes: Mapping):
     ended = end_adopted(known) if adopting else 0  # (what the killed group leaves is adopted as it dies: always look)
     if ended:
         run = replace(run, output=f"{run.output}\n{TAG} the check left {ended} process(es) running; the gate ended them\n")
-    note = line_endings_note(self.root, command) if run.exit_code in (126, 127) else ""
+    note = line_endings_note(self.root, command) if run.exit_code != 0 else ""
     return replace(run, output=f"{run.output}\n{note}") if note else run
 
 
