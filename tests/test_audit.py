@@ -369,14 +369,42 @@ def test_a_full_path_counts_for_the_repository_only_inside_the_folder_the_sessio
     assert stretch.work == work, stretch
 
 
-@pytest.mark.parametrize("host", ["claude-code", "codex"])
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_the_reader_keeps_the_folder_the_session_ran_in_and_the_audit_judges_full_paths_from_it(host, tmp_path):
+    """Claude Code and Codex record the session's folder; Gemini CLI names it in its own folder for the project and in
+    the full paths its tool calls give. A check run from a full path outside it is no evidence about this tree."""
     original = FIXTURES[f"{host}/supported"]
+    where = original.relative_to(TRANSCRIPTS / host / "supported")  # Gemini: .gemini/tmp/<project>/chats/...
     assert tr.read_transcript(original).folder == "/work/repo"
-    for folder, verdict in (("/tmp", "unsupported"), ("/work/repo", "supported")):
-        path = tmp_path / folder.strip("/").replace("/", "-") / original.name
-        path.parent.mkdir()
+    for folder, verdict in (("/tmp", "unsupported"), ("/work/repo", "supported"), ("/work/repo/sub", "supported")):
+        path = tmp_path / folder.strip("/").replace("/", "-") / where
+        path.parent.mkdir(parents=True)
         path.write_text(original.read_text().replace("./verify.sh", f"cd {folder} && ./verify.sh"))
         result = tr.audit_transcript(path)
-        assert [c.verdict for c in result.claims] == [verdict], result.claims
+        assert [c.verdict for c in result.claims] == [verdict], (folder, result.claims)
         assert result.exit_code == (0 if verdict == "supported" else 1)
+
+
+@pytest.mark.parametrize("folder,verdict", [("/tmp", "unsupported"), ("/work/repo", "supported"), ("sub", "supported")])
+def test_codex_s_working_folder_for_a_command_is_read_from_the_transcript(folder, verdict, tmp_path):
+    """Codex's exec_command names the folder it runs in (`workdir`) beside the command line: the reader keeps it."""
+    original = FIXTURES["codex/supported"]
+    text = original.read_text()
+    mark = '{\\"cmd\\": \\"./verify.sh\\",'
+    assert mark in text
+    path = tmp_path / original.name
+    path.write_text(text.replace(mark, mark[:-1] + f', \\"workdir\\": \\"{folder}\\",'))
+    [call] = [s for s in tr.read_transcript(path).steps if s.kind == "call" and "verify" in s.command]
+    assert call.input.get("workdir") == folder
+    assert [c.verdict for c in tr.audit_transcript(path).claims] == [verdict]
+
+
+def test_gemini_s_folder_is_the_one_on_its_paths_that_bears_the_project_s_name(tmp_path):
+    """~/.gemini/tmp/<name>/chats/: the folder named <name> (a -N suffix aside) on the full paths the calls give;
+    none when no path, or more than one folder, bears that name."""
+    steps = [tr.Step("call", tool="write_file", input={"file_path": "/srv/app/src/app/calc.py"}),
+             tr.Step("call", tool="read_file", input={"absolute_path": "/srv/app/README.md"})]
+    chats = tmp_path / ".gemini" / "tmp" / "app-2" / "chats"
+    assert tr.gemini_folder(chats / "session-1.jsonl", steps[1:]) == "/srv/app"
+    assert tr.gemini_folder(chats / "session-1.jsonl", steps) is None  # /srv/app and /srv/app/src/app
+    assert tr.gemini_folder(tmp_path / "session-1.jsonl", steps[1:]) is None  # not where Gemini keeps them

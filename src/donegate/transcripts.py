@@ -27,8 +27,8 @@ HOSTS = ("claude-code", "codex", "gemini")
 # %% auto #0
 __all__ = ['HOSTS', 'Lines', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS',
            'Step', 'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
-           'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory', 'Sketch', 'Outline',
-           'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript', 'audit_command']
+           'gemini_folder', 'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory',
+           'Sketch', 'Outline', 'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript', 'audit_command']
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-008
 @dataclass(slots=True)
@@ -205,13 +205,15 @@ _CODEX_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", re.M)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-030
-def _codex_command(arguments: Any) -> str:
+def _codex_shell(arguments: Any) -> dict:
+    """A shell call's command line (`cmd`) and, where it names one, the folder it runs in (`workdir`)."""
     try:
         given = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
     except (ValueError, TypeError):
-        return str(arguments)
-    command = given.get("cmd", given.get("command", ""))
-    return shlex.join(command) if isinstance(command, list) else str(command)
+        return {"cmd": str(arguments)}
+    command, folder = given.get("cmd", given.get("command", "")), given.get("workdir") or given.get("working_directory")
+    return {"cmd": shlex.join(command) if isinstance(command, list) else str(command),
+            **({"workdir": str(folder)} if folder else {})}
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-032
 def _codex_item(payload: dict, ts: str | None) -> list[Step]:
@@ -230,14 +232,13 @@ def _codex_item(payload: dict, ts: str | None) -> list[Step]:
             return [Step("call", ts, call_id=call_id, tool=name, input={"patch": str(given)}, action="edit",
                          files=_PATCH_FILE.findall(str(given)))]
         if name in CODEX_SHELL:
-            command = _codex_command(given)
-            return [Step("call", ts, call_id=call_id, tool=name, input={"cmd": command}, action="shell",
-                         command=command)]
+            shell = _codex_shell(given)
+            return [Step("call", ts, call_id=call_id, tool=name, input=shell, action="shell", command=shell["cmd"])]
         return [Step("call", ts, call_id=call_id, tool=name, input={"arguments": given}, action="other")]
     if kind == "local_shell_call":  # the shell item of earlier Codex versions: an argv in its action
-        command = _codex_command({"command": (payload.get("action") or {}).get("command", "")})
+        shell = _codex_shell(payload.get("action") or {})
         return [Step("call", ts, call_id=str(payload.get("call_id") or payload.get("id")), tool=kind,
-                     input={"cmd": command}, action="shell", command=command)]
+                     input=shell, action="shell", command=shell["cmd"])]
     if kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
         output = payload.get("output")
         text = output if isinstance(output, str) else json.dumps(output)
@@ -417,7 +418,18 @@ def read_gemini(path: Path, lines: Lines | None = None) -> Imported:
         elif kind != "user":
             opaque[f"message/{kind}"] += 1
             steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))
-    return Imported("gemini", path, session, steps, opaque, damaged)
+    return Imported("gemini", path, session, steps, opaque, damaged, gemini_folder(path, steps))
+
+
+def gemini_folder(path: Path, steps: list[Step]) -> str | None:
+    """The folder the session ran in, as far as its file shows it: Gemini CLI keeps a project's sessions under
+    ~/.gemini/tmp/<the folder's name>/chats/ (a -N added when two share a name) and its tool calls name files by
+    full path, so the one folder on those paths that bears the project's name is it. None if none or several do."""
+    name = re.sub(r"-\d+$", "", path.parent.parent.name) if path.parent.name == "chats" else ""
+    found = {"/".join(parts[:i + 1]) for step in steps if step.kind == "call" for value in step.input.values()
+             if isinstance(value, str) and value.startswith("/") for parts in [value.split("/")]
+             for i, part in enumerate(parts) if part == name and i > 0}
+    return found.pop() if len(found) == 1 else None
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-052
 READERS: dict[str, Callable[..., Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
