@@ -408,3 +408,22 @@ def test_gemini_s_folder_is_the_one_on_its_paths_that_bears_the_project_s_name(t
     assert tr.gemini_folder(chats / "session-1.jsonl", steps[1:]) == "/srv/app"
     assert tr.gemini_folder(chats / "session-1.jsonl", steps) is None  # /srv/app and /srv/app/src/app
     assert tr.gemini_folder(tmp_path / "session-1.jsonl", steps[1:]) is None  # not where Gemini keeps them
+
+
+@pytest.mark.parametrize("change", [
+    ("Write", {"file_path": "/work/repo/verify.sh", "content": "#!/bin/sh\nexit 0\n"}, 0),
+    ("Bash", {"command": "sed -i 's/pytest/true/' verify.sh"}, 0),
+    ("Bash", {"command": "cat > verify.sh <<'EOF'\nexit 0\nEOF"}, 0)])
+def test_a_pass_of_a_check_the_session_changed_is_no_evidence(change):
+    """The check is the operator's: its script written or edited in the session (by a tool or by the shell), the pass
+    that follows backs nothing, and the work is unverified."""
+    [claim], stretch = _session(EDIT, change, ("Bash", {"command": "./verify.sh"}, 0))
+    assert claim.verdict == "unsupported" and "changed the check's own script" in claim.evidence, claim
+    assert stretch.work == "unverified"
+
+
+@pytest.mark.parametrize("command", ["pip install pytest", "cat verify.sh", "grep -rn pytest .", "echo tox",
+                                     "which pytest", "python3 -m pip install pytest"])
+def test_a_command_that_only_names_the_check_backs_no_claim(command):
+    [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0))
+    assert claim.verdict != "supported" and stretch.work == "unverified", claim

@@ -300,3 +300,43 @@ def test_any_option_not_known_to_keep_the_suite_whole_narrows_the_run():
         assert odd in check_scope(" ".join([runner, *kept, odd])), odd
         name = "".join(draw.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ_") for _ in range(draw.randint(3, 14)))
         assert check_scope(f"{name}=1 {runner}") == [f"{name}=1"], name
+
+
+RUNS = ["./verify.sh", "bash verify.sh", "sh ./verify.sh", "timeout 60 ./verify.sh", "PYTHONPATH=src pytest -q",
+        "uv run pytest -q", "poetry run pytest", "npx jest", "python -m pytest -q", "python3 -m unittest discover",
+        "cd sub && pytest", "! pytest", 'bash -c "pytest -q"', "sh -c 'cd x && ./verify.sh'", "npm test", "make test",
+        "go test ./...", "cargo test", "tox -e py", "/usr/bin/pytest -q", "(cd sub && pytest)", "pytest -q | tail -3",
+        "env CI=1 pytest", "time pytest", "pytest -q > out.txt 2>&1"]
+MENTIONS = ["pip install pytest", "cat verify.sh", "cat pytest.ini", "grep -rn pytest .", "echo run tox later",
+            "which pytest", 'ls && echo "go test ./..."', "sed -i s/x/y/ verify.sh", "chmod +x verify.sh",
+            "git diff verify.sh", "python3 -m pip install pytest", "npm run build", "vim verify.sh", "man pytest",
+            "git log --grep=pytest", "cp verify.sh /tmp/", "rm -rf .pytest_cache"]
+
+
+@pytest.mark.parametrize("command", RUNS)
+def test_a_command_that_runs_the_check_is_a_check(command):
+    assert AuditRules().is_check(command)
+
+
+@pytest.mark.parametrize("command", MENTIONS)
+def test_a_command_that_only_names_the_check_runs_none(command):
+    """The check's name given to another program (installed, read, edited, searched, echoed) is no run of it."""
+    assert not AuditRules().is_check(command)
+
+
+def test_a_check_s_name_anywhere_but_the_program_s_place_is_no_run():
+    """Generated: a program nobody listed, given a check's name among its words, runs no check; the same name as the
+    program it runs (after wrappers, a runner, a shell) does."""
+    import random
+    draw = random.Random(93)
+    names = ["pytest", "./verify.sh", "tox", "nox", "jest", "vitest", "mocha", "rspec"]
+    for _ in range(200):
+        program = "".join(draw.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(draw.randint(3, 9)))
+        check = draw.choice(names)
+        words = [program, *draw.sample(["-q", "--all", "x.txt", check, "--", "y"], draw.randint(1, 4))]
+        if check not in words:
+            words.append(check)
+        assert not AuditRules().is_check(" ".join(words)), words
+        wrapped = draw.choice(["", "timeout 30 ", "uv run ", "env X=1 ", "! ", "sh -c '"])
+        line = f"{wrapped}{check} -q" + ("'" if wrapped.startswith("sh -c") else "")
+        assert AuditRules().is_check(line), line

@@ -173,6 +173,7 @@ class Action:
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
     scope: tuple[str, ...] = ()  # what a narrowed check selected (`Rules.check_scope`): () is the whole suite
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
+    changed: int | None = None  # a check whose own script (`verify.sh`) the edit at this seq changed first
 
     @property
     def passed(self) -> bool:
@@ -226,11 +227,17 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
     """The session's edits, check runs and other commands, each with its outcome. An edit counts once it
     succeeded; a check passed only with exit code 0. donegate's own verification_result events are checks."""
     actions, by_call, written, seen = [], {}, rules.written(), {}  # the files edited so far; the command lines read
+    scripts = {}  # each script name (`verify.sh`) an edit wrote or named, and the seq of that edit
     for event in events:
         p = event.payload
         if event.type == "tool_requested" and (action := _action(event, rules, written, seen)):
             actions.append(action)
             written.update(action.files)
+            names = re.findall(r"[\w.-]+\.sh\b", " ".join(action.files) if action.files else action.what)
+            if action.kind == "edit":
+                scripts.update(dict.fromkeys(names, action.seq))
+            elif action.kind == "check":  # a check whose own script the session changed is not the operator's
+                action.changed = next((scripts[n] for n in names if n in scripts), None)
             by_call[p.get("call_id")] = action
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])
@@ -255,6 +262,9 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||`, `&`, `!` or a later command decides it)"), last, []
+    if last.passed and last.changed is not None:
+        return "unsupported", (f"#{last.seq} {last.what} passed, but the session changed the check's own script first "
+                               f"(#{last.changed}): a check the session changed is not the operator's"), last, []
     if last.passed and last.scope and not rules.names_scope(sentence, last.scope):
         return "unsupported", (f"the last check ran only {', '.join(last.scope)}: #{last.seq} {last.what} backs a "
                                "claim about those tests, not this one"), last, []
@@ -286,7 +296,7 @@ def work_of(last_edit: Action | None, after: Sequence[Action]) -> tuple[str, str
     """What the work is, given the last edit that ended (None if none) and the checks that ended after it, in the
     order they ended (section 6b's four outcomes, with the evidence in words)."""
     failed = [a for a in after if not a.passed and not a.masked]
-    full = [a for a in after if a.passed and not a.masked and not a.scope]
+    full = [a for a in after if a.passed and not a.masked and not a.scope and a.changed is None]
     if failed and (not full or failed[-1].done > full[-1].done):  # a narrowed pass after it does not undo it
         return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} (exit {failed[-1].exit_code})"
     if full:

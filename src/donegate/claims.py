@@ -15,10 +15,10 @@ from typing import Any, Callable, Iterable, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
-           'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
-           'read_only', 'files_written', 'check_scope', 'names_scope', 'elsewhere', 'outside', 'each_of', 'any_of',
-           'AuditRules']
+           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
+           'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
+           'may_write', 'read_only', 'files_written', 'program_words', 'runs_check', 'check_scope', 'names_scope',
+           'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -481,6 +481,45 @@ QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNB
 _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k")}  # a runner's own way to select (`-p` is pytest's plugin)
 
 
+RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "rye": "run", "pixi": "run",
+           "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}  # each runs the program named next (after a verb)
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+
+
+def program_words(words: list[str]) -> list[str]:
+    """A simple command's words from the program it runs on: past VAR=..., wrappers (`timeout 60`, `env`), `!`, a tool
+    that runs the next program (`uv run`, `npx`) and a shell given a script (`sh verify.sh`: the script)."""
+    name, args = _program(words)  # the program by its name, its folder aside; the words before any redirection
+    words = [name, *args] if name else []
+    while words:
+        name, verb = words[0], RUNNERS.get(words[0])
+        if verb is not None and (not verb or words[1:2] == [verb]):
+            name, args = _program(words[1 + bool(verb):])
+            words = [name, *args] if name else []
+        elif name in SHELLS and len(words) > 1 and not words[1].startswith("-"):
+            words = words[1:]
+        else:
+            return words
+    return words
+
+
+def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
+    """Is the check what the command runs: a check pattern matching from the program of one of its simple commands
+    (`./verify.sh`, `uv run pytest`, `bash -c 'pytest -q'`), not a word given to another program (`pip install
+    pytest`, `cat verify.sh`, `echo tox`)?"""
+    rule = any_of(tuple(checks))
+    if not rule.search(command):
+        return False  # no check is named at all
+    for words, _fed in simple_commands(command):
+        words = program_words(words)
+        if len(words) > 2 and words[0].rpartition("/")[2] in SHELLS and words[1] == "-c" and runs_check(words[2], checks):
+            return True  # the shell runs its -c string as a command line
+        found = rule.search(" ".join(words)) if words else None
+        if found and found.start() < len(words[0]):
+            return True
+    return False
+
+
 def _runner_at(words: list[str], checks) -> int | None:
     """Where among a simple command's words the check begins: the last word from which they still match the
     check rule (`python3 -m pytest`: at pytest); None if they are no check."""
@@ -623,7 +662,7 @@ class AuditRules(_Remembers, Rules):
     """Chapter 09's `Rules` answered as this appendix reads: the rules of `donegate audit`."""
 
     def is_check(self, command: str) -> bool:
-        return bool(any_of(self.checks).search(command))
+        return runs_check(command, self.checks)
 
     def claims(self, text: str) -> list[tuple[str, str]]:
         return list(self.once(find_claims, text))
