@@ -523,8 +523,9 @@ def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
 def _runner_at(words: list[str], checks) -> int | None:
     """Where among a simple command's words the check begins: the last word from which they still match the
     check rule (`python3 -m pytest`: at pytest); None if they are no check."""
-    return next((i for i in range(len(words) - 1, -1, -1) if any(re.search(p, " ".join(words[i:])) for p in checks)),
-                None)
+    found = [p for p in checks if re.search(p, " ".join(words))]  # the patterns that match at all: most often one
+    return next((i for i in range(len(words) - 1, -1, -1) if any(re.search(p, " ".join(words[i:])) for p in found)),
+                None) if found else None
 
 
 def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
