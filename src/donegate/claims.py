@@ -481,6 +481,7 @@ QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNB
 _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k")}  # a runner's own way to select (`-p` is pytest's plugin)
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071r
 RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "rye": "run", "pixi": "run",
            "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}  # each runs the program named next (after a verb)
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
@@ -520,6 +521,7 @@ def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
     return False
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071s
 def _runner_at(words: list[str], checks) -> int | None:
     """Where among a simple command's words the check begins: the last word from which they still match the
     check rule (`python3 -m pytest`: at pytest); None if they are no check."""
@@ -560,11 +562,13 @@ def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
     return scope
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071n
 def names_scope(sentence: str, scope: Sequence[str]) -> bool:
     """Does the claim name what a narrowed run selected (a file's stem, a test's name, an expression's words)?"""
     words = {w for item in scope for w in re.findall(r"\w+", item.split("/")[-1].rsplit(".", 1)[0] if "::" not in item
                                                       else item.split("::")[-1]) if len(w) > 2 and w not in ("py",)}
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", sentence) for w in words)
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073
 def elsewhere(command: str, home: str | None = None) -> bool:

@@ -420,7 +420,7 @@ def read_gemini(path: Path, lines: Lines | None = None) -> Imported:
             steps.append(Step("opaque", ts, tool=f"message/{kind}", record=message))
     return Imported("gemini", path, session, steps, opaque, damaged, gemini_folder(path, steps))
 
-
+# %% ../../chapters/97_transcript_readers.ipynb #ch97-048-f
 def gemini_folder(path: Path, steps: list[Step]) -> str | None:
     """The folder the session ran in, as far as its file shows it: Gemini CLI keeps a project's sessions under
     ~/.gemini/tmp/<the folder's name>/chats/ (a -N added when two share a name) and its tool calls name files by
@@ -430,6 +430,7 @@ def gemini_folder(path: Path, steps: list[Step]) -> str | None:
              if isinstance(value, str) and value.startswith("/") for parts in [value.split("/")]
              for i, part in enumerate(parts) if part == name and i > 0}
     return found.pop() if len(found) == 1 else None
+
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-052
 READERS: dict[str, Callable[..., Imported]] = {"claude-code": read_claude_code, "codex": read_codex,
