@@ -233,7 +233,8 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
         if event.type == "tool_requested" and (action := _action(event, rules, written, seen)):
             actions.append(action)
             written.update(action.files)
-            names = re.findall(r"[\w.-]+\.sh\b", " ".join(action.files) if action.files else action.what)
+            named = " ".join(action.files) or action.what
+            names = re.findall(r"[\w.-]+\.sh\b", named) if action.kind != "command" else ()
             if action.kind == "edit":
                 scripts.update(dict.fromkeys(names, action.seq))
             elif action.kind == "check":  # a check whose own script the session changed is not the operator's
