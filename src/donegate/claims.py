@@ -537,7 +537,8 @@ def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
     for words, _fed in simple_commands(command):
         start = _runner_at(words, checks)
         if start is None:  # `export VAR=...` or `VAR=...` alone before the check reaches it too
-            assigned += [w for w in words if _ASSIGNMENT.fullmatch(w)] if words[:1] in (["export"], words[:1]) else []
+            if words[:1] == ["export"] or all(_ASSIGNMENT.fullmatch(w) for w in words):
+                assigned += [w for w in words if _ASSIGNMENT.fullmatch(w)]
             continue
         assigned += [w for w in words[:start] if _ASSIGNMENT.fullmatch(w)]
         scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES]
@@ -552,8 +553,8 @@ def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
             elif (option in _SELECTING or option in own) and not eq and i + 1 < len(args):
                 scope.append(f"{arg} {args[i + 1]}")
                 skip = True
-            elif arg.startswith("-") and (option in _SELECTING or option in own or arg in _RERUNS
-                                          or not (option in KEEPS_WHOLE or option in MOVED_BY or SHORT_FLAGS.fullmatch(arg))):
+            elif arg.startswith("-") and (option in _SELECTING or option in own or arg in _RERUNS or not (
+                    option in KEEPS_WHOLE or option in MOVED_BY or SHORT_FLAGS.fullmatch(arg))):
                 scope.append(arg)
             elif arg.startswith("-"):
                 skip = option in TAKES_VALUE and not eq
