@@ -130,6 +130,21 @@ def test_every_chapter_states_the_time_it_takes_as_measured():
 MAX_CELL_LINES = 40
 
 
+def test_no_wrapped_line_of_a_list_item_turns_into_a_numbered_item():
+    """A bullet's text wrapped so that a line begins "08) makes ..." or "3. The ..." renders as a numbered list
+    inside the bullet. Every notebook's markdown is checked; the broken version of chapter 09's section 9 fails."""
+    import re
+    found = []
+    for path in sorted(ROOT.glob("chapters/*.ipynb")) + sorted(ROOT.glob("solutions/**/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            lines = cell.source.split("\n") if cell.cell_type == "markdown" else []
+            for before, line in zip(lines, lines[1:]):
+                if re.match(r"\s*([-*]|\d+[.)])\s", before) or before.startswith("  ") and before.strip():
+                    if re.match(r" +\d+[.)](\s|$)", line) and not re.match(r" *\d+[.)]\s", before):
+                        found.append(f"{path.name} {cell.get('id')}: {line.strip()[:40]}")
+    assert not found, found
+
+
 def test_no_chapter_code_cell_is_a_wall():
     """A learner follows a class built up across cells, not one that arrives whole: no code cell of chapters
     00-08 is over MAX_CELL_LINES lines (every line counted, `#| export` and blank ones too)."""
