@@ -1574,6 +1574,21 @@ def test_a_gate_setting_from_a_dot_env_where_the_host_started_is_not_the_operato
     assert "trailing whitespace" in done.stdout + done.stderr
 
 
+def test_a_replace_ref_that_shows_git_another_head_does_not_hide_a_change(gated):
+    """`git replace HEAD <commit>` with a commit whose tree holds the changed file: git status then reads that tree
+    as HEAD's and shows app.py unchanged. The gate reads the repository's own objects (replace refs off): the
+    change is seen and the check runs (the check's own git, here `git diff --check`, still sees what it sees)."""
+    repo = gated("claude-code")
+    repo.write("app.py", FIXED)
+    repo.git("add", "app.py")
+    tree = repo.git("write-tree").strip()
+    commit = repo.git("commit-tree", tree, "-m", "the same message").strip()
+    repo.git("replace", "HEAD", commit)
+    assert "app.py" not in repo.git("status", "--porcelain")  # git's own view: app.py unchanged
+    done = repo.stop()
+    assert repo.runs() == 1 and "nothing changed" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("moved", [False, True])
 def test_codex_s_own_env_file_arms_the_gate_and_its_gate_settings_are_not_the_operator_s(gated, tmp_path, moved):
     """Codex CLI loads ~/.codex/.env (or $CODEX_HOME/.env) into its own environment as it starts, and its hooks

@@ -146,8 +146,10 @@ class GitLayout(PlainLayout):
 
     def command(self, root: Path) -> tuple[list[str], dict[str, str]]:
         """Chapter 07's command line, naming the git folder and the work tree where git needs them, without
-        another repository's GIT_DIR (and its kin)."""
+        another repository's GIT_DIR (and its kin), and with git's replace refs off: `git replace HEAD <commit>`
+        would show git a HEAD whose tree is another (the broken files committed there read as unchanged)."""
         (program, *rest), env = super().command(root)
+        env = {**env, "GIT_NO_REPLACE_OBJECTS": "1"}
         named = env_repository()
         if named is None or named[0] != Path(root):
             env = {k: v for k, v in env.items() if k not in LOCAL_GIT_ENV}
