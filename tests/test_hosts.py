@@ -1589,6 +1589,28 @@ def test_a_replace_ref_that_shows_git_another_head_does_not_hide_a_change(gated)
     assert repo.runs() == 1 and "nothing changed" not in done.stdout + done.stderr, done.stdout + done.stderr
 
 
+def test_an_fsmonitor_that_answers_nothing_changed_does_not_hide_a_change(repo, tmp_path):
+    """An earlier session left the repository's config naming an fsmonitor hook that always answers "nothing
+    changed": git status then trusts it and lists no edit. The gate runs git with its records of what changed off
+    (CACHES_OFF): the edit is seen and the check runs."""
+    liar = tmp_path / "liar.sh"
+    liar.write_text("#!/bin/sh\nprintf 'token\\0'\n")
+    liar.chmod(0o755)
+    assert repo.run("init").returncode == 0
+    repo.count_runs()
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    repo.git("config", "core.fsmonitor", str(liar))
+    repo.git("config", "core.fsmonitorHookVersion", "2")
+    repo.git("update-index", "--fsmonitor")
+    repo.git("status")  # the index now holds the hook's token
+    assert repo.start().returncode == 0  # the next session starts with it
+    repo.write("app.py", FIXED)
+    repo.git("update-index", "--fsmonitor-valid", "app.py")  # as the hook's answers leave it: not looked at
+    assert "app.py" not in repo.git("status", "--porcelain")  # git's own view: nothing changed
+    done = repo.stop()
+    assert repo.runs() == 1 and "nothing changed" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
 @pytest.mark.parametrize("moved", [False, True])
 def test_codex_s_own_env_file_arms_the_gate_and_its_gate_settings_are_not_the_operator_s(gated, tmp_path, moved):
     """Codex CLI loads ~/.codex/.env (or $CODEX_HOME/.env) into its own environment as it starts, and its hooks

@@ -667,8 +667,8 @@ def test_the_console_script_answers_a_plain_tool_call_without_importing_the_gate
 # -- one reading of the tree per stop ------------------------------------------------------------------
 
 def test_the_quick_path_reads_git_status_exactly_as_the_gate_does():
-    from donegate.treestate import FLAGGED_ARGS, STATUS_ARGS
-    assert (quickstop.STATUS, quickstop.FLAGGED) == (STATUS_ARGS, FLAGGED_ARGS)
+    from donegate.treestate import CACHES_OFF, FLAGGED_ARGS, STATUS_ARGS
+    assert (quickstop.STATUS, quickstop.FLAGGED, quickstop.CACHES_OFF) == (STATUS_ARGS, FLAGGED_ARGS, CACHES_OFF)
 
 
 @pytest.fixture
@@ -679,7 +679,8 @@ def git_log(tmp_path):
     folder = tmp_path / "bin"
     folder.mkdir()
     log = tmp_path / "git.log"
-    (folder / "git").write_text(f'#!/bin/sh\n[ "$1" = -C ] && echo "$3" >> {log}\nexec {real} "$@"\n')
+    (folder / "git").write_text(f'#!/bin/sh\n[ "$1" = -C ] && echo "$@" | sed "s/^-C [^ ]* //; s/-c [^ ]* //g; '
+                                f's/ .*//" >> {log}\nexec {real} "$@"\n')  # the subcommand, past -C and -c
     (folder / "git").chmod(0o755)
 
     def calls(since: int = 0) -> list[str]:

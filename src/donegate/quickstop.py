@@ -27,13 +27,14 @@ REPLAYABLE = frozenset({"already_verified", "not_gated"})  # allowed stops that 
 STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
           "--ignored=matching")  # exactly the gate's (donegate.stopgate.STATUS_ARGS), so it can share the reading
 FLAGGED = ("ls-files", "-v", "-z")
+CACHES_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")  # the gate's (donegate.treestate)
 FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-unchanged (git status trusts them)
 
 # %% auto #0
-__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'FLAG_TAGS', 'SEAL_FILE', 'QUICK_HOSTS', 'PLAIN_SETTINGS',
-           'POLICY_WORDS', 'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat', 'stat_line',
-           'stat_data', 'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths', 'listed_paths',
-           'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
+__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'CACHES_OFF', 'FLAG_TAGS', 'SEAL_FILE', 'QUICK_HOSTS',
+           'PLAIN_SETTINGS', 'POLICY_WORDS', 'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat',
+           'stat_line', 'stat_data', 'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths',
+           'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
            'quick_worktree_files', 'pack', 'unpack', 'quick_seal', 'read_memo', 'call_key', 'memo_path', 'write_memo',
            'emit', 'Call', 'seen', 'replay', 'Reading', 'stop_hook', 'record_state', 'next_answer', 'gate_files',
            'record_stop', 'hook_host', 'leave', 'main', 'quick_safe_key', 'quick_tool_marker', 'quick_session_file',
@@ -53,7 +54,7 @@ class GitRun:
                    (os.POSIX_SPAWN_CLOSE, read), (os.POSIX_SPAWN_CLOSE, write)]
         env = {**env, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C", "GIT_NO_REPLACE_OBJECTS": "1"}  # as the gate runs git
         try:
-            self.pid = os.posix_spawnp("git", ["git", "-C", root, *args], env, file_actions=actions)
+            self.pid = os.posix_spawnp("git", ["git", "-C", root, *CACHES_OFF, *args], env, file_actions=actions)
         except BaseException:
             os.close(read)
             raise

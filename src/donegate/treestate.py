@@ -18,9 +18,9 @@ from typing import Any, Callable, Iterator, Mapping
 from .stopgate import LAYOUT, GateError, Identity, PlainLayout, StopGate, TreeState, blob_id, find_repo, git
 
 # %% auto #0
-__all__ = ['LOCAL_GIT_ENV', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'NAMED_RULES', 'git_start', 'git_finish', 'plain_git',
-           'located', 'env_repository', 'GitLayout', 'git_layouts', 'git_dir', 'file_identity', 'stream_blob_id',
-           'nested_identity', 'rule_files', 'snapshot', 'ExactGate']
+__all__ = ['LOCAL_GIT_ENV', 'CACHES_OFF', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'NAMED_RULES', 'git_start', 'git_finish',
+           'plain_git', 'located', 'env_repository', 'GitLayout', 'git_layouts', 'git_dir', 'file_identity',
+           'stream_blob_id', 'nested_identity', 'rule_files', 'snapshot', 'ExactGate']
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-101
 def git_start(root: Path, *args: str) -> subprocess.Popen:
@@ -48,6 +48,9 @@ def git_finish(proc: subprocess.Popen) -> bytes:
 # %% ../../chapters/94_tree_state.ipynb #ch94-151
 LOCAL_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_PREFIX")  # one repository's own
+# git's own records of what changed, which a configuration the agent wrote before can make lie (an fsmonitor hook
+# that answers "nothing", an untracked cache): off, so git looks at the files themselves
+CACHES_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
 _WORK_TREE_KEY = re.compile(rb'^[ \t]*worktree[ \t]*=[ \t]*"?(.*?)"?[ \t]*$', re.I | re.M)
 _INCLUDE = re.compile(rb"^[ \t]*\[[ \t]*include", re.I | re.M)
 
@@ -147,14 +150,15 @@ class GitLayout(PlainLayout):
     def command(self, root: Path) -> tuple[list[str], dict[str, str]]:
         """Chapter 07's command line, naming the git folder and the work tree where git needs them, without
         another repository's GIT_DIR (and its kin), and with git's replace refs off: `git replace HEAD <commit>`
-        would show git a HEAD whose tree is another (the broken files committed there read as unchanged)."""
+        would show git a HEAD whose tree is another (the broken files committed there read as unchanged); and with
+        git's records of what changed off (CACHES_OFF)."""
         (program, *rest), env = super().command(root)
         env = {**env, "GIT_NO_REPLACE_OBJECTS": "1"}
         named = env_repository()
         if named is None or named[0] != Path(root):
             env = {k: v for k, v in env.items() if k not in LOCAL_GIT_ENV}
         folder = self.git_folder(root)
-        return [program, *([f"--git-dir={folder}", f"--work-tree={root}"] if folder else []), *rest], env
+        return [program, *([f"--git-dir={folder}", f"--work-tree={root}"] if folder else []), *rest, *CACHES_OFF], env
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-157
 GIT_LAYOUT = GitLayout()
