@@ -667,8 +667,8 @@ def test_the_console_script_answers_a_plain_tool_call_without_importing_the_gate
 # -- one reading of the tree per stop ------------------------------------------------------------------
 
 def test_the_quick_path_reads_git_status_exactly_as_the_gate_does():
-    from donegate.treestate import CACHES_OFF, FLAGGED_ARGS, STATUS_ARGS
-    assert (quickstop.STATUS, quickstop.FLAGGED, quickstop.CACHES_OFF) == (STATUS_ARGS, FLAGGED_ARGS, CACHES_OFF)
+    from donegate.treestate import SHORTCUTS_OFF, FLAGGED_ARGS, STATUS_ARGS
+    assert (quickstop.STATUS, quickstop.FLAGGED, quickstop.SHORTCUTS_OFF) == (STATUS_ARGS, FLAGGED_ARGS, SHORTCUTS_OFF)
 
 
 @pytest.fixture

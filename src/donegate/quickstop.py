@@ -27,11 +27,12 @@ REPLAYABLE = frozenset({"already_verified", "not_gated"})  # allowed stops that 
 STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
           "--ignored=matching")  # exactly the gate's (donegate.stopgate.STATUS_ARGS), so it can share the reading
 FLAGGED = ("ls-files", "-v", "-z")
-CACHES_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")  # the gate's (donegate.treestate)
+SHORTCUTS_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.checkStat=default",
+                 "-c", "core.trustctime=true", "-c", "core.ignoreStat=false")  # the gate's (donegate.treestate)
 FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-unchanged (git status trusts them)
 
 # %% auto #0
-__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'CACHES_OFF', 'FLAG_TAGS', 'SEAL_FILE', 'QUICK_HOSTS',
+__all__ = ['QUICK_FORMAT', 'REPLAYABLE', 'STATUS', 'FLAGGED', 'SHORTCUTS_OFF', 'FLAG_TAGS', 'SEAL_FILE', 'QUICK_HOSTS',
            'PLAIN_SETTINGS', 'POLICY_WORDS', 'PATCH_HEADS', 'ARMING_PLACES', 'QUICK_ARMING_VARS', 'GitRun', 'each_stat',
            'stat_line', 'stat_data', 'fence_file', 'held', 'fenced_lines', 'fenced_stats', 'flagged_paths',
            'listed_paths', 'git_rules', 'tree_key', 'quick_state_dir', 'quick_top', 'parse_payload', 'quick_plain',
@@ -54,7 +55,7 @@ class GitRun:
                    (os.POSIX_SPAWN_CLOSE, read), (os.POSIX_SPAWN_CLOSE, write)]
         env = {**env, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C", "GIT_NO_REPLACE_OBJECTS": "1"}  # as the gate runs git
         try:
-            self.pid = os.posix_spawnp("git", ["git", "-C", root, *CACHES_OFF, *args], env, file_actions=actions)
+            self.pid = os.posix_spawnp("git", ["git", "-C", root, *SHORTCUTS_OFF, *args], env, file_actions=actions)
         except BaseException:
             os.close(read)
             raise

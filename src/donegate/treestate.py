@@ -18,9 +18,9 @@ from typing import Any, Callable, Iterator, Mapping
 from .stopgate import LAYOUT, GateError, Identity, PlainLayout, StopGate, TreeState, blob_id, find_repo, git
 
 # %% auto #0
-__all__ = ['LOCAL_GIT_ENV', 'CACHES_OFF', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'NAMED_RULES', 'git_start', 'git_finish',
-           'plain_git', 'located', 'env_repository', 'GitLayout', 'git_layouts', 'git_dir', 'file_identity',
-           'stream_blob_id', 'nested_identity', 'rule_files', 'snapshot', 'ExactGate']
+__all__ = ['LOCAL_GIT_ENV', 'SHORTCUTS_OFF', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'NAMED_RULES', 'git_start',
+           'git_finish', 'plain_git', 'located', 'env_repository', 'GitLayout', 'git_layouts', 'git_dir',
+           'file_identity', 'stream_blob_id', 'nested_identity', 'rule_files', 'snapshot', 'ExactGate']
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-101
 def git_start(root: Path, *args: str) -> subprocess.Popen:
@@ -48,9 +48,10 @@ def git_finish(proc: subprocess.Popen) -> bytes:
 # %% ../../chapters/94_tree_state.ipynb #ch94-151
 LOCAL_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_PREFIX")  # one repository's own
-# git's own records of what changed, which a configuration the agent wrote before can make lie (an fsmonitor hook
-# that answers "nothing", an untracked cache): off, so git looks at the files themselves
-CACHES_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
+# git's shortcuts for telling what changed, which a configuration an earlier session wrote can make lie (an fsmonitor
+# hook that answers "nothing", the untracked cache, stat data compared by mtime and size alone): off, so git looks
+SHORTCUTS_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.checkStat=default",
+                 "-c", "core.trustctime=true", "-c", "core.ignoreStat=false")
 _WORK_TREE_KEY = re.compile(rb'^[ \t]*worktree[ \t]*=[ \t]*"?(.*?)"?[ \t]*$', re.I | re.M)
 _INCLUDE = re.compile(rb"^[ \t]*\[[ \t]*include", re.I | re.M)
 
@@ -151,14 +152,14 @@ class GitLayout(PlainLayout):
         """Chapter 07's command line, naming the git folder and the work tree where git needs them, without
         another repository's GIT_DIR (and its kin), and with git's replace refs off: `git replace HEAD <commit>`
         would show git a HEAD whose tree is another (the broken files committed there read as unchanged); and with
-        git's records of what changed off (CACHES_OFF)."""
+        git's shortcuts for what changed off (SHORTCUTS_OFF)."""
         (program, *rest), env = super().command(root)
         env = {**env, "GIT_NO_REPLACE_OBJECTS": "1"}
         named = env_repository()
         if named is None or named[0] != Path(root):
             env = {k: v for k, v in env.items() if k not in LOCAL_GIT_ENV}
         folder = self.git_folder(root)
-        return [program, *([f"--git-dir={folder}", f"--work-tree={root}"] if folder else []), *rest, *CACHES_OFF], env
+        return [program, *([f"--git-dir={folder}", f"--work-tree={root}"] if folder else []), *rest, *SHORTCUTS_OFF], env
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-157
 GIT_LAYOUT = GitLayout()
