@@ -27,8 +27,7 @@ REPLAYABLE = frozenset({"already_verified", "not_gated"})  # allowed stops that 
 STATUS = ("status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames",
           "--ignored=matching")  # exactly the gate's (donegate.stopgate.STATUS_ARGS), so it can share the reading
 FLAGGED = ("ls-files", "-v", "-z")
-SHORTCUTS_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.checkStat=default",
-                 "-c", "core.trustctime=true", "-c", "core.ignoreStat=false")  # the gate's (donegate.treestate)
+SHORTCUTS_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")  # the gate's (donegate.treestate)
 FLAG_TAGS = (b"\0S ", b"\0s ", b"\0h ")  # ls-files -v: skip-worktree, assume-unchanged (git status trusts them)
 
 # %% auto #0

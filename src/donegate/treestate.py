@@ -49,9 +49,8 @@ def git_finish(proc: subprocess.Popen) -> bytes:
 LOCAL_GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_PREFIX")  # one repository's own
 # git's shortcuts for telling what changed, which a configuration an earlier session wrote can make lie (an fsmonitor
-# hook that answers "nothing", the untracked cache, stat data compared by mtime and size alone): off, so git looks
-SHORTCUTS_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.checkStat=default",
-                 "-c", "core.trustctime=true", "-c", "core.ignoreStat=false")
+# hook that answers "nothing", the untracked cache): off, so git looks at the files and their stat data
+SHORTCUTS_OFF = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
 _WORK_TREE_KEY = re.compile(rb'^[ \t]*worktree[ \t]*=[ \t]*"?(.*?)"?[ \t]*$', re.I | re.M)
 _INCLUDE = re.compile(rb"^[ \t]*\[[ \t]*include", re.I | re.M)
 
