@@ -1064,6 +1064,18 @@ def test_doctor_reports_a_damaged_state_file_instead_of_crashing(gated):
     assert f"PROBLEM: the state file {state_file} cannot be used" in done.stdout
 
 
+@pytest.mark.parametrize("settings", [{"core.checkStat": "minimal"}, {"core.trustctime": "no"}, {"core.ignoreStat": "on"}])
+def test_doctor_warns_of_a_repository_whose_git_compares_stat_data_loosely(gated, settings):
+    """The gate asks git what changed; with these settings git trusts a file whose size and mtime it remembers,
+    however its content changed. doctor says so and exits 1; without them it says nothing of it."""
+    repo = gated("claude-code")
+    assert "git          WARNING" not in repo.run("doctor").stdout
+    for key, value in settings.items():
+        repo.git("config", key, value)
+    done = repo.run("doctor")
+    assert done.returncode == 1 and "git          WARNING" in done.stdout and key.lower() in done.stdout, done.stdout
+
+
 def test_doctor_outside_a_repository_exits_1(outside, tmp_path):
     done = donegate("doctor", cwd=outside, state=tmp_path / "state")
     assert done.returncode == 1

@@ -267,6 +267,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.doctor.installed_hook_entries': ( 'host_trust_and_doctor.html#installed_hook_entries',
                                                                              'donegate/doctor.py'),
                                  'donegate.doctor.ledger_command': ('host_trust_and_doctor.html#ledger_command', 'donegate/doctor.py'),
+                                 'donegate.doctor.loose_git': ('host_trust_and_doctor.html#loose_git', 'donegate/doctor.py'),
                                  'donegate.doctor.missing_program': ('host_trust_and_doctor.html#missing_program', 'donegate/doctor.py'),
                                  'donegate.doctor.not_active': ('host_trust_and_doctor.html#not_active', 'donegate/doctor.py'),
                                  'donegate.doctor.stale_programs': ('host_trust_and_doctor.html#stale_programs', 'donegate/doctor.py'),
