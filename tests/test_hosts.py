@@ -1065,15 +1065,50 @@ def test_doctor_reports_a_damaged_state_file_instead_of_crashing(gated):
 
 
 @pytest.mark.parametrize("settings", [{"core.checkStat": "minimal"}, {"core.trustctime": "no"}, {"core.ignoreStat": "on"}])
-def test_doctor_warns_of_a_repository_whose_git_compares_stat_data_loosely(gated, settings):
-    """The gate asks git what changed; with these settings git trusts a file whose size and mtime it remembers,
-    however its content changed. doctor says so and exits 1; without them it says nothing of it."""
+def test_doctor_notes_a_repository_whose_git_compares_stat_data_loosely(gated, settings):
+    """With these settings git trusts a file whose size and mtime it remembers, however its content changed; the
+    gate then compares every tracked file itself, and doctor says so. Without them it says nothing of it."""
     repo = gated("claude-code")
-    assert "git          WARNING" not in repo.run("doctor").stdout
+    assert "git          NOTE" not in repo.run("doctor").stdout
     for key, value in settings.items():
         repo.git("config", key, value)
     done = repo.run("doctor")
-    assert done.returncode == 1 and "git          WARNING" in done.stdout and key.lower() in done.stdout, done.stdout
+    assert "git          NOTE" in done.stdout and key.lower() in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("laundered", [False, True])
+def test_an_edit_that_keeps_size_and_mtime_is_seen_where_git_compares_stat_data_loosely(repo, laundered):
+    """An earlier session left core.checkStat=minimal and core.trustctime=false in the repository's config. This one
+    edits app.py, keeps its size, sets its mtime back and (or not) runs git status, which then records the edited
+    file's stat data as clean: git lists nothing. The gate compares every tracked file by what it holds there: the
+    check runs; after a pass, the same trick is seen by `status`."""
+    assert repo.run("init").returncode == 0
+    repo.count_runs()
+    assert repo.run("install", "--host", "claude-code").returncode == 0
+    repo.git("config", "core.checkStat", "minimal")
+    repo.git("config", "core.trustctime", "false")
+    past = os.stat(repo.root / "app.py").st_mtime_ns - 10**12  # older than the index: git's stat data are trusted
+    os.utime(repo.root / "app.py", ns=(past, past))
+    repo.git("status")
+    assert repo.start().returncode == 0
+
+    def edit(text: str) -> None:
+        before = os.stat(repo.root / "app.py")
+        repo.write("app.py", text)
+        os.utime(repo.root / "app.py", ns=(before.st_atime_ns, before.st_mtime_ns))
+        if laundered:
+            repo.git("status")  # the agent's own git records the edited file's stat data as clean
+
+    edit(ORIGINAL.replace("ok", "no"))  # the same size
+    if laundered:
+        assert "app.py" not in repo.git("status", "--porcelain")  # git's own view: nothing changed
+    done = repo.stop()
+    assert repo.runs() == 1 and "nothing changed" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert repo.run("status").returncode == 0  # the check passed on this tree
+    edit(ORIGINAL.replace("ok", "ko"))
+    assert repo.run("status").returncode == 1
+    repo.stop()  # not the quick path's replay of the pass: the gate looks, and the check runs again
+    assert repo.runs() == 2
 
 
 def test_doctor_outside_a_repository_exits_1(outside, tmp_path):

@@ -17,13 +17,13 @@ from typing import Any, Mapping
 from .hosts import HOSTS, SETTINGS_FILES, InstallSteps, hook_entries, hook_executable
 from .realhosts import ARMING_LAYERS, SessionGate, layer_files, layer_path, stops_seen
 from .stopgate import NOTHING_CHANGED, SCRIPT_NAME, TAG, GateError, Settings, StopGate, TreeState, changed_paths, find_repo
-from .treestate import ExactGate
+from .treestate import ExactGate, loose_git
 
 # %% auto #0
-__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'LOOSE_GIT', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT',
-           'missing_program', 'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys',
-           'switched_off', 'not_active', 'grant_trust', 'write_codex_trust', 'after_install', 'loose_git', 'doctor',
-           'stop_preview', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps', 'installed_hook_entries',
+__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program',
+           'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'switched_off',
+           'not_active', 'grant_trust', 'write_codex_trust', 'after_install', 'doctor', 'stop_preview',
+           'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps', 'installed_hook_entries',
            'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
@@ -327,25 +327,6 @@ def _uncommitted(root: Path, rel: str) -> bool:
     tracked = subprocess.run(["git", "-C", str(root), "ls-files", "--error-unmatch", rel], capture_output=True)
     return done.returncode != 0 or tracked.returncode != 0
 
-# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-601g
-LOOSE_GIT = {"core.checkstat": "minimal", "core.trustctime": "false", "core.ignorestat": "true"}  # git's loose looks
-_BOOLEAN = {"yes": "true", "on": "true", "1": "true", "no": "false", "off": "false", "0": "false"}
-
-
-def loose_git(root: Path) -> list[str]:
-    """The settings of git's, as it reads its configuration for this repository, that compare a file's stat data
-    loosely (KEY=VALUE each): with them, once git has refreshed its index, an edit that keeps a file's size and
-    mtime reads as unchanged, to git and so to the gate, whatever it runs git with."""
-    import subprocess
-    from donegate.stopgate import LAYOUT
-    command, env = LAYOUT[0].command(root)
-    done = subprocess.run([*command, "config", "--get-regexp", r"^core\.(checkstat|trustctime|ignorestat)$"],
-                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
-    found = [line.split(None, 1) for line in done.stdout.splitlines()]
-    return [f"{key}={value}" for key, value in (pair for pair in found if len(pair) == 2)
-            if LOOSE_GIT.get(key.lower()) == _BOOLEAN.get(value.strip().lower(), value.strip().lower())]
-
-
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-601
 def doctor(repo: str | os.PathLike = ".", out=print, plugin_lines=None) -> int:
     """`donegate doctor`: the repository, the check, the settings, the state, the ledger, the installed
@@ -382,9 +363,8 @@ def doctor(repo: str | os.PathLike = ".", out=print, plugin_lines=None) -> int:
     rows = ledger.read_text(encoding="utf-8").splitlines() if ledger.exists() else []
     out(f"ledger       {'on' if settings.ledger else 'off'} · {ledger} ({len(rows)} row(s))")
     if loose := loose_git(root):
-        problems += 1
-        out(f"git          WARNING: {', '.join(loose)}: git compares a file's stat data loosely here, so an edit that "
-            "keeps a file's size and mtime can read as unchanged to git and to the gate (unset them)")
+        out(f"git          NOTE: {', '.join(loose)}: git compares a file's stat data loosely here, so the gate "
+            "compares every tracked file by what it holds at every stop, which is slower (unset them)")
     problems += _doctor_hooks(root, out, plugin_lines or (lambda host, root: [])) + _doctor_timeouts(root, settings, out)
     seen = stops_seen(settings.state_dir, root)
     out(f"stops seen   {len(seen)}" + (f", the last at {seen[-1][0]} ({seen[-1][1]})" if seen else

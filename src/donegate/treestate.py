@@ -18,9 +18,10 @@ from typing import Any, Callable, Iterator, Mapping
 from .stopgate import LAYOUT, GateError, Identity, PlainLayout, StopGate, TreeState, blob_id, find_repo, git
 
 # %% auto #0
-__all__ = ['LOCAL_GIT_ENV', 'SHORTCUTS_OFF', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'NAMED_RULES', 'git_start',
-           'git_finish', 'plain_git', 'located', 'env_repository', 'GitLayout', 'git_layouts', 'git_dir',
-           'file_identity', 'stream_blob_id', 'nested_identity', 'rule_files', 'snapshot', 'ExactGate']
+__all__ = ['LOCAL_GIT_ENV', 'SHORTCUTS_OFF', 'GIT_LAYOUT', 'STATUS_ARGS', 'FLAGGED_ARGS', 'LOOSE_GIT', 'LOOSE_KEYS',
+           'NAMED_RULES', 'git_start', 'git_finish', 'plain_git', 'located', 'env_repository', 'GitLayout',
+           'git_layouts', 'git_dir', 'file_identity', 'stream_blob_id', 'nested_identity', 'loose_git', 'rule_files',
+           'snapshot', 'ExactGate']
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-101
 def git_start(root: Path, *args: str) -> subprocess.Popen:
@@ -285,13 +286,55 @@ def _add_trusted(entries: dict, listing: bytes, root: Path, identity: Callable, 
             entries[path] = identity(root, path, algorithm)
 
 
-def _add_rules(entries: dict, root: Path, algorithm: str) -> None:
-    """Add every file of `rule_files`, so hiding a change through one of them is a change too."""
+def _add_rules(entries: dict, root: Path, algorithm: str) -> bool:
+    """Add every file of `rule_files`, so hiding a change through one of them is a change too. True if one of them
+    sets a key of LOOSE_GIT (then `loose_git` asks git what is in force)."""
+    loose = False
     for name, path in rule_files(root).items():
         try:
-            entries[name] = ("100644", blob_id(path.read_bytes(), algorithm))
+            data = path.read_bytes()
         except OSError:
             entries[name] = None
+            continue
+        entries[name] = ("100644", blob_id(data, algorithm))
+        loose = loose or bool(LOOSE_KEYS.search(data))
+    return loose
+
+# %% ../../chapters/94_tree_state.ipynb #ch94-601u
+LOOSE_GIT = {"core.checkstat": "minimal", "core.trustctime": "false", "core.ignorestat": "true"}  # git's loose looks
+LOOSE_KEYS = re.compile(rb"(?im)^[ \t]*(checkstat|trustctime|ignorestat)[ \t]*=")
+_BOOLEAN = {"yes": "true", "on": "true", "1": "true", "no": "false", "off": "false", "0": "false"}
+
+
+def loose_git(root: Path) -> list[str]:
+    """The settings of git's in force for the repository at `root` that compare a file's stat data loosely
+    (KEY=VALUE each). With them, once git has refreshed its index (any `git status` does), an edit that keeps a
+    file's size and mtime reads as unchanged to git, however git is run afterwards."""
+    command, env = GIT_LAYOUT.command(root)
+    done = subprocess.run([*command, "config", "--get-regexp", r"^core\.(checkstat|trustctime|ignorestat)$"],
+                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+    found = [line.split(None, 1) for line in done.stdout.splitlines()]
+    return [f"{key}={value}" for key, value in (pair for pair in found if len(pair) == 2)
+            if LOOSE_GIT.get(key.lower()) == _BOOLEAN.get(value.strip().lower(), value.strip().lower())]
+
+
+def _add_unlisted(entries: dict, root: Path, identity: Callable, algorithm: str) -> set[str]:
+    """Where git compares stat data loosely: every tracked file git status did not list, compared by what it holds
+    with what the index records for it (its blob id), through `identity` (the gate's own cache, keyed by all of a
+    file's stat data); a file that differs is added. The tracked paths, for the cache to keep."""
+    tracked = set()
+    for rec in git_finish(git_start(root, "ls-files", "-s", "-z")).split(b"\0"):
+        head, _, name = rec.partition(b"\t")
+        mode, oid, stage = (head.split(b" ") + [b"", b"", b""])[:3]
+        path = os.fsdecode(name)
+        if not name or stage != b"0" or mode == b"160000" or path in entries:
+            continue
+        tracked.add(path)
+        found = identity(root, path, algorithm)
+        if found != (mode.decode(), oid.decode()):
+            entries[path] = found
+    return tracked
+
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-601r
 NAMED_RULES = re.compile(r"(?im)^\s*(excludesfile|attributesfile|path)\s*=\s*\"?([^\"\n]*?)\"?\s*$")  # path: an include
@@ -335,7 +378,8 @@ def rule_files(root: Path, env: Mapping[str, str] | None = None) -> dict[str, Pa
 def snapshot(root: Path, cache: Any = None, reading: tuple[bytes, bytes] | None = None) -> TreeState:
     """The tree state of the repository at `root`, from one `git status` (only the paths it lists are
     hashed, through `cache` if one is given: appendix 95's HashCache) and `git ls-files -v` beside it for
-    the files git status is told to trust. `reading`: the output of those two, already read (appendix 93)."""
+    the files git status is told to trust (and, where git compares stat data loosely, every tracked file by what it
+    holds: `_add_unlisted`). `reading`: the output of those two, already read (appendix 93)."""
     identity = file_identity if cache is None else cache.identity
     if reading is None:
         status, flagged = git_start(root, *STATUS_ARGS), git_start(root, *FLAGGED_ARGS)
@@ -343,9 +387,11 @@ def snapshot(root: Path, cache: Any = None, reading: tuple[bytes, bytes] | None 
     out, listing = reading
     head, entries, ignored, algorithm = _read_status(out, root, identity)
     _add_trusted(entries, listing, root, identity, algorithm)
-    _add_rules(entries, root, algorithm)
+    tracked = set()
+    if _add_rules(entries, root, algorithm) and loose_git(root):  # git's own view cannot be trusted here
+        tracked = _add_unlisted(entries, root, identity, algorithm)
     if cache is not None:
-        cache.save(set(entries))
+        cache.save(set(entries) | tracked)
     return TreeState(head, entries, tuple(ignored))
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-801
