@@ -146,17 +146,19 @@ VERDICTS = ("supported", "contradicted", "stale", "unsupported")
 # The edit tools of the three hosts (appendix 97 reads which is which) and of chapter 07's agent.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit", "replace", "write_file", "edit", "apply_patch",
                         "write"})
-# The tools known to change no file of the repository: the hosts' readers, searches, plans, questions and to-do
-# lists. Any other tool (a subagent, an MCP server's, one a newer host adds) may have written, like a command.
+# The tools known to change no file of the repository: the hosts' readers, searches, plans, questions, to-do lists,
+# notes kept outside it and the stopping of a background command. Any other tool (a subagent, an MCP server's, one
+# a newer host adds) may have written, like a command.
 READING_TOOLS = frozenset({
     "Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead", "TodoWrite", "TaskCreate",
     "TaskGet", "TaskList", "TaskUpdate", "TaskOutput", "BashOutput", "AskUserQuestion", "EnterPlanMode",
-    "ExitPlanMode", "ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch", "LSP", "Skill",      # Claude Code
+    "ExitPlanMode", "ListMcpResourcesTool", "ReadMcpResourceTool", "ToolSearch", "LSP", "Skill", "KillShell",
+    "KillBash", "TaskStop",                                                                              # Claude Code
     "update_plan", "view_image", "web_search", "list_mcp_resources", "list_mcp_resource_templates",
     "read_mcp_resource", "request_user_input",                                                          # Codex
     "read_file", "read_many_files", "list_directory", "glob", "grep_search", "search_file_content", "web_fetch",
     "google_web_search", "write_todos", "ask_user", "enter_plan_mode", "exit_plan_mode", "activate_skill",
-    "get_internal_docs",                                                                                 # Gemini
+    "get_internal_docs", "save_memory",                                                                  # Gemini
     "read", "list"})                                                                         # chapter 07's agent
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-051
