@@ -278,7 +278,8 @@ def test_an_audit_reads_its_session_afresh():
     ("PYTHONPATH=src CI=1 pytest -q", []), ("python -m unittest -v", []), ("npm test -- --coverage", []),
     ("cargo test --workspace -q", []), ("go test -count=1 -race ./...", []), ("timeout 60 ./verify.sh", []),
     ("cd /work/repo && uv run pytest -q > out.txt 2>&1", []), ("make -C sub test", []), ("echo go && pytest -q", []),
-    ("make build CFLAGS=-O2 && pytest -q", []), ("X=1; pytest -q", ["X=1"])])
+    ("make build CFLAGS=-O2 && pytest -q", []), ("X=1; pytest -q", ["X=1"]),
+    ("bash -c 'pytest -k add'", ["-k add"]), ("pip install pytest && pytest -q", [])])
 def test_a_check_is_whole_only_with_options_known_to_keep_it_whole(command, scope):
     """Options that list, skip, ignore or select tests, or run none, are not on a list of their own: a run is
     narrowed by any option or variable not known to keep the suite whole (the safe mistake)."""

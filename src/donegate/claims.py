@@ -17,8 +17,8 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NO
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
            'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
            'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'program_words', 'runs_check', 'check_scope', 'names_scope',
-           'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
+           'may_write', 'read_only', 'files_written', 'program_words', 'checked_words', 'shell_string', 'runs_check',
+           'check_scope', 'names_scope', 'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -504,6 +504,20 @@ def program_words(words: list[str]) -> list[str]:
     return words
 
 
+def checked_words(words: list[str], search) -> list[str] | None:
+    """A simple command's `program_words` when the check is what it runs: a check pattern (`search` finds the first)
+    matching from its program on. None otherwise; a shell's `-c` string is `shell_string`'s."""
+    words = program_words(words)
+    found = search(" ".join(words)) if words else None
+    return words if found is not None and found.start() < len(words[0]) else None
+
+
+def shell_string(words: list[str]) -> str | None:
+    """The command line a shell runs given with `-c` (`bash -c 'pytest -q'`); None for any other simple command."""
+    words = program_words(words)
+    return words[2] if len(words) > 2 and words[0] in SHELLS and words[1] == "-c" else None
+
+
 def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
     """Is the check what the command runs: a check pattern matching from the program of one of its simple commands
     (`./verify.sh`, `uv run pytest`, `bash -c 'pytest -q'`), not a word given to another program (`pip install
@@ -511,38 +525,32 @@ def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
     rule = any_of(tuple(checks))
     if not rule.search(command):
         return False  # no check is named at all
-    for words, _fed in simple_commands(command):
-        words = program_words(words)
-        if len(words) > 2 and words[0].rpartition("/")[2] in SHELLS and words[1] == "-c" and runs_check(words[2], checks):
-            return True  # the shell runs its -c string as a command line
-        found = rule.search(" ".join(words)) if words else None
-        if found and found.start() < len(words[0]):
-            return True
-    return False
+    return any(checked_words(words, rule.search) is not None
+               or (inner := shell_string(words)) is not None and runs_check(inner, checks)
+               for words, _fed in simple_commands(command))
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071s
-def _runner_at(words: list[str], checks) -> int | None:
-    """Where among a simple command's words the check begins: the last word from which they still match the
-    check rule (`python3 -m pytest`: at pytest); None if they are no check."""
-    found = [p for p in checks if re.search(p, " ".join(words))]  # the patterns that match at all: most often one
-    return next((i for i in range(len(words) - 1, -1, -1) if any(re.search(p, " ".join(words[i:])) for p in found)),
-                None) if found else None
-
-
 def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
     """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, and any
     option or variable not known to keep the suite whole (the check is what `checks` matches)."""
+    def first(text: str) -> re.Match | None:  # the check pattern that matches first, as `runs_check` reads them
+        return min((m for p in checks if (m := re.search(p, text))), key=re.Match.start, default=None)
+
     scope, assigned = [], []
     for words, _fed in simple_commands(command):
-        start = _runner_at(words, checks)
-        if start is None:  # `export VAR=...` or `VAR=...` alone before the check reaches it too
+        if (inner := shell_string(words)) is not None:
+            scope += check_scope(inner, checks)
+            continue
+        ran = checked_words(words, first)  # what runs_check counts as running the check, and from where
+        if ran is None:  # `export VAR=...` or `VAR=...` alone before the check reaches it too
             if words[:1] == ["export"] or all(_ASSIGNMENT.fullmatch(w) for w in words):
                 assigned += [w for w in words if _ASSIGNMENT.fullmatch(w)]
             continue
-        assigned += [w for w in words[:start] if _ASSIGNMENT.fullmatch(w)]
+        at = next((i for i, w in enumerate(words) if w.rpartition("/")[2] == ran[0].rpartition("/")[2]), len(words))
+        assigned += [w for w in words[:at] if _ASSIGNMENT.fullmatch(w)]
         scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES]
-        name, args = _program(words[start:])
+        name, args = ran[0].rpartition("/")[2], ran[1:]
         if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
             name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
         own, skip = _OWN_SELECTING.get(name, ()), False
