@@ -427,3 +427,16 @@ def test_a_pass_of_a_check_the_session_changed_is_no_evidence(change):
 def test_a_command_that_only_names_the_check_backs_no_claim(command):
     [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0))
     assert claim.verdict != "supported" and stretch.work == "unverified", claim
+
+
+@pytest.mark.parametrize("cwd", ["repo", "", "./work/repo"])
+def test_a_folder_the_transcript_gives_as_no_full_path_says_nowhere(cwd, tmp_path):
+    """A session record whose `cwd` is not a full path names no folder: a check run from a full path is then taken
+    to be this repository, as where none is recorded, and the audit reads on (it raised on mixing paths)."""
+    original = FIXTURES["claude-code/supported"]
+    import re
+    text = re.sub(r'"cwd": ?"/work/repo"', f'"cwd": "{cwd}"', original.read_text())
+    path = tmp_path / original.name
+    path.write_text(text.replace("./verify.sh", "cd /tmp && ./verify.sh"))
+    result = tr.audit_transcript(path)
+    assert result.imported.folder is None and [c.verdict for c in result.claims] == ["supported"]

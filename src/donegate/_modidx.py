@@ -1479,6 +1479,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                                  'donegate/transcripts.py'),
                                       'donegate.transcripts.detect_host': ( 'transcript_readers.html#detect_host',
                                                                             'donegate/transcripts.py'),
+                                      'donegate.transcripts.full_path': ('transcript_readers.html#full_path', 'donegate/transcripts.py'),
                                       'donegate.transcripts.gemini_folder': ( 'transcript_readers.html#gemini_folder',
                                                                               'donegate/transcripts.py'),
                                       'donegate.transcripts.outline': ('transcript_readers.html#outline', 'donegate/transcripts.py'),

@@ -605,8 +605,8 @@ def elsewhere(command: str, home: str | None = None) -> bool:
 
 def outside(folder: str, home: str | None = None) -> bool:
     """Is `folder` (relative to the session's, or full) outside the session's folder `home`? A full path is taken
-    to be inside when `home` is not known."""
-    if home is not None and not folder.startswith("~"):
+    to be inside when `home` is not known (or not a full path)."""
+    if home is not None and home.startswith("/") and not folder.startswith("~"):
         folder = os.path.normpath(os.path.join(home, folder))  # a full path stays itself
         return os.path.commonpath([folder, home]) != os.path.normpath(home)
     return folder.startswith("~") or not folder.startswith("/") and os.path.normpath(folder).startswith("..")

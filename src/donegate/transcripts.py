@@ -26,9 +26,10 @@ HOSTS = ("claude-code", "codex", "gemini")
 
 # %% auto #0
 __all__ = ['HOSTS', 'Lines', 'GATE_TAG', 'CLAUDE_EDITS', 'CLAUDE_SHELL', 'CODEX_SHELL', 'GEMINI_EDITS', 'GEMINI_SHELL', 'READERS',
-           'Step', 'Imported', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex', 'read_gemini',
-           'gemini_folder', 'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter', 'write_trajectory',
-           'Sketch', 'Outline', 'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript', 'audit_command']
+           'Step', 'Imported', 'full_path', 'read_lines', 'prompt_or_feedback', 'read_claude_code', 'read_codex',
+           'read_gemini', 'gemini_folder', 'TranscriptError', 'detect_host', 'read_transcript', 'MemoryWriter',
+           'write_trajectory', 'Sketch', 'Outline', 'outline', 'to_trajectory', 'SessionAudit', 'audit_transcript',
+           'audit_command']
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-008
 @dataclass(slots=True)
@@ -58,7 +59,13 @@ class Imported:
     steps: list[Step]
     opaque: Counter
     damaged: list[tuple[int, str]]
-    folder: str | None = None  # the folder the session ran in, where the transcript records it (not Gemini's)
+    folder: str | None = None  # the full path of the folder the session ran in, where the transcript shows it
+
+
+def full_path(folder: Any) -> str | None:
+    """A folder as a transcript gives it, if it is a full path (anything else says nowhere)."""
+    return os.path.normpath(folder) if isinstance(folder, str) and folder.startswith("/") else None
+
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-012
 _DECODER, _JSON_SPACE = json.JSONDecoder(), re.compile(r"[ \t\n\r]*")  # the four characters JSON calls whitespace
@@ -197,7 +204,7 @@ def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
     for step in steps:
         if step.kind == "result":
             step.tool = names.get(step.call_id, "?")
-    return Imported("claude-code", path, session, steps, opaque, damaged, folder if isinstance(folder, str) else None)
+    return Imported("claude-code", path, session, steps, opaque, damaged, full_path(folder))
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-028
 CODEX_SHELL = {"exec_command", "shell", "local_shell", "container.exec", "shell_command"}
@@ -312,8 +319,7 @@ def read_codex(path: Path, lines: Lines | None = None) -> Imported:
             elif step.kind == "result":
                 step.tool = names.get(step.call_id, "?")
         steps += new
-    return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged,
-                    folder if isinstance(folder, str) else None)
+    return Imported("codex", path, session, _codex_running(steps, names, opaque), opaque, damaged, full_path(folder))
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-040
 GEMINI_EDITS = {"replace": "file_path", "write_file": "file_path", "edit": "file_path"}
