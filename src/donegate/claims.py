@@ -468,8 +468,8 @@ KEEPS_WHOLE = frozenset({
     "--reporters", "--run", "--forceExit", "--detectOpenHandles", "--maxWorkers", "-w", "--bail",  # npm, jest, vitest
     "--parallel", "-r", "--recreate", "--skip-missing-interpreters",                                  # tox, nox
     "-B", "--batch-mode", "-T", "--no-daemon", "--console", "--info", "--stacktrace"})  # make, mvn, gradle
-TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings", "-p", "-n", "--numprocesses", "--dist",
-                         "--durations", "--durations-min", "--verbosity", "--show-capture",
+TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings", "-p", "-n", "--numprocesses",
+                         "--dist", "--durations", "--durations-min", "--verbosity", "--show-capture",
                          "--timeout", "--import-mode", "--capture", "--log-level", "--log-cli-level", "--basetemp",
                          "--junitxml", "--cov", "--cov-report", "-count", "-timeout", "-coverprofile", "-parallel",
                          "--test-threads", "-j", "--jobs", "--reporter", "--maxWorkers", "-w", "-T", "--console",
@@ -482,8 +482,9 @@ _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k")}  # a runner's own way t
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071r
+# each runs the program it names next (after its verb, if any)
 RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "rye": "run", "pixi": "run",
-           "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}  # each runs the program named next (after a verb)
+           "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
 
 

@@ -52,7 +52,7 @@ class GitRun:
         actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, write, 1),
                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
                    (os.POSIX_SPAWN_CLOSE, read), (os.POSIX_SPAWN_CLOSE, write)]
-        env = {**env, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C", "GIT_NO_REPLACE_OBJECTS": "1"}  # as the gate runs git
+        env = {**env, "GIT_LITERAL_PATHSPECS": "1", "LC_ALL": "C", "GIT_NO_REPLACE_OBJECTS": "1"}  # as the gate's git
         try:
             self.pid = os.posix_spawnp("git", ["git", "-C", root, *SHORTCUTS_OFF, *args], env, file_actions=actions)
         except BaseException:

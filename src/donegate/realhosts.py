@@ -1047,7 +1047,8 @@ def line_endings_note(root: Path, command) -> str:
         return ""
     if first.startswith(b"\xef\xbb\xbf"):
         return (f"{TAG} {words[0]} starts with a byte order mark (bytes EF BB BF), so the system does not see its `#!` "
-                f"line and sh ran it instead. Save it as UTF-8 without a BOM (`sed -i '1s/^\\xEF\\xBB\\xBF//' {words[0]}`).\n")
+                f"line and sh ran it instead. Save it as UTF-8 without a BOM "
+                f"(`sed -i '1s/^\\xEF\\xBB\\xBF//' {words[0]}`).\n")
     if not first.startswith(b"#!") or b"\r" not in first:
         return ""
     named = first[2:].split(b"\r", 1)[0].decode("utf-8", "replace").strip()
@@ -1063,7 +1064,8 @@ def line_endings_note(root: Path, command) -> str:
 
 def _contained_run(self: SessionGate, command, changes: Mapping):
     """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said), and a
-    check that failed or could not start for how its script begins (line endings, a byte order mark) named as such. Never for a stop asked again (appendix 93)."""
+    check that failed or could not start for how its script begins (line endings, a byte order mark) named as such.
+    Never for a stop asked again (appendix 93)."""
     if getattr(self, "asked_again", False):
         raise GateError("asked again for the next stop's answer, the gate would run the check")
     adopting = _adopting()

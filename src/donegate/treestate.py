@@ -159,7 +159,8 @@ class GitLayout(PlainLayout):
         if named is None or named[0] != Path(root):
             env = {k: v for k, v in env.items() if k not in LOCAL_GIT_ENV}
         folder = self.git_folder(root)
-        return [program, *([f"--git-dir={folder}", f"--work-tree={root}"] if folder else []), *rest, *SHORTCUTS_OFF], env
+        where = [f"--git-dir={folder}", f"--work-tree={root}"] if folder else []
+        return [program, *where, *rest, *SHORTCUTS_OFF], env
 
 # %% ../../chapters/94_tree_state.ipynb #ch94-157
 GIT_LAYOUT = GitLayout()
