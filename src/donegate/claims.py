@@ -474,6 +474,9 @@ TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings
                          "--junitxml", "--cov", "--cov-report", "-count", "-timeout", "-coverprofile", "-parallel",
                          "--test-threads", "-j", "--jobs", "--reporter", "--maxWorkers", "-w", "-T", "--console",
                          *MOVED_BY})
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071f
 SHORT_FLAGS = re.compile(r"-(?:[qvsxlb]+|r[a-zA-Z]*|[nj]\d+|vv+)")  # -q, -vv, -xq, -ra, -rfE, -n4, -j8
 QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "CI",
                              "NODE_ENV", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "TZ", "RUST_BACKTRACE",
@@ -505,6 +508,7 @@ def program_words(words: list[str]) -> list[str]:
     return words
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071c
 def checked_words(words: list[str], search) -> list[str] | None:
     """A simple command's `program_words` when the check is what it runs: a check pattern (`search` finds the first)
     matching from its program on. None otherwise; a shell's `-c` string is `shell_string`'s."""

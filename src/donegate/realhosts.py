@@ -1062,6 +1062,7 @@ def line_endings_note(root: Path, command) -> str:
             f"Save it with LF line endings (`sed -i 's/\\r/\\n/g' {words[0]}`).\n")
 
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-a12r
 def _contained_run(self: SessionGate, command, changes: Mapping):
     """Chapter 07's run of the check, with whatever it leaves running ended once it is done (and said), and a
     check that failed or could not start for how its script begins (line endings, a byte order mark) named as such.
@@ -1079,6 +1080,7 @@ def _contained_run(self: SessionGate, command, changes: Mapping):
 
 
 SessionGate.run_command = _contained_run
+
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-701
 def _record_end(self: SessionGate, how: str, why: str) -> None:
