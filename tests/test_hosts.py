@@ -163,6 +163,12 @@ def test_init_shows_what_a_block_looks_like(repo):
     assert "FAIL: a check that fails" in done.stdout
 
 
+def test_init_s_next_step_names_every_host_install_takes(repo):
+    from donegate.cli import GATE_HOSTS
+    (line,) = [line for line in repo.run("init").stdout.splitlines() if line.startswith("next: ")]
+    assert all(host in line for host in GATE_HOSTS), line
+
+
 def test_init_never_overwrites_an_existing_verify_sh(repo):
     assert repo.run("init").returncode == 0
     script = repo.root / "verify.sh"

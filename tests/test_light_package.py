@@ -182,13 +182,43 @@ def test_the_audit_from_the_wheel_gives_the_expected_verdicts(light, tmp_path, h
         assert (tmp_path / f"{scenario}.html").stat().st_size > 0
 
 
+RUNS = {"check": ["labs/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb"], "start": ["lab01"],
+        "release": ["lab01-fail-open-hooks", "--overwrite-labs"], "recall": ["recall02"], "trajectory": ["validate", "demo/trajectories/verified-fix.jsonl"],
+        "review": ["--diff", "demo/review/0001-bulk-discount.patch", "--findings", "demo/review/findings-0001-mixed.json"],
+        "demo": ["chat-only"]}
+# what each command needs to get to its work in a checkout; the gate's commands have tests of their own above
+TRIED = """import sys
+from donegate.cli import COMMANDS, build_parser, load
+args = vars(build_parser().parse_args(sys.argv[1:]))
+try:
+    code = load(COMMANDS[args.pop("_command")].target)(**args)
+except ModuleNotFoundError as missing:
+    print("needs", missing.name)
+    sys.exit(3)
+"""
+
+
+def test_a_command_says_it_needs_the_workbook_exactly_when_it_does(light, tmp_path):
+    """Each command of the workbook is run from the wheel, past the check that would stop it, in a clone of this
+    checkout: one that gets through on the standard library must be marked light (`workbook=False`), and one
+    that does not must be marked as the workbook's, whatever the list of modules says."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", ROOT, clone], check=True)
+    for name, command in COMMANDS.items():
+        if name in ("hook", "install", "init", "doctor", "ledger", "status", "audit"):
+            continue
+        done = subprocess.run([light / "python", "-c", TRIED, name, *RUNS.get(name, [])], cwd=clone,
+                              capture_output=True, text=True, timeout=120)
+        needs = done.returncode == 3 or "No module named" in done.stderr  # `lab` starts JupyterLab as a child
+        assert needs == command.workbook, (name, done.returncode, done.stdout[-800:], done.stderr[-800:])
+        assert needs or done.returncode == 0, (name, done.stdout[-800:], done.stderr[-800:])  # it did its work
+
+
 def test_a_workbook_command_from_the_wheel_says_what_to_install(light, tmp_path):
-    arguments = {"check": ["x.ipynb"], "start": ["lab01"], "recall": ["recall02"], "trajectory": ["show", "x"],
-                 "review": ["--diff", "x", "--findings", "y"]}  # what argparse needs before the command runs
     for name, command in COMMANDS.items():
         if not command.workbook:
             continue
-        done = subprocess.run([light / "donegate", name, *arguments.get(name, [])],
+        done = subprocess.run([light / "donegate", name, *RUNS.get(name, [])],
                               cwd=tmp_path, capture_output=True, text=True)
         assert done.returncode == 2, (name, done)
         assert "this donegate is the gate alone" in done.stderr and "uv run donegate" in done.stderr, done.stderr

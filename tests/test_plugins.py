@@ -140,3 +140,15 @@ def test_install_trust_with_the_gemini_extension_trusts_the_folder_gemini_needs_
     assert done.returncode == 0 and not (home.repo / ".gemini").exists(), done.stdout
     trusted = json.loads((home.home / ".gemini" / "trustedFolders.json").read_text())
     assert trusted == {str(home.repo): "TRUST_FOLDER"}
+
+
+def test_every_locked_host_package_with_an_install_script_is_allowed_to_run_it():
+    """npm 11 runs a dependency's install script only when package.json's allowScripts names it (and refuses the
+    install under --strict-allow-scripts): without Claude Code's, `claude` is left without its native binary."""
+    folder = Path(__file__).resolve().parent / "hosts"
+    allowed = json.loads((folder / "package.json").read_text()).get("allowScripts", {})
+    locked = json.loads((folder / "package-lock.json").read_text())["packages"]
+    scripted = {path.rpartition("node_modules/")[2] for path, entry in locked.items()
+                if entry.get("hasInstallScript") and not entry.get("optional")}
+    assert "@anthropic-ai/claude-code" in scripted
+    assert {name for name in scripted if allowed.get(name) is not True} == set()

@@ -35,7 +35,8 @@ def arg(*flags: str, **options) -> Argument:
 class Command:
     """A subcommand. `target` is "module:function", imported only when the subcommand runs; the
     function gets the parsed arguments as keywords and returns the exit status. `workbook` says it needs
-    the workbook's dependencies; the gate's own commands say False and run on the standard library."""
+    the workbook's dependencies; a command that needs only the standard library (the gate's, and the learner's
+    that only copy and list files) says False and runs from the light package."""
     target: str
     help: str
     arguments: tuple[Argument, ...] = ()
@@ -59,6 +60,7 @@ COMMANDS: dict[str, Command] = {
         "show the chapters, the labs you passed and the recall exercises due",
         description="List the chapters, the labs you passed (with the time) and the recall exercises: "
                     "each is done four times, due 1, 3, 7 and 21 days after you pass its chapter's lab.",
+        workbook=False,
     ),
 }
 
@@ -110,6 +112,7 @@ COMMANDS.update({
         "numbers, the single run_finished record at the end and every artifact's hash. Exit status: 0 "
         "valid (show: shown, no problems), 1 a problem, the first one named by line, 2 the file could "
         "not be read.",
+        workbook=False,
     ),
     "review": Command(
         "donegate.review:review_command",
@@ -137,6 +140,7 @@ COMMANDS.update({
         "line saying how the run ended (VERIFIED, HANDED OVER, REFUSED or NOT VERIFIED). The repository's "
         "own files are never touched. Exit status: 0 the run ended as the scenario expects, 1 it did not, "
         "2 unknown scenario.",
+        workbook=False,
     ),
 })
 
@@ -246,6 +250,7 @@ COMMANDS.update({
         "instructor's release never meets your work. A file already there is kept as it is. Prints what it "
         "copied from where to where, how to open the notebook from where you typed the command, and how to "
         "check it. Exit status: 0 ready, 2 no such lab or no checkout.",
+        workbook=False,
     ),
     "recall": Command(
         "donegate.cli:recall_command",
@@ -256,6 +261,7 @@ COMMANDS.update({
         "work/<id>/<n>/, n being one more than the passes recorded so far; a copy already there is kept. "
         "Says which repetition it is and when it is due (a pass before then counts, marked early). "
         "Exit status: 0 ready, 2 no such recall exercise.",
+        workbook=False,
     ),
     "lab": Command(
         "donegate.cli:lab_command",
@@ -320,11 +326,11 @@ def workbook_missing(modules: Sequence[str] = WORKBOOK_MODULES) -> list[str]:
 
 def workbook_needed(name: str, missing: Sequence[str]) -> str:
     """What `donegate NAME` says when the workbook's dependencies are not installed."""
-    gate = ", ".join(n for n, c in COMMANDS.items() if not c.workbook)
+    light = ", ".join(n for n, c in COMMANDS.items() if not c.workbook)
     return (f"donegate {name}: this is a command of the workbook, and this donegate is the gate alone "
             f"(not installed: {', '.join(missing)}). Run it in a clone of the workbook, where `uv run donegate "
-            f"{name}` installs the workbook's dependencies (the README's \"Two commands\"). The gate's own "
-            f"commands work here: {gate}.")
+            f"{name}` installs the workbook's dependencies (the README's \"Two commands\"). These commands "
+            f"work here: {light}.")
 
 
 # %% ../../chapters/85_workbook_cli.ipynb #88a2c7ca

@@ -492,5 +492,5 @@ def init(repo: str | os.PathLike = ".", out=print) -> int:
         shown = run_check(["sh", str(broken)], root, 120)
     out("a failing copy, to show a block: the agent would get this message and go on working:")
     out("  " + failure_summary(shown.output).replace("\n", "\n  "))
-    out(f"next: `donegate install --host claude-code` (or codex, gemini) in {root}")
+    out(f"next: `donegate install --host claude-code` (or {', '.join(list(HOSTS)[1:])}) in {root}")
     return 0 if run.passed else 1
