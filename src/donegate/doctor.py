@@ -22,8 +22,8 @@ from .treestate import ExactGate, loose_git
 # %% auto #0
 __all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program',
            'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'switched_off',
-           'not_active', 'grant_trust', 'write_codex_trust', 'after_install', 'doctor', 'stop_preview',
-           'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps', 'installed_hook_entries',
+           'not_active', 'gemini_untrusted', 'grant_trust', 'write_codex_trust', 'after_install', 'doctor',
+           'stop_preview', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps', 'installed_hook_entries',
            'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
@@ -169,23 +169,45 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
         if problems:
             problems.append("run `donegate install --host codex --trust` (or trust them in Codex's /hooks)")
     elif host == "gemini":
-        path = _gemini_trust_file(env)
-        try:
-            rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        except (ValueError, OSError):
-            rules = {}
-        best, level = -1, None
-        for rule, trust in (rules.items() if isinstance(rules, dict) else ()):
-            folder = Path(rule).parent if trust == "TRUST_PARENT" else Path(rule)
-            if (root == folder or folder in root.parents) and len(rule) > best:
-                best, level = len(rule), trust
-        if level not in ("TRUST_FOLDER", "TRUST_PARENT") and env.get("GEMINI_CLI_TRUST_WORKSPACE") != "true":
-            problems.append(f"Gemini does not trust the folder {root} ({path}), so it loads no project hook "
-                            "(and --skip-trust runs the agent without them); run `donegate install --host gemini --trust`")
+        problems += gemini_untrusted(root, env)
     elif host == "copilot":
         problems += _copilot_untrusted(root, env)
     return problems + switched_off(host, root, env)
 
+
+# %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-306g
+def gemini_untrusted(root: Path, env: Mapping[str, str]) -> list[str]:
+    """Gemini's condition, for project hooks and an extension's alike: the folder trusted (trustedFolders.json, the
+    longest rule that holds it), or folder trust switched off in the user's or the machine's settings, or
+    GEMINI_CLI_TRUST_WORKSPACE=true. In an untrusted folder `gemini -p` stops at once (exit 55) and no hook runs."""
+    path = _gemini_trust_file(env)
+    try:
+        rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (ValueError, OSError):
+        rules = {}
+    best, level = -1, None
+    for rule, trust in (rules.items() if isinstance(rules, dict) else ()):
+        folder = Path(rule).parent if trust == "TRUST_PARENT" else Path(rule)
+        if (root == folder or folder in root.parents) and len(rule) > best:
+            best, level = len(rule), trust
+    layers = [home_folder(env) / ".gemini" / "settings.json",
+              Path(env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")]
+    off = any(_setting(layer, "security", "folderTrust", "enabled") is False for layer in layers)
+    if level in ("TRUST_FOLDER", "TRUST_PARENT") or off or env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return []
+    return [f"Gemini does not trust the folder {root} ({path}): `gemini -p` stops there at once (exit 55) and "
+            "no hook of its runs (--skip-trust trusts it for one run); run `donegate install --host gemini --trust`"]
+
+
+def _setting(path: Path, *keys: str):
+    """The value at `keys` in the JSON settings file at `path`; None where the file or a key is missing."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-306c

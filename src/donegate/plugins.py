@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import hosts
-from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, grant_trust, home_folder,
-                             installed_hook_entries, write_codex_trust)
+from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, gemini_untrusted, grant_trust,
+                             home_folder, installed_hook_entries, switched_off, write_codex_trust)
 from .hosts import HOSTS
 from .treestate import find_repo
 from .stopgate import GateError
@@ -215,13 +215,18 @@ def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
 
 
 def plugin_lines(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[tuple[bool, str]]:
-    """doctor's lines for the plugins of `host` that run the gate: (active, what to say)."""
+    """doctor's lines for the plugins of `host` that run the gate: (active, what to say). Active only where the host
+    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini trusts the folder, and no
+    settings layer switches every hook off."""
+    env = os.environ if env is None else env
     lines = []
     for plugin in installed_plugins(host, root, env):
         untrusted = plugin_untrusted(plugin, env)
-        lines.append((not untrusted, f"installed as the plugin {plugin.ident} ({plugin.folder}) and active"
-                      if not untrusted else f"installed as the plugin {plugin.ident} but NOT active: {len(untrusted)} "
-                      f"hook(s) not trusted, Codex skips them without a word; run `donegate install --host {host} --trust`"))
+        why = [f"{len(untrusted)} hook(s) not trusted, Codex skips them without a word; run `donegate install "
+               f"--host {host} --trust`"] if untrusted else []
+        why += (gemini_untrusted(root, env) if host == "gemini" else []) + switched_off(host, root, env)
+        lines.append((not why, f"installed as the plugin {plugin.ident} ({plugin.folder}) and active" if not why
+                      else f"installed as the plugin {plugin.ident} but NOT active: {'; '.join(why)}"))
     return lines
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-402

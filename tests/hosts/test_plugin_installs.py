@@ -176,3 +176,51 @@ def test_the_host_s_scenario_holds_with_the_gate_from_its_own_install(world, mon
     module, install, _ = THROUGH_PLUGIN[host]
     monkeypatch.setattr(module, "gated", lambda world, **_: install(world))
     getattr(module, name)(world)
+
+
+# -- the README's own lines, as written ----------------------------------------------------------------------
+
+def readme_block(after: str) -> list[str]:
+    """The command lines of the README's first code block after the line starting with `after`."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(after))
+    block = []
+    for line in lines[start + 1:]:
+        if line.startswith("    "):
+            block.append(line.strip())
+        elif block:
+            return block
+    return block
+
+
+def test_the_readme_s_host_installs_run_as_written_without_a_terminal_and_doctor_says_what_is_left(world):
+    """The clone at ~/donegate (the README's example), a fresh HOME, no terminal: each line of the README's "host's
+    own install" runs as written and ends by itself. doctor then calls the plugins active only where the host
+    will run their hooks here, and after the README's trust lines, all three; Gemini's extension then gates."""
+    (world.home / "donegate").symlink_to(ROOT)
+    installs = readme_block("**The host's own install**")
+    assert [host for host, line in zip(("claude ", "codex ", "gemini "), installs) if host in line] == \
+        ["claude ", "codex ", "gemini "], installs
+    for line in installs:
+        done = run_cli(["bash", "-c", line], world, cwd=world.tmp, timeout=90)
+        assert done.returncode == 0, f"{line}:\n{done.stdout}{done.stderr}"
+    world.project()
+    before = world.donegate("doctor", check=False).stdout
+    assert "claude-code  installed as the plugin donegate@donegate" in before and "and active" in before, before
+    assert "codex        installed as the plugin donegate@donegate but NOT active" in before, before
+    assert "gemini       installed as the plugin donegate but NOT active: Gemini does not trust the folder" in before
+    user = world.home / ".gemini" / "settings.json"
+    user.write_text(json.dumps({**(json.loads(user.read_text()) if user.exists() else {}), **gm.USER_SETTINGS}))
+    log = capture_hooks(world)
+    untrusted = gm.gemini(world, gm.fix_after_refusal(world), log)
+    assert untrusted.done.returncode == 55 and untrusted.calls == [], untrusted.done.stderr  # as doctor said
+    trusts = readme_block("trust there")
+    assert trusts and all(line.startswith("donegate install --host") for line in trusts), trusts
+    for line in trusts:
+        done = run_cli(["bash", "-c", line], world, cwd=world.repo, timeout=90)
+        assert done.returncode == 0, f"{line}:\n{done.stdout}{done.stderr}"
+    after = world.donegate("doctor").stdout
+    assert after.count("installed as the plugin donegate") == 3 and "NOT active" not in after, after
+    run = gm.gemini(world, gm.fix_after_refusal(world), log)
+    assert run.done.returncode == 0 and run.attempts() == ["1 of 3"], run.done.stderr
+    assert world.read("calc.py") == gm.RIGHT
