@@ -2037,3 +2037,18 @@ def test_a_variable_a_file_the_agent_can_write_gives_the_hooks_does_not_reach_th
     done = repo.hook("stop", host, given, stop_hook_active=False, session_id="session-2", **said)
     assert repo.runs() == before + 1 and "HANDED OVER" not in done.stdout, done.stdout + done.stderr
     assert "trailing whitespace" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("named", list(HOSTS))
+def test_the_calling_host_is_the_one_whose_own_variables_the_hook_has(named):
+    from donegate.realhosts import HOST_MARKERS, calling_host
+    assert calling_host(named, {}) == named  # nothing says otherwise: the host the command names
+    for caller, names in HOST_MARKERS.items():
+        for name in names:
+            assert calling_host(named, {name: "1"}) == caller, (named, name)
+            own = {n: "1" for n in HOST_MARKERS.get(named, ())}
+            if own:  # started from another host's shell, it has both hosts' variables
+                assert calling_host(named, {**own, name: "1"}) == named
+        others = {n: "1" for host, ns in HOST_MARKERS.items() if host not in (caller, named) for n in ns}
+        if others:  # two hosts' variables and neither is the named one's: no guess
+            assert calling_host(named, {names[0]: "1", **others}) == named

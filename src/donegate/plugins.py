@@ -16,14 +16,15 @@ from . import hosts
 from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, gemini_untrusted, grant_trust,
                              home_folder, installed_hook_entries, switched_off, write_codex_trust)
 from .hosts import HOSTS
+from .realhosts import HOST_TITLES, STOPS_CALLED
 from .treestate import find_repo
 from .stopgate import GateError
 
 # %% auto #0
 __all__ = ['PLUGIN_NAME', 'DESCRIPTION', 'PLUGIN_HOSTS', 'PLUGINS_FOLDER', 'plugin_files', 'write_files', 'marketplace_files',
-           'checkout_files', 'InstalledPlugin', 'plugin_gate_hooks', 'installed_plugins', 'plugin_trust_keys',
-           'plugin_untrusted', 'trust_plugin', 'plugin_install', 'plugin_lines', 'install_plugin', 'install_command',
-           'doctor_command']
+           'checkout_files', 'InstalledPlugin', 'plugin_gate_hooks', 'foreign_plugin', 'installed_plugins',
+           'plugin_trust_keys', 'plugin_untrusted', 'trust_plugin', 'plugin_unheard', 'plugin_install', 'plugin_lines',
+           'install_plugin', 'install_command', 'doctor_command']
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-101
 PLUGIN_NAME = "donegate"
@@ -86,11 +87,13 @@ def checkout_files() -> dict[str, Any]:
 # %% ../../chapters/91_host_plugins.ipynb #ap91-201
 @dataclass(frozen=True)
 class InstalledPlugin:
-    """A plugin or extension the host installed whose hooks run the gate: its id, its folder, its hooks."""
+    """A plugin or extension the host installed whose hooks run the gate: its id, its folder, its hooks, and the host
+    they were written for (another host's plugin, where the host installs those: Qwen Code and Copilot CLI)."""
     host: str
     ident: str
     folder: Path
     hooks: dict
+    written_for: str = ""
 
 
 def _read_json(path: Path) -> dict:
@@ -108,6 +111,15 @@ def plugin_gate_hooks(host: str, folder: Path) -> dict | None:
         return None
     stop = json.dumps(hooks.get(HOSTS[host]["stop"]) or [])
     return hooks if "donegate" in stop and f"hook stop --host {host}" in stop else None
+
+
+def foreign_plugin(host: str, ident: str, folder: Path) -> InstalledPlugin | None:
+    """The plugin at `folder`, installed by `host`, if its hooks run the gate for some host (its own or another's)."""
+    for written_for in (host, *PLUGIN_HOSTS):
+        hooks = plugin_gate_hooks(written_for, folder) if written_for in HOSTS else None
+        if hooks is not None:
+            return InstalledPlugin(host, ident, folder, hooks, written_for)
+    return None
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-202
 def _claude_plugins(root: Path, env: Mapping[str, str]) -> list[InstalledPlugin]:
@@ -162,8 +174,32 @@ def installed_plugins(host: str, root: Path, env: Mapping[str, str] | None = Non
     """The plugins (extensions) `host` has installed that run the gate in the repository `root`."""
     env = os.environ if env is None else env
     readers = {"claude-code": lambda: _claude_plugins(Path(root), env), "codex": lambda: _codex_plugins(env),
-               "gemini": lambda: _gemini_extensions(env)}
+               "gemini": lambda: _gemini_extensions(env), "qwen": lambda: _qwen_extensions(env),
+               "copilot": lambda: _copilot_plugins(env)}
     return readers[host]() if host in readers else []
+
+# %% ../../chapters/91_host_plugins.ipynb #ap91-202q
+def _qwen_extensions(env: Mapping[str, str]) -> list[InstalledPlugin]:
+    """Qwen Code's extensions: its own, and the Gemini extensions and Claude Code plugins it installs as extensions."""
+    base = Path(env.get("QWEN_HOME") or home_folder(env) / ".qwen") / "extensions"
+    found = (foreign_plugin("qwen", p.name, p) for p in sorted(base.glob("*")) if p.is_dir())
+    return [plugin for plugin in found if plugin is not None]
+
+
+def _copilot_plugins(env: Mapping[str, str]) -> list[InstalledPlugin]:
+    """Copilot CLI's enabled plugins from folder marketplaces (it loads them live from there, Claude Code's format)."""
+    settings = _read_json(Path(env.get("COPILOT_HOME") or home_folder(env) / ".copilot") / "settings.json")
+    markets, found = settings.get("extraKnownMarketplaces") or {}, []
+    for ident, on in (settings.get("enabledPlugins") or {}).items():
+        name, _, market = str(ident).partition("@")
+        source = ((markets.get(market) or {}).get("source") or {}) if on is True and isinstance(markets, dict) else {}
+        where = Path(str(source.get("path"))) if isinstance(source, dict) and source.get("path") else None
+        listed = _read_json(where / ".claude-plugin" / "marketplace.json").get("plugins") if where else None
+        for entry in listed if isinstance(listed, list) else ():
+            if isinstance(entry, dict) and entry.get("name") == name and isinstance(entry.get("source"), str):
+                found += [p for p in [foreign_plugin("copilot", ident, where / entry["source"])] if p is not None]
+    return found
+
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-301
 def plugin_trust_keys(plugin: InstalledPlugin) -> list[tuple[str, str]]:
@@ -190,11 +226,25 @@ def trust_plugin(plugin: InstalledPlugin, env: Mapping[str, str] | None = None) 
         return []
     return write_codex_trust(plugin_trust_keys(plugin), os.environ if env is None else env)  # no project trust
 
+def plugin_unheard(plugin: InstalledPlugin) -> str | None:
+    """Why the host that installed `plugin` never calls the gate's stop through it (hooks written for a host whose
+    stop event it does not call: a Gemini extension in Qwen Code); None where it does."""
+    written = plugin.written_for or plugin.host
+    event = HOSTS[written]["stop"]
+    if event in STOPS_CALLED.get(plugin.host, {event}):
+        return None
+    return (f"its hooks were written for {HOST_TITLES[written]}, and {HOST_TITLES[plugin.host]} never calls their stop "
+            f"({event}); remove it from {HOST_TITLES[plugin.host]} and run `donegate install --host {plugin.host}`")
+
+
 # %% ../../chapters/91_host_plugins.ipynb #ap91-401
 def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
     """`install` where `host` already runs the gate from a plugin: say so, trust it if asked, and return the exit
     status (no project hooks are written). None where no plugin of `host` runs the gate."""
     plugins = installed_plugins(host, root)
+    for plugin in [p for p in plugins if plugin_unheard(p)]:
+        out(f"{host}: the plugin {plugin.ident} ({plugin.folder}) runs no stop of the gate: {plugin_unheard(plugin)}")
+    plugins = [p for p in plugins if not plugin_unheard(p)]
     if not plugins:
         return None
     for plugin in plugins:
@@ -216,8 +266,8 @@ def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
 
 def plugin_lines(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[tuple[bool, str]]:
     """doctor's lines for the plugins of `host` that run the gate: (active, what to say). Active only where the host
-    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini trusts the folder, and no
-    settings layer switches every hook off."""
+    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini trusts the folder, no settings
+    layer switches every hook off, and the host calls the stop event they were written with."""
     env = os.environ if env is None else env
     lines = []
     for plugin in installed_plugins(host, root, env):
@@ -225,6 +275,7 @@ def plugin_lines(host: str, root: Path, env: Mapping[str, str] | None = None) ->
         why = [f"{len(untrusted)} hook(s) not trusted, Codex skips them without a word; run `donegate install "
                f"--host {host} --trust`"] if untrusted else []
         why += (gemini_untrusted(root, env) if host == "gemini" else []) + switched_off(host, root, env)
+        why += [deaf] if (deaf := plugin_unheard(plugin)) else []
         lines.append((not why, f"installed as the plugin {plugin.ident} ({plugin.folder}) and active" if not why
                       else f"installed as the plugin {plugin.ident} but NOT active: {'; '.join(why)}"))
     return lines

@@ -27,18 +27,18 @@ from .treestate import ExactGate, file_identity, git_dir, git_layouts, snapshot
 
 # %% auto #0
 __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID', 'ARMING_LAYERS', 'ARMING_VARS', 'HARMLESS_KEYS',
-           'GATE_SETTINGS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'RELAY_TRIES', 'GATE_EVENTS',
-           'seal_key', 'seal_of', 'sealed', 'unseal', 'HashCache', 'session_record', 'remember_session',
-           'session_repository', 'remember_worktree', 'linked_worktrees', 'moved_worktrees', 'started_head',
-           'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call', 'SessionGate', 'started_file',
-           'note_started', 'session_started', 'session_roots', 'session_trees', 'written_roots', 'repository_id',
-           'same_repository_id', 'gate_hooks', 'hooks_gone', 'layer_path', 'layer_files', 'arming_files',
-           'layer_digest', 'arming_layers', 'arming_changed', 'disarmed', 'gate_settings', 'settings_changed',
-           'as_started', 'dotenv_values', 'env_files', 'operator_env', 'check_scripts', 'end_adopted',
-           'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen', 'status_command', 'transcript_claim',
-           'typed_payload', 'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop',
-           'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'session_lock', 'run_hook',
-           'hook_command']
+           'GATE_SETTINGS', 'PR_SET_CHILD_SUBREAPER', 'PAYLOAD_TYPES', 'PAYLOAD_NAMES', 'HOST_MARKERS', 'STOPS_CALLED',
+           'HOST_TITLES', 'RELAY_TRIES', 'GATE_EVENTS', 'seal_key', 'seal_of', 'sealed', 'unseal', 'HashCache',
+           'session_record', 'remember_session', 'session_repository', 'remember_worktree', 'linked_worktrees',
+           'moved_worktrees', 'started_head', 'same_repository', 'worktree_baseline', 'tool_marker', 'mark_tool_call',
+           'SessionGate', 'started_file', 'note_started', 'session_started', 'session_roots', 'session_trees',
+           'written_roots', 'repository_id', 'same_repository_id', 'gate_hooks', 'hooks_gone', 'layer_path',
+           'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
+           'gate_settings', 'settings_changed', 'as_started', 'dotenv_values', 'env_files', 'operator_env',
+           'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
+           'status_command', 'transcript_claim', 'typed_payload', 'calling_host', 'unheard_stop', 'with_unheard',
+           'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop', 'session_start',
+           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'session_lock', 'run_hook', 'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1
 SEAL_KEY = "seal.key"  # in the state folder: the key of the seals on the gate's own files
@@ -1235,6 +1235,50 @@ def typed_payload(payload: Mapping[str, Any], host: str = "") -> dict:
     return {key: value for key, value in payload.items()
             if key not in PAYLOAD_TYPES or isinstance(value, PAYLOAD_TYPES[key])}
 
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8c1
+HOST_MARKERS = {"qwen": ("QWEN_CODE_CLI", "QWEN_CODE_SESSION_ID"), "copilot": ("COPILOT_CLI",),
+                "gemini": ("GEMINI_SESSION_ID",), "claude-code": ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_ENTRYPOINT")}
+# the variables each host sets for the hooks it runs (recorded in demo/hosts/); Codex sets none of its own
+STOPS_CALLED = {"claude-code": {"Stop"}, "codex": {"Stop"}, "gemini": {"AfterAgent"}, "qwen": {"Stop"},
+                "copilot": {"agentStop", "Stop"}}  # the stop events each host calls (Copilot: Claude Code's too)
+HOST_TITLES = {"claude-code": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI", "qwen": "Qwen Code",
+               "copilot": "Copilot CLI"}
+
+
+def calling_host(named: str, env: Mapping[str, str]) -> str:
+    """The host running this hook: the one the command names while its own variables are there (a host started
+    from another's shell inherits the other's too), else the one host whose variables are, else the named one."""
+    present = [host for host, names in HOST_MARKERS.items() if any(env.get(name) for name in names)]
+    return named if named in present or len(present) != 1 else present[0]
+
+
+def unheard_stop(named: str, env: Mapping[str, str]) -> str | None:
+    """Why no stop of this session will reach the gate, where the calling host never calls the stop event the
+    hooks were written with; None where it does."""
+    caller = calling_host(named, env)
+    event = hosts.HOSTS[named]["stop"]
+    if event in STOPS_CALLED.get(caller, {event}):
+        return None
+    return (f"donegate: these hooks were written for {HOST_TITLES[named]}, and {HOST_TITLES[caller]} never calls "
+            f"their stop ({event}), so no stop of this session is gated and `donegate status` will not say verified. "
+            f"Install the gate for {HOST_TITLES[caller]} instead: `donegate install --host {caller}`.")
+
+
+def with_unheard(answer: HookAnswer, event: str, host: str, env: Mapping[str, str]) -> HookAnswer:
+    """`answer`, with `unheard_stop`'s words added for the person at the session's start (a systemMessage)."""
+    why = unheard_stop(host, env) if event == "session-start" and host in hosts.HOSTS else None
+    if why is None:
+        return answer
+    try:
+        shown = json.loads(answer.stdout) if answer.stdout else {}
+    except ValueError:
+        shown = {}
+    shown = shown if isinstance(shown, dict) else {}
+    shown["systemMessage"] = "\n".join(m for m in (shown.get("systemMessage"), why) if m)
+    return HookAnswer(answer.exit_code, json.dumps(shown, ensure_ascii=False),
+                      "\n".join(m for m in (answer.stderr, why) if m), answer.verdict)
+
+
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8r1
 RELAY_TRIES = 2
 
@@ -1244,6 +1288,7 @@ def relayed_host(host: str, env: Mapping[str, str] | None = None) -> bool:
     its screen and Copilot CLI shows no systemMessage at all (so always); Claude Code says so:
     CLAUDE_CODE_SESSION_ATTENDED=0 in `claude -p`, unless its output is a stream of events, which shows them."""
     env = os.environ if env is None else env
+    host = calling_host(host, env)  # Copilot CLI running Claude Code's plugin shows no more than it does otherwise
     if host == "claude-code" and env.get("CLAUDE_CODE_SESSION_ATTENDED") == "0":
         return not streams_events()
     return host in ("codex", "copilot")
@@ -1505,8 +1550,8 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
     variable a file the agent can write gave the hooks: operator_env). `reading`: (tree, git status, ls-files -v,
     and the lstat of each path git listed, if taken) already read for this stop (appendix 93), used instead.
     `again`: the stop just answered, asked again on that reading for the answer the next stop of the same tree
-    will get (appendix 93): not counted, never running the check.
-    Chapter 07's find_repo and git read repositories as git lays them out meanwhile (appendix 94's git_layouts)."""
+    will get (appendix 93): not counted, never running the check. Chapter 07's find_repo and git read repositories
+    as git lays them out meanwhile (appendix 94's git_layouts); the person hears of hooks their host never stops."""
     with git_layouts():
         try:  # the repository the call is about, to read its settings layers
             cwd = json.loads(stdin_text).get("cwd")
@@ -1527,12 +1572,15 @@ def run_hook(event: str, stdin_text: str | bytes, host: str = "claude-code", env
             except Exception:  # the event itself says what is wrong with its input or settings
                 pass
         try:
-            return hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again))
+            return with_unheard(hosts.run_hook(event, stdin_text, host, env, steps=SessionSteps(reading, again)),
+                                event, host, env)
         finally:
             if lock is not None:
                 lock.close()
 
 
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-b01-h
 def hook_command(event: str, host: str = "claude-code") -> int:
     """`donegate hook EVENT --host HOST`: read the host's JSON from stdin, write the answer, return the exit code."""
     import sys

@@ -6,15 +6,19 @@ by name, so the world's PATH decides which gate answers: this checkout's, behind
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 import test_claude_code as cc
 import test_codex as cx
+import test_copilot as cp
 import test_gemini as gm
+import test_qwen as qw
 from claude_server import edit, text
 from conftest import ROOT, HostWorld, capture_hooks, cli_path, run_cli
+from test_copilot import unpacked  # noqa: F401  Copilot CLI unpacks itself once, before its first start here
 
 pytestmark = pytest.mark.hosts
 
@@ -194,21 +198,25 @@ def readme_block(after: str) -> list[str]:
 
 
 def test_the_readme_s_host_installs_run_as_written_without_a_terminal_and_doctor_says_what_is_left(world):
-    """The clone at ~/donegate (the README's example), a fresh HOME, no terminal: each line of the README's "host's
-    own install" runs as written and ends by itself. doctor then calls the plugins active only where the host
-    will run their hooks here, and after the README's trust lines, all three; Gemini's extension then gates."""
-    (world.home / "donegate").symlink_to(ROOT)
+    """The clone's marketplace at ~/donegate (the README's example; a copy, since Qwen Code writes into it), a fresh
+    HOME, no terminal: each line of the README's "host's own install" runs as written and ends by itself. doctor then
+    calls the plugins active only where the host will run their hooks here, and after the README's trust lines, all
+    five; Gemini's extension then gates."""
+    for rel in (".claude-plugin", ".agents", "plugins"):
+        shutil.copytree(ROOT / rel, world.home / "donegate" / rel)
     installs = readme_block("**The host's own install**")
-    assert [host for host, line in zip(("claude ", "codex ", "gemini "), installs) if host in line] == \
-        ["claude ", "codex ", "gemini "], installs
+    hosts = ("claude ", "codex ", "gemini ", "qwen ", "copilot ")
+    assert [host for host, line in zip(hosts, installs) if host in line] == list(hosts), installs
     for line in installs:
-        done = run_cli(["bash", "-c", line], world, cwd=world.tmp, timeout=90)
+        done = run_cli(["bash", "-c", line], world, cwd=world.tmp, timeout=90,
+                       env={"COPILOT_PKG_CACHE_HOME": str(cp.PKG_CACHE)})
         assert done.returncode == 0, f"{line}:\n{done.stdout}{done.stderr}"
     world.project()
     before = world.donegate("doctor", check=False).stdout
-    assert "claude-code  installed as the plugin donegate@donegate" in before and "and active" in before, before
-    assert "codex        installed as the plugin donegate@donegate but NOT active" in before, before
-    assert "gemini       installed as the plugin donegate but NOT active: Gemini does not trust the folder" in before
+    lines = {line.split()[1]: line for line in before.splitlines() if line.startswith("hooks ")}
+    assert all("installed as the plugin donegate" in line for line in lines.values()), before
+    assert [host for host, line in lines.items() if "NOT active" in line] == ["codex", "gemini"], before
+    assert "Gemini does not trust the folder" in lines["gemini"], before
     user = world.home / ".gemini" / "settings.json"
     user.write_text(json.dumps({**(json.loads(user.read_text()) if user.exists() else {}), **gm.USER_SETTINGS}))
     log = capture_hooks(world)
@@ -220,7 +228,78 @@ def test_the_readme_s_host_installs_run_as_written_without_a_terminal_and_doctor
         done = run_cli(["bash", "-c", line], world, cwd=world.repo, timeout=90)
         assert done.returncode == 0, f"{line}:\n{done.stdout}{done.stderr}"
     after = world.donegate("doctor").stdout
-    assert after.count("installed as the plugin donegate") == 3 and "NOT active" not in after, after
+    assert after.count("installed as the plugin donegate") == 5 and "NOT active" not in after, after
     run = gm.gemini(world, gm.fix_after_refusal(world), log)
     assert run.done.returncode == 0 and run.attempts() == ["1 of 3"], run.done.stderr
     assert world.read("calc.py") == gm.RIGHT
+
+
+# -- another host's plugin: Qwen Code and Copilot CLI install Claude Code's, Qwen Code Gemini CLI's ------------
+
+def qwen_extension(world: HostWorld, source: str) -> Path:
+    """The project (no project hooks), with `source` installed as a Qwen Code extension; the hook-call log."""
+    world.project()
+    qw_home = world.home / ".qwen"
+    qw_home.mkdir(parents=True, exist_ok=True)
+    (qw_home / "settings.json").write_text(json.dumps({
+        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}}))
+    host_cli(world, "qwen", "extensions", "install", source, "--consent", cwd=world.tmp)
+    return capture_hooks(world)
+
+
+def copilot_claude_plugin(world: HostWorld) -> Path:
+    world.project()
+    for args in (["plugin", "marketplace", "add", str(ROOT)], ["plugin", "install", "donegate@donegate"]):
+        done = run_cli([str(cli_path("copilot")), *args], world, cwd=world.tmp, timeout=120,
+                       env={"COPILOT_PKG_CACHE_HOME": str(cp.PKG_CACHE)})
+        assert done.returncode == 0, done.stdout + done.stderr
+    return capture_hooks(world)
+
+
+def marketplace_copy(world: HostWorld) -> Path:
+    """This checkout's Claude Code marketplace, copied: Qwen Code stages the plugin inside the marketplace's folder."""
+    market = world.tmp / "market"
+    for rel in (".claude-plugin", "plugins/claude-code"):
+        shutil.copytree(ROOT / rel, market / rel)
+    return market
+
+
+def test_qwen_code_running_claude_code_s_plugin_is_seen_and_gates(world, monkeypatch):
+    monkeypatch.setattr(qw, "gated", lambda world: qwen_extension(world, f"{marketplace_copy(world)}:donegate"))
+    run = qw.fix_after_refusal(world)
+    assert [c["exit"] for c in run.stops()] == [2, 0] and "return a + b" in world.read("calc.py")
+    doctor = world.donegate("doctor").stdout
+    assert "qwen         installed as the plugin donegate" in doctor and "and active" in doctor, doctor
+    assert "already runs the gate" in world.install("qwen").stdout  # no second set of hooks beside it
+
+
+def test_qwen_code_given_gemini_s_extension_says_at_once_that_nothing_is_gated(world):
+    log = qwen_extension(world, str(ROOT / "plugins" / "gemini"))
+    run = qw.qwen(world, [*qw.edit(world, "calc.py", qw.WRONG, "    return a * b"), qw.say("Fixed.")], log)
+    (start,) = run.calls  # Qwen Code calls the extension's SessionStart, and none of its other events
+    assert start["argv"][:2] == ["hook", "session-start"]
+    assert "never calls their stop (AfterAgent)" in json.loads(start["stdout"])["systemMessage"], start["stdout"]
+    status = world.donegate("status", check=False)
+    assert status.returncode == 1 and "calc.py" in status.stdout, status.stdout
+    doctor = world.donegate("doctor", check=False)
+    assert "qwen         installed as the plugin donegate but NOT active: its hooks were written for Gemini CLI" \
+        in doctor.stdout and doctor.returncode == 1, doctor.stdout
+    install = world.install("qwen")  # the extension runs no stop: the project's hooks are written
+    assert "runs no stop of the gate" in install.stdout and (world.repo / ".qwen" / "settings.json").exists()
+
+
+def test_copilot_cli_running_claude_code_s_plugin_relays_the_hand_over(world, monkeypatch):
+    """Copilot CLI shows the person no hook output, whichever plugin's hooks it runs: the hand-over comes in the
+    agent's last words, as with the gate installed for Copilot itself."""
+    monkeypatch.setattr(cp, "gated", lambda world, trust=True: copilot_claude_plugin(world))
+    run = cp.budget(world)
+    asked = [t for t in cp.told(run) if "End your turn now with a final message" in t]
+    assert len(asked) == 1 and world.check_runs() == 3, cp.told(run)
+    assert run.done.returncode == 0
+    last = run.done.stdout.rstrip().splitlines()[-1]
+    assert "HANDED OVER UNVERIFIED" in last, run.done.stdout
+    assert world.donegate("status", check=False).returncode == 1
+    doctor = world.donegate("doctor").stdout
+    assert "copilot      installed as the plugin donegate@donegate" in doctor and "and active" in doctor, doctor
