@@ -1,6 +1,7 @@
 """The five demo scenarios end the way the design predicts, on a temporary copy, leaving the checkout alone."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -135,3 +136,18 @@ def test_syntax_error_last_line_says_the_work_was_verified_after_repair():
         assert run.last_line.startswith("VERIFIED") and "syntax error" in run.last_line and "repaired" in run.last_line
     finally:
         shutil.rmtree(run.workdir, ignore_errors=True)
+
+
+def test_the_goal_recording_shows_what_the_readme_and_chapter_08_say():
+    """demo/hosts/claude-code/goal.json (tests/hosts/capture_goal.py): a judge doing what its prompt asks refuses a
+    bare claim and is met by a passing run after the fix; a test weakened first meets it too, on wrong code; the
+    gate refuses that stop and the turn ends right."""
+    goal = json.loads((ROOT / "demo" / "hosts" / "claude-code" / "goal.json").read_text())
+    runs = {(r["scenario"], r["gate"]): r for r in goal["runs"]}
+    ok = {key: [json.loads(a)["ok"] for a in r["judge"]["answered"]] for key, r in runs.items()}
+    bare, weak = "a claim with no test run", "a test weakened, then a passing run"
+    assert ok[bare, False] == [False, True] and "a + b" in runs[bare, False]["calc.py"]
+    assert ok[weak, False] == [True] and "a * b" in runs[weak, False]["calc.py"] and "== 6" in runs[weak, False]["test"]
+    assert [s["exit"] for s in runs[weak, True]["stops"]] == [2, 0] and ok[weak, True][0] is True
+    assert "a + b" in runs[weak, True]["calc.py"] and "== 5" in runs[weak, True]["test"]
+    assert all(r["judge"]["tools"] == [] for r in goal["runs"])

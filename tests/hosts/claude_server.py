@@ -129,12 +129,12 @@ class ClaudeServer(ScriptedServer):
     the script's reply i (the first one is the user's prompt, each later one carries tool results or
     the stop hook's feedback)."""
 
-    def __init__(self, script: Iterable[ScriptItem] = (), verdicts: Iterable[str] = ()) -> None:
+    def __init__(self, script: Iterable[ScriptItem] = (), verdicts: Iterable = ()) -> None:
         super().__init__()
         self.script: list[ScriptItem] = list(script)
         self.agent_requests: list[Request] = []
         self.sticky_error: ApiError | None = None
-        self.verdicts: list[str] = list(verdicts)  # the goal judge's replies, in order (see is_goal_judge)
+        self.verdicts: list = list(verdicts)  # the goal judge's replies (or functions of its request), in order
         self.judge_requests: list[Request] = []
 
     def then(self, *items: ScriptItem) -> "ClaudeServer":
@@ -154,6 +154,7 @@ class ClaudeServer(ScriptedServer):
         if is_goal_judge(request):
             self.judge_requests.append(request)
             verdict = self.verdicts.pop(0) if self.verdicts else SIDE_TEXT
+            verdict = verdict(request) if callable(verdict) else verdict  # a judge that reads the request
             return self._reply(model, [text(verdict)], bool(body.get("stream")))
         if not is_agent_loop(request):
             return self._reply(model, [text(SIDE_TEXT)], bool(body.get("stream")))
