@@ -20,11 +20,11 @@ from .stopgate import NOTHING_CHANGED, SCRIPT_NAME, TAG, GateError, Settings, St
 from .treestate import ExactGate, loose_git
 
 # %% auto #0
-__all__ = ['CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT', 'missing_program',
-           'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys', 'switched_off',
-           'not_active', 'gemini_untrusted', 'grant_trust', 'write_codex_trust', 'after_install', 'doctor',
-           'stop_preview', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps', 'installed_hook_entries',
-           'ledger_command', 'captured_calls']
+__all__ = ['FOLDER_TRUST', 'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT',
+           'missing_program', 'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys',
+           'switched_off', 'not_active', 'folder_untrusted', 'grant_trust', 'write_codex_trust', 'after_install',
+           'doctor', 'stop_preview', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps',
+           'installed_hook_entries', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
 def missing_program(command: str) -> str | None:
@@ -58,8 +58,22 @@ def codex_config(env: Mapping[str, str]) -> Path:
     return Path(env.get("CODEX_HOME") or home_folder(env) / ".codex") / "config.toml"
 
 
-def _gemini_trust_file(env: Mapping[str, str]) -> Path:
-    return Path(env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or home_folder(env) / ".gemini" / "trustedFolders.json")
+FOLDER_TRUST = {  # host: (its folder, the variable moving it, the trust file's, system settings, default)
+    "gemini": (".gemini", "GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
+               "/etc/gemini-cli/settings.json", True),
+    "qwen": (".qwen", "QWEN_HOME", "QWEN_CODE_TRUSTED_FOLDERS_PATH", "QWEN_CODE_SYSTEM_SETTINGS_PATH",
+             "/etc/qwen-code/settings.json", False)}  # folder trust on unless switched off (Gemini), off unless on
+
+
+def _host_home(host: str, env: Mapping[str, str]) -> Path:
+    folder, variable = FOLDER_TRUST[host][:2]
+    return Path(env[variable]) / folder if host == "gemini" and env.get(variable) else \
+        Path(env.get(variable) or home_folder(env) / folder)
+
+
+def _trust_file(host: str, env: Mapping[str, str]) -> Path:
+    """Gemini CLI's or Qwen Code's trustedFolders.json."""
+    return Path(env.get(FOLDER_TRUST[host][2]) or _host_home(host, env) / "trustedFolders.json")
 
 
 def _copilot_config(env: Mapping[str, str]) -> Path:
@@ -168,19 +182,21 @@ def not_active(host: str, root: Path, env: Mapping[str, str] | None = None) -> l
                             "Codex skips them without a word")
         if problems:
             problems.append("run `donegate install --host codex --trust` (or trust them in Codex's /hooks)")
-    elif host == "gemini":
-        problems += gemini_untrusted(root, env)
+    elif host in FOLDER_TRUST:
+        problems += folder_untrusted(host, root, env)
     elif host == "copilot":
         problems += _copilot_untrusted(root, env)
     return problems + switched_off(host, root, env)
 
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-306g
-def gemini_untrusted(root: Path, env: Mapping[str, str]) -> list[str]:
-    """Gemini's condition, for project hooks and an extension's alike: the folder trusted (trustedFolders.json, the
-    longest rule that holds it), or folder trust switched off in the user's or the machine's settings, or
-    GEMINI_CLI_TRUST_WORKSPACE=true. In an untrusted folder `gemini -p` stops at once (exit 55) and no hook runs."""
-    path = _gemini_trust_file(env)
+def folder_untrusted(host: str, root: Path, env: Mapping[str, str]) -> list[str]:
+    """Gemini CLI's and Qwen Code's condition, for project hooks and an extension's alike, where folder trust is on
+    (Gemini: unless the user's or the machine's settings switch it off; Qwen: only where they switch it on): the
+    folder trusted (trustedFolders.json, the longest rule that holds it), or GEMINI_CLI_TRUST_WORKSPACE=true."""
+    if host not in FOLDER_TRUST:
+        return []
+    path, (*_, system, default_system, default) = _trust_file(host, env), FOLDER_TRUST[host]
     try:
         rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except (ValueError, OSError):
@@ -190,13 +206,16 @@ def gemini_untrusted(root: Path, env: Mapping[str, str]) -> list[str]:
         folder = Path(rule).parent if trust == "TRUST_PARENT" else Path(rule)
         if (root == folder or folder in root.parents) and len(rule) > best:
             best, level = len(rule), trust
-    layers = [home_folder(env) / ".gemini" / "settings.json",
-              Path(env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") or "/etc/gemini-cli/settings.json")]
-    off = any(_setting(layer, "security", "folderTrust", "enabled") is False for layer in layers)
-    if level in ("TRUST_FOLDER", "TRUST_PARENT") or off or env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+    found = [_setting(layer, "security", "folderTrust", "enabled")
+             for layer in (_host_home(host, env) / "settings.json", Path(env.get(system) or default_system))]
+    on = next((value for value in found if isinstance(value, bool)), default)
+    workspace = host == "gemini" and env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true"  # trusted for this run
+    if not on or workspace or level in ("TRUST_FOLDER", "TRUST_PARENT"):
         return []
-    return [f"Gemini does not trust the folder {root} ({path}): `gemini -p` stops there at once (exit 55) and "
-            "no hook of its runs (--skip-trust trusts it for one run); run `donegate install --host gemini --trust`"]
+    effect = ("`gemini -p` stops there at once (exit 55), and with --skip-trust it runs without the project's hooks"
+              if host == "gemini" else "Qwen Code loads none of the folder's settings there, its hooks included")
+    return [f"{host.capitalize()} does not trust the folder {root} ({path}): {effect}; run "
+            f"`donegate install --host {host} --trust`"]
 
 
 def _setting(path: Path, *keys: str):
@@ -239,10 +258,10 @@ def _json_with_comments(text: str) -> tuple[list[str], Any]:
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-308
 def grant_trust(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """Write the person's trust records for the gate's hooks in `root` (Codex: the project and each hook's
-    hash in config.toml; Gemini: the folder in trustedFolders.json). One line per change."""
+    hash in config.toml; Gemini and Qwen: the folder in trustedFolders.json). One line per change."""
     env = os.environ if env is None else env
-    if host == "gemini":
-        return _trust_gemini(root, env)
+    if host in FOLDER_TRUST:
+        return _trust_folder(host, root, env)
     if host == "copilot":
         return _trust_copilot(root, env)
     return _trust_codex(root, env) if host == "codex" else []
@@ -265,9 +284,9 @@ def _trust_copilot(root: Path, env: Mapping[str, str]) -> list[str]:
     return [f"{path}: trusted the folder {root}"]
 
 
-def _trust_gemini(root: Path, env: Mapping[str, str]) -> list[str]:
-    """Gemini's record: the folder, in trustedFolders.json."""
-    path = _gemini_trust_file(env)
+def _trust_folder(host: str, root: Path, env: Mapping[str, str]) -> list[str]:
+    """Gemini's or Qwen's record: the folder, in trustedFolders.json."""
+    path = _trust_file(host, env)
     rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     if not isinstance(rules, dict):
         raise GateError(f"{path} is not a JSON object; fix it, then install again")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import hosts
-from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, gemini_untrusted, grant_trust,
+from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, folder_untrusted, grant_trust,
                              home_folder, installed_hook_entries, switched_off, write_codex_trust)
 from .hosts import HOSTS
 from .realhosts import HOST_TITLES, STOPS_CALLED
@@ -266,7 +266,7 @@ def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
 
 def plugin_lines(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[tuple[bool, str]]:
     """doctor's lines for the plugins of `host` that run the gate: (active, what to say). Active only where the host
-    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini trusts the folder, no settings
+    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini (Qwen) trusts the folder, no settings
     layer switches every hook off, and the host calls the stop event they were written with."""
     env = os.environ if env is None else env
     lines = []
@@ -274,7 +274,7 @@ def plugin_lines(host: str, root: Path, env: Mapping[str, str] | None = None) ->
         untrusted = plugin_untrusted(plugin, env)
         why = [f"{len(untrusted)} hook(s) not trusted, Codex skips them without a word; run `donegate install "
                f"--host {host} --trust`"] if untrusted else []
-        why += (gemini_untrusted(root, env) if host == "gemini" else []) + switched_off(host, root, env)
+        why += folder_untrusted(host, root, env) + switched_off(host, root, env)
         why += [deaf] if (deaf := plugin_unheard(plugin)) else []
         lines.append((not why, f"installed as the plugin {plugin.ident} ({plugin.folder}) and active" if not why
                       else f"installed as the plugin {plugin.ident} but NOT active: {'; '.join(why)}"))

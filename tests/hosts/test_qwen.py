@@ -256,3 +256,21 @@ def test_a_deleted_state_folder_is_not_a_fresh_start(world):
     assert world.donegate("status", check=False).returncode == 1
     assert "UNVERIFIED" in said(second.stops()[0]), "the next session carries the unverified work on"
     assert world.donegate("status", check=False).returncode == 1
+
+
+def test_where_folder_trust_is_on_an_untrusted_folder_runs_no_hook_and_doctor_says_so(world):
+    """Qwen Code trusts folders only once its settings switch that on; then, in a folder it does not trust, it loads
+    none of the project's settings (the gate's hooks included) and asks before each edit. doctor must not call
+    the hooks active there; `install --trust` records the folder, and the gate runs again."""
+    log = gated(world)
+    settings = world.home / ".qwen" / "settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "security": {"folderTrust": {"enabled": True}}}))
+    run = qwen(world, [*edit(world, "calc.py", WRONG, "    return a * b"), say("Fixed.")], log)
+    assert run.calls == [] and "not trusted" in run.done.stderr, run.done.stderr
+    doctor = world.donegate("doctor", check=False)
+    assert "qwen         installed but NOT active" in doctor.stdout and "Qwen does not trust the folder" in doctor.stdout
+    assert doctor.returncode == 1
+    world.install("qwen", "--trust")
+    assert "qwen         installed and active" in world.donegate("doctor").stdout
+    run = qwen(world, [*edit(world, "calc.py", WRONG, "    return a * b"), say("Fixed.")], log)
+    assert [c["exit"] for c in run.stops()][:1] == [2], run.calls  # the wrong fix refused
