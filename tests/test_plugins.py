@@ -152,3 +152,26 @@ def test_every_locked_host_package_with_an_install_script_is_allowed_to_run_it()
                 if entry.get("hasInstallScript") and not entry.get("optional")}
     assert "@anthropic-ai/claude-code" in scripted
     assert {name for name in scripted if allowed.get(name) is not True} == set()
+
+
+def test_the_readme_s_per_repository_lines_run_as_written(tmp_path):
+    """The README's "Per repository" block, each line as written (PATH is a folder of that name here), with each host
+    its comment names in turn: every line ends 0, and doctor then sees every host's hooks."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("**Per repository**"))
+    block = [line.strip() for line in lines[start + 2:] if line.startswith("    ")][:4]
+    install = next(line for line in block if "--host claude-code" in line)
+    hosts = install.split("# or ", 1)[1].split(":", 1)[0].split(", ")
+    repo, home = tmp_path / "PATH", tmp_path / "home"
+    repo.mkdir()
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "DONEGATE_STATE_DIR": str(tmp_path / "state"),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    for line in [*block, *(install.replace("claude-code", host) for host in hosts)]:
+        done = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert done.returncode == 0 or line.startswith("donegate doctor"), f"{line}\n{done.stdout}{done.stderr}"
+    doctor = subprocess.run(["donegate", "doctor", "--repo", "PATH"], cwd=tmp_path, env=env, capture_output=True,
+                            text=True).stdout
+    assert all(f"{host:<12} installed" in doctor for host in ["claude-code", *hosts]), doctor
+    assert (repo / "verify.sh").exists()
