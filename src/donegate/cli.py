@@ -128,6 +128,11 @@ COMMANDS.update({
         "1 blocked (a verified P0/P1, or a findings file that is missing or invalid: an unavailable "
         "reviewer never approves), 2 the diff is missing, unreadable or not a diff.",
     ),
+})
+
+
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-work2
+COMMANDS.update({
     "demo": Command(
         "donegate.demo:demo_command",
         "play a scripted agent run on the pricing demo, with the stop gate deciding \"done\"",
