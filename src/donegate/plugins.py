@@ -226,6 +226,7 @@ def trust_plugin(plugin: InstalledPlugin, env: Mapping[str, str] | None = None) 
         return []
     return write_codex_trust(plugin_trust_keys(plugin), os.environ if env is None else env)  # no project trust
 
+
 def plugin_unheard(plugin: InstalledPlugin) -> str | None:
     """Why the host that installed `plugin` never calls the gate's stop through it (hooks written for a host whose
     stop event it does not call: a Gemini extension in Qwen Code); None where it does."""
@@ -266,8 +267,8 @@ def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
 
 def plugin_lines(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[tuple[bool, str]]:
     """doctor's lines for the plugins of `host` that run the gate: (active, what to say). Active only where the host
-    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini (Qwen) trusts the folder, no settings
-    layer switches every hook off, and the host calls the stop event they were written with."""
+    will start in `root` and run the plugin's hooks: Codex trusts each of them, Gemini (and Qwen) the folder, no
+    settings layer switches every hook off, and the host calls the stop event they were written with."""
     env = os.environ if env is None else env
     lines = []
     for plugin in installed_plugins(host, root, env):
