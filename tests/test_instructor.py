@@ -395,3 +395,62 @@ def test_time_left_counts_each_assignment_at_its_own_pace():
     assert time_left(waiting, [("lab07", 1.0)], took, workers=2) == (2.0 + 6.0 + 5.0) / 2
     assert time_left([("lab09", "a")], [], took, workers=2) == 10.0 / 3  # not seen yet: the mean of all so far
     assert time_left([], [], {}, workers=4) == 0.0
+
+
+def test_a_run_killed_midway_resumes_and_ends_with_the_scores_of_one_run(one_run, released, tmp_path):
+    """The parent of a grading run is killed (SIGKILL: no clean-up of its own) once two submissions are recorded.
+    Its graders die with it. Started again, the run keeps what was recorded, grades only the rest, and the
+    gradebook and grades.csv are those of a run that was never stopped. `--again` grades everything again."""
+    ours, _, _ = one_run
+    course = class_course(released, tmp_path)
+    environment = {**os.environ, "DONEGATE_ROOT": str(course)}
+    run = subprocess.Popen([str(Path(sys.executable).parent / "donegate"), "grade", "--workers", "1"], cwd=course,
+                           env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = []
+    for line in run.stdout:  # each line comes once its submission is in the gradebook
+        seen.append(line)
+        if line.startswith("  [2/6]"):
+            run.kill()
+            break
+    run.wait()
+    run.stdout.close()
+    assert len(json.loads((course / "grading" / "graded.json").read_text())) == 2, seen
+    again = donegate(course, "grade", "--workers", "2")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "grading 4 submission(s)" in again.stdout and "2 kept, graded by an earlier run" in again.stdout
+    assert "Graded 6 of 6 submission(s)" in again.stdout and "(2 by an earlier run, kept" in again.stdout
+    assert gradebook(course) == gradebook(ours)
+    fresh = donegate(course, "grade", "--again", "--workers", "2")
+    assert fresh.returncode == 0 and "grading 6 submission(s)" in fresh.stdout and "kept" not in fresh.stdout
+    assert gradebook(course) == gradebook(ours)
+
+
+def test_a_grader_ends_with_the_run_that_started_it():
+    """A run (here a forked process) starts a grader that calls die_with(run), and the run ends. Once the run is
+    reaped, the kernel has sent the grader its signal, so a grader that then reads "go" has outlived its run and
+    says so; one that died with it says nothing. The test reads until the pipe closes: an event, not a deadline."""
+    from donegate.grading import die_with
+    said, tell = os.pipe()
+    ready, ready_tell = os.pipe()
+    go_read, go = os.pipe()
+    run = os.fork()
+    if run == 0:
+        if os.fork() == 0:  # the grader
+            os.close(said), os.close(ready), os.close(go)
+            die_with(os.getppid())
+            os.write(ready_tell, b"ready")
+            os.read(go_read, 2)
+            os.write(tell, b"outlived its run")
+            os._exit(0)
+        os.close(tell), os.close(ready_tell), os.close(go_read)
+        os.read(ready, 5)  # the grader is set up: the run ends now
+        os._exit(0)
+    os.close(tell), os.close(ready_tell), os.close(ready), os.close(go_read)
+    os.waitpid(run, 0)
+    try:
+        os.write(go, b"go")
+    except BrokenPipeError:  # the grader is gone already
+        pass
+    os.close(go)
+    with os.fdopen(said, "rb") as heard:
+        assert heard.read() == b""

@@ -28,11 +28,12 @@ from .progress import SelfCheckError, find_root, known_assignments
 from .selfcheck import one_line
 
 # %% auto #0
-__all__ = ['COURSE_ID', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
-           'submissions', 'submission_record', 'write_submission', 'merge_gradebook', 'describe', 'summary',
-           'default_workers', 'shard_of', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores',
-           'failure_rates', 'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge',
-           'release_command', 'grade_command']
+__all__ = ['COURSE_ID', 'GRADED', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
+           'submissions', 'die_with', 'submission_record', 'write_submission', 'merge_gradebook', 'describe', 'summary',
+           'default_workers', 'shard_of', 'grading_key', 'grading_setup', 'graded_keys', 'note_graded', 'forget_graded',
+           'resumed', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores', 'failure_rates',
+           'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge', 'release_command',
+           'grade_command']
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -155,6 +156,7 @@ class Outcome:
     max_score: float | None = None
     why: str = ""
     seconds: float = 0.0
+    kept: bool = False  # graded by an earlier run on the same files and tests, and kept (`resumed`)
 
 
 def submissions(root: Path, assignments: list[str] | None = None, students: str = "*") -> list[tuple[str, str]]:
@@ -171,9 +173,13 @@ def submissions(root: Path, assignments: list[str] | None = None, students: str 
     return sorted(found)
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c10
-def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, answer, db: Path | None) -> None:
+def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, answer, db: Path | None,
+                    parent: int | None = None) -> None:
     """In a child process of its own: autograde one submission (its scores into the gradebook `db`, a copy
-    of the course's made for it) and send back (score, max, flags, the submission's record) or an error."""
+    of the course's made for it) and send back (score, max, flags, the submission's record) or an error. It ends
+    with the `parent` run if that is killed, so that none of its graders writes on while a run started again
+    grades the same submission."""
+    die_with(parent)
     quiet = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.dup2(quiet, 1), os.dup2(quiet, 2)  # warnings and the kernel's chatter go to the log, not the terminal
     sys.stdout = sys.stderr = open(quiet, "w", encoding="utf-8", buffering=1, closefd=False)
@@ -194,6 +200,21 @@ def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, ans
         answer.send(("error", f"{type(err).__name__}: {err}"))
     finally:
         answer.close()
+
+
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c10d
+def die_with(parent: int | None) -> None:
+    """Have the kernel kill this process when its parent ends (Linux's PR_SET_PDEATHSIG); end now if it has."""
+    if parent is None:
+        return
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: a stopped run's graders end when they next write to it
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _ended(code: int) -> str:
@@ -226,7 +247,7 @@ def _start(root: Path, assignment: str, student: str, log: Path, template: Path)
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_grade_in_child,
-                            args=(Path(root) / "grading", log, assignment, student, send, db))
+                            args=(Path(root) / "grading", log, assignment, student, send, db, os.getpid()))
     child.start()
     send.close()
     return _Running(assignment, student, child, receive, db, log, time.monotonic())
@@ -358,7 +379,9 @@ def summary(outcomes: list[Outcome], seconds: float, log: Path, root: Path, repo
     then where the results are (the class report too, if one was written)."""
     flagged = [o for o in outcomes if o.status == "flagged"]
     failed = [o for o in outcomes if o.status == "failed"]
-    lines = [f"Graded {len(outcomes) - len(failed)} of {len(outcomes)} submission(s) in {_duration(seconds)}."]
+    kept = sum(o.kept for o in outcomes)
+    lines = [f"Graded {len(outcomes) - len(failed)} of {len(outcomes)} submission(s) in {_duration(seconds)}"
+             + (f" ({kept} by an earlier run, kept: the same files, the same tests)." if kept else ".")]
     if flagged:
         lines.append(f"Flagged for a person ({len(flagged)}); each keeps the judge's score, which a person may "
                      f"change in formgrader's manual grading:")
@@ -448,6 +471,82 @@ def _gradebook_copy(root: Path, scratch: Path) -> Path:
         live.backup(copy)
     return template
 
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c13k
+GRADED = "graded.json"  # in grading/: the key each submission was graded under, written as each is recorded
+
+
+def grading_key(root: Path, gradebook, assignment: str, student: str) -> str:
+    """What a submission's scores depend on: the files handed in, the assignment's cells as the gradebook holds
+    them (a new release changes them), and how it is graded (`grading_setup`). Equal keys, equal scores."""
+    import hashlib
+    digest, folder = hashlib.sha256(grading_setup(root)), Path(root) / "grading" / "submitted" / student / assignment
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(b"%d:%s%d:" % (len(str(path.relative_to(folder))), str(path.relative_to(folder)).encode(),
+                                      path.stat().st_size) + path.read_bytes())
+    for notebook in gradebook.find_assignment(assignment).notebooks:
+        cells = [sorted((c.name, c.checksum) for c in notebook.source_cells),
+                 sorted((c.name, c.max_score) for c in notebook.grade_cells)]
+        digest.update(json.dumps([notebook.name, cells]).encode())
+    return digest.hexdigest()
+
+
+def grading_setup(root: Path) -> bytes:
+    """How this run grades: the course's nbgrader_config.py, the DONEGATE_* settings (the sandbox and the judge can
+    be switched off) and the code of the grader, the sandbox and the judge."""
+    from donegate import judge, sandbox
+    files = [Path(root) / "grading" / "nbgrader_config.py", Path(__file__), Path(judge.__file__), Path(sandbox.__file__)]
+    setting = sorted((k, v) for k, v in os.environ.items() if k.startswith("DONEGATE_") and k != "DONEGATE_ROOT")
+    return json.dumps(setting).encode() + b"".join(f.read_bytes() if f.is_file() else b"-" for f in files)
+
+
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c13k1
+def graded_keys(root: Path) -> dict[str, str]:
+    """grading/graded.json: "assignment/student" -> the key it was graded under ({} if none or unreadable)."""
+    try:
+        keys = json.loads((Path(root) / "grading" / GRADED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return keys if isinstance(keys, dict) else {}
+
+
+def note_graded(root: Path, keys: dict[str, str]) -> None:
+    """Write grading/graded.json whole, in one step (a run killed now leaves the old file or the new one)."""
+    path = Path(root) / "grading" / GRADED
+    tmp = path.with_name(f".{GRADED}.{os.getpid()}")
+    tmp.write_text(json.dumps(keys, indent=0, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def forget_graded(root: Path, keys) -> dict[str, str]:
+    """graded.json without the submissions in `keys` ((assignment, student) pairs), written: a run that grades them
+    again and is killed keeps none of their earlier scores when started again."""
+    done = {k: v for k, v in graded_keys(root).items() if tuple(k.split("/", 1)) not in keys}
+    note_graded(root, done)
+    return done
+
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c13k2
+def resumed(root: Path, found: list[tuple[str, str]], log: Path) -> tuple[list[Outcome], list[tuple[str, str]], dict]:
+    """(the submissions an earlier run recorded under the key they have now, kept as they are; those left to grade;
+    the key of each of `found`). A run killed at any point grades, when started again, only what it had not
+    recorded: the gradebook is written before graded.json, so a submission is never kept without its scores."""
+    keys, earlier, kept, left = {}, graded_keys(root), [], []
+    with _course_gradebook(root, log) as gb:
+        for assignment, student in found:
+            keys[assignment, student] = key = grading_key(root, gb, assignment, student)
+            if earlier.get(f"{assignment}/{student}") != key:
+                left.append((assignment, student))
+                continue
+            sub = gb.find_submission(assignment, student)
+            graded = Path(root) / "grading" / "autograded" / student / assignment
+            flags = [flag for nb in sorted(graded.glob("*.ipynb")) for flag in
+                     json.loads(nb.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged", [])]
+            kept.append(Outcome(assignment, student, "flagged" if flags else "graded", sub.score, sub.max_score,
+                                flags[0] if flags else "", kept=True))
+    return kept, left, keys
+
+
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c13s
 def _mean(took: dict[str, list[float]], aid: str, unknown: float) -> float:
     """The mean of the seconds `took[aid]` lists, or `unknown` for an assignment with none yet."""
@@ -520,10 +619,12 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c13c
 def grade(assignments: list[str] | None = None, *, students: str = "*", workers: int | None = None,
-          shard: str | None = None, root: Path | None = None, echo: Callable[[str], None] = print) -> list[Outcome]:
+          shard: str | None = None, again: bool = False, root: Path | None = None,
+          echo: Callable[[str], None] = print) -> list[Outcome]:
     """Autograde every submission under grading/submitted/ (of `assignments`, default all; of the students
-    matching the glob `students`; of the slice `shard` "K/N"), each in its own process, `workers` at once
-    (default: one per core), showing progress; end with `summary` and write the class report."""
+    matching the glob `students`; of the slice `shard` "K/N") that no earlier run recorded as it is now (all of
+    them with `again`), each in its own process, `workers` at once (default: one per core), showing progress;
+    end with `summary` and write the class report."""
     from tqdm import tqdm
     root = Path(root) if root is not None else find_root()
     workers = default_workers() if workers is None else workers
@@ -535,18 +636,24 @@ def grade(assignments: list[str] | None = None, *, students: str = "*", workers:
                            f"each collected notebook at grading/submitted/<student>/<assignment>/<assignment>.ipynb.")
     _released(root, {a for a, _ in found})
     log = _log_file(root, "grade")
+    kept, left, keys = resumed(root, found, log)
+    kept, found, done = ([], found, forget_graded(root, keys)) if again else (kept, left, graded_keys(root))
     echo(f"grading {len(found)} submission(s){f' (shard {shard})' if shard else ''}, {min(workers, len(found))} "
-         f"at a time, each in a process of its own (nbgrader's log: {log})")
+         f"at a time, each in a process of its own (nbgrader's log: {log})" + (
+             f"; {len(kept)} kept, graded by an earlier run as they are now (--again grades them again)" if kept else ""))
     started = time.monotonic()
     tqdm.monitor_interval = 0  # no monitor thread: the graders are forked
     with tqdm(total=len(found), unit="submission", disable=None, file=sys.stderr, leave=False) as bar:
         def report(k: int, outcome: Outcome, seconds_left: float) -> None:
+            if outcome.status != "failed":  # in the gradebook by now: a run started again keeps it
+                done[f"{outcome.assignment}/{outcome.student}"] = keys[outcome.assignment, outcome.student]
+                note_graded(root, done)
             left = f"; about {_duration(seconds_left)} left" if k < len(found) else ""
             line = (f"  [{k}/{len(found)}] {outcome.assignment} / {outcome.student}: {describe(outcome)} "
                     f"({_duration(outcome.seconds)}{left})")
             bar.write(line) if not bar.disable else echo(line)
             bar.update()
-        outcomes = _run_all(root, found, workers, log, report)
+        outcomes = kept + (_run_all(root, found, workers, log, report) if found else [])
     for line in summary(outcomes, time.monotonic() - started, log, root, class_report(root, outcomes)):
         echo(line)
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))
@@ -851,7 +958,7 @@ def release_command(assignments: list[str], overwrite_labs: bool = False) -> int
 
 
 def grade_command(assignments: list[str], students: str = "*", workers: int | None = None, shard: str | None = None,
-                  merge_from: list[str] | None = None) -> int:
+                  merge_from: list[str] | None = None, again: bool = False) -> int:
     """`donegate grade [ASSIGNMENT ...]`: 0 every submission graded and none flagged, 1 one needs a person
     (failed or flagged), 2 nothing could be graded (the message says why). With --merge: 0 merged, 2 not. Where
     the sandbox's limits hold per process only, it says so first (appendix 82)."""
@@ -861,7 +968,7 @@ def grade_command(assignments: list[str], students: str = "*", workers: int | No
     try:
         if merge_from:
             return 0 if merge(merge_from) else 2
-        outcomes = grade(assignments or None, students=students, workers=workers, shard=shard)
+        outcomes = grade(assignments or None, students=students, workers=workers, shard=shard, again=again)
     except (GradingError, SelfCheckError) as err:
         print(f"donegate grade: {err}", file=sys.stderr)
         return 2
