@@ -493,8 +493,8 @@ def grading_key(root: Path, gradebook, assignment: str, student: str) -> str:
 def grading_setup(root: Path) -> bytes:
     """How this run grades: the course's nbgrader_config.py, the DONEGATE_* settings (the sandbox and the judge can
     be switched off) and the code of the grader, the sandbox and the judge."""
-    from donegate import judge, sandbox
-    files = [Path(root) / "grading" / "nbgrader_config.py", Path(__file__), Path(judge.__file__), Path(sandbox.__file__)]
+    from donegate import grading, judge, sandbox
+    files = [Path(root) / "grading" / "nbgrader_config.py", *(Path(m.__file__) for m in (grading, judge, sandbox))]
     setting = sorted((k, v) for k, v in os.environ.items() if k.startswith("DONEGATE_") and k != "DONEGATE_ROOT")
     return json.dumps(setting).encode() + b"".join(f.read_bytes() if f.is_file() else b"-" for f in files)
 
