@@ -423,6 +423,13 @@ def test_a_run_killed_midway_resumes_and_ends_with_the_scores_of_one_run(one_run
     fresh = donegate(course, "grade", "--again", "--workers", "2")
     assert fresh.returncode == 0 and "grading 6 submission(s)" in fresh.stdout and "kept" not in fresh.stdout
     assert gradebook(course) == gradebook(ours)
+    from nbgrader.api import Gradebook
+    from donegate.grading import resumed, submissions
+    (gone, *_), found = submissions(course), submissions(course)
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+        gb.remove_submission(*gone)  # recorded in graded.json, but not in this gradebook: graded again
+    kept, left, _ = resumed(course, found, tmp_path / "log")
+    assert left == [gone] and len(kept) == 5
 
 
 def test_a_grader_ends_with_the_run_that_started_it():

@@ -299,6 +299,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'donegate.grading._merge': ('workbook_grading.html#_merge', 'donegate/grading.py'),
                                   'donegate.grading._nbgrader_api': ('workbook_grading.html#_nbgrader_api', 'donegate/grading.py'),
                                   'donegate.grading._pick': ('workbook_grading.html#_pick', 'donegate/grading.py'),
+                                  'donegate.grading._recorded': ('workbook_grading.html#_recorded', 'donegate/grading.py'),
                                   'donegate.grading._released': ('workbook_grading.html#_released', 'donegate/grading.py'),
                                   'donegate.grading._report_sections': ('workbook_grading.html#_report_sections', 'donegate/grading.py'),
                                   'donegate.grading._run_all': ('workbook_grading.html#_run_all', 'donegate/grading.py'),

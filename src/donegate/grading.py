@@ -535,16 +535,25 @@ def resumed(root: Path, found: list[tuple[str, str]], log: Path) -> tuple[list[O
     with _course_gradebook(root, log) as gb:
         for assignment, student in found:
             keys[assignment, student] = key = grading_key(root, gb, assignment, student)
-            if earlier.get(f"{assignment}/{student}") != key:
+            sub = _recorded(gb, assignment, student) if earlier.get(f"{assignment}/{student}") == key else None
+            if sub is None:  # not recorded under this key, or not in this gradebook (a new one, say)
                 left.append((assignment, student))
                 continue
-            sub = gb.find_submission(assignment, student)
             graded = Path(root) / "grading" / "autograded" / student / assignment
             flags = [flag for nb in sorted(graded.glob("*.ipynb")) for flag in
                      json.loads(nb.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged", [])]
             kept.append(Outcome(assignment, student, "flagged" if flags else "graded", sub.score, sub.max_score,
                                 flags[0] if flags else "", kept=True))
     return kept, left, keys
+
+
+def _recorded(gradebook, assignment: str, student: str):
+    """The gradebook's submission of `student` to `assignment`, None if it holds none."""
+    from nbgrader.api import MissingEntry
+    try:
+        return gradebook.find_submission(assignment, student)
+    except MissingEntry:
+        return None
 
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c13s
