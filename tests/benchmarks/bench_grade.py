@@ -11,12 +11,14 @@ run and with the same isolation (the sandbox and the judge are the course's conf
 
 1. `nbgrader autograde LAB --force` for each lab, one after another, in grading/: nbgrader's own way;
 2. `donegate grade` on the same class with --workers (default: one per core);
-then the two again in the other order (nbgrader, donegate, donegate, nbgrader: a machine that speeds up or
-slows down during the run favours neither), each time from a fresh release (the gradebook and the graded
-notebooks removed). `--once` runs each way once.
+3. the floor: the same submitted notebooks executed with nbclient, each in a fresh kernel, as many at a time as
+   donegate's workers, with no grading at all (no sandbox, no judge, no gradebook);
+then the three again in the other order (nbgrader, donegate, floor, floor, donegate, nbgrader: a machine that
+speeds up or slows down during the run favours none), each time from a fresh release (the gradebook, the graded
+notebooks and graded.json removed). `--once` runs each way once.
 
 It prints each run's wall time and how busy the cores were during it (from /proc/stat, where there is one),
-then the ratio of the totals; it checks that every submission's score and every test cell's score agree
+then the ratios of the totals (nbgrader to donegate; donegate to the floor); it checks that every submission's score and every test cell's score agree
 between all the runs, and exits 1 if they do not (0 otherwise; the ratio is reported, not asserted).
 """
 from __future__ import annotations
@@ -128,13 +130,39 @@ def grade_with_donegate(where: Path, workers: int | None) -> float:
                 *(["--workers", str(workers)] if workers else [])], where)
 
 
+def execute_all(where: Path, workers: int) -> int:
+    """The floor: every submitted notebook executed by nbclient in a kernel of its own, `workers` at a time, its
+    folder as the working directory, errors kept in the outputs (a stub raises); nothing graded or written."""
+    from concurrent.futures import ProcessPoolExecutor
+    notebooks = sorted((where / "grading" / "submitted").glob("*/*/*.ipynb"))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return sum(pool.map(execute_one, notebooks))
+
+
+def execute_one(path: Path) -> int:
+    import nbformat
+    from nbclient import NotebookClient
+    notebook = nbformat.read(path, as_version=4)
+    NotebookClient(notebook, timeout=60, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    return 1
+
+
+def floor(where: Path, workers: int | None) -> float:
+    count = workers or len(os.sched_getaffinity(0))  # as donegate grade's default: one per core
+    return run([sys.executable, __file__, "--floor", str(where), "--workers", str(count)], where)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=15, help="students per lab (default 15: 60 submissions)")
     parser.add_argument("--workers", type=int, default=None, help="donegate grade --workers (default: one per core)")
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary folder)")
-    parser.add_argument("--once", action="store_true", help="each way once (nbgrader, then donegate), not ABBA")
+    parser.add_argument("--once", action="store_true", help="each way once (nbgrader, donegate, the floor), not ABC CBA")
+    parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)  # the floor's own process: execute the class
     args = parser.parse_args()
+    if args.floor:
+        return 0 if execute_all(args.floor, args.workers) else 1
     global COURSE
     where = COURSE = args.keep or Path(tempfile.mkdtemp(prefix="donegate-bench-grade-"))
     course(where)
@@ -142,21 +170,27 @@ def main() -> int:
     print(f"{len(handed)} submissions ({args.students} students x {len(LABS)} labs) in {where}; "
           f"{os.cpu_count()} cores")
     name = {"nbgrader": "nbgrader autograde, one lab after another",
-            "donegate": f"donegate grade{' --workers ' + str(args.workers) if args.workers else ''}"}
-    order = ["nbgrader", "donegate"] if args.once else ["nbgrader", "donegate", "donegate", "nbgrader"]
-    took, seen, differ = {"nbgrader": [], "donegate": []}, {}, []
+            "donegate": f"donegate grade{' --workers ' + str(args.workers) if args.workers else ''}",
+            "floor": "the floor: nbclient executes them, no grading"}
+    order = ["nbgrader", "donegate", "floor"]
+    order += [] if args.once else order[::-1]
+    took, seen, differ = {way: [] for way in name}, {}, []
     for way in order:
         release(where)
         mark = len(BUSY)
-        took[way].append(grade_with_nbgrader(where) if way == "nbgrader" else grade_with_donegate(where, args.workers))
+        took[way].append(grade_with_nbgrader(where) if way == "nbgrader" else floor(where, args.workers)
+                         if way == "floor" else grade_with_donegate(where, args.workers))
         print(f"{name[way] + ':':<46}{took[way][-1]:7.1f} s{busy(mark)}", flush=True)
-        now = scores(where)
-        differ += sorted(k for k in set(now) | set(seen) if seen and seen.get(k) != now.get(k))
-        seen = seen or now
-    seq, par = sum(took["nbgrader"]), sum(took["donegate"])
+        if way != "floor":
+            now = scores(where)
+            differ += sorted(k for k in set(now) | set(seen) if seen and seen.get(k) != now.get(k))
+            seen = seen or now
+    seq, par, bare = sum(took["nbgrader"]), sum(took["donegate"]), sum(took["floor"])
     print(f"ratio: {seq / par:.2f}x" + ("" if args.once else
           f" (the two pairs: {took['nbgrader'][0] / took['donegate'][0]:.2f}x and "
           f"{took['nbgrader'][1] / took['donegate'][1]:.2f}x)"))
+    print(f"donegate grade against the floor: {par / bare:.2f}x (the same notebooks executed with the same number of "
+          "processes, nothing graded)")
     if differ:
         print(f"scores differ in {len(differ)} place(s), for example {differ[:5]}")
         return 1
