@@ -461,3 +461,41 @@ def test_a_grader_ends_with_the_run_that_started_it():
     os.close(go)
     with os.fdopen(said, "rb") as heard:
         assert heard.read() == b""
+
+
+def canvas_download(path: Path, lab: str, students: dict[str, str]) -> Path:
+    """A zip as Canvas's Download Submissions gives it: `students` maps a Canvas file-name stem to the fixture it
+    hands in; a late one, one handed in twice (a "-1" before the extension) and two files that are no submission."""
+    import zipfile
+    with zipfile.ZipFile(path, "w") as archive:
+        for stem, fixture in students.items():
+            name = f"{stem[:-2]}_{lab}-1.ipynb" if stem.endswith("-1") else f"{stem}_{lab}.ipynb"
+            archive.write(FIXTURES / fixture / lab / f"{lab}.ipynb", name)
+        archive.writestr("readme.txt", "not a submission")
+        archive.write(FIXTURES / "correct" / lab / f"{lab}.ipynb", f"{lab}.ipynb")  # no name, no user id
+    return path
+
+
+def test_a_canvas_download_is_collected_graded_and_exported_for_canvas_to_import(released, tmp_path):
+    import csv
+    lab = CLASS_LABS[0]
+    course = class_course(released, tmp_path, submit=False)
+    zipped = canvas_download(tmp_path / "submissions.zip", lab, {
+        "lovelaceada_1001_5001": "correct", "hoppergrace_LATE_1002_5002": "stub", "turingalan_1003_5003": "averages",
+        "hamiltonmargaret_1004_5004-1": "correct"})
+    collected = donegate(course, "collect", lab, str(zipped))
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert f"collected {lab} for 4 student(s)" in collected.stdout
+    assert "skipped readme.txt" in collected.stdout and f"skipped {lab}.ipynb" in collected.stdout
+    assert sorted(p.name for p in (course / "grading" / "submitted").iterdir()) == ["1001", "1002", "1003", "1004"]
+    assert donegate(course, "grade", lab).returncode in (0, 1)
+    exported = donegate(course, "export")
+    assert exported.returncode == 0, exported.stderr
+    header, points, *rows = list(csv.reader((course / "grading" / "grades-canvas.csv").open()))
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", lab]
+    assert points[0].strip() == "Points Possible" and float(points[5]) > 0
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+        want = {s.student.id: f"{s.score:g}" for s in gb.find_assignment(lab).submissions}
+    assert {row[1]: row[5] for row in rows} == want and len(want) == 4
+    assert want["1001"] == points[5] and want["1002"] == "0"  # the solution full marks, the stub none

@@ -100,6 +100,29 @@ COMMANDS.update({
     ),
 })
 
+# %% ../../chapters/85_workbook_cli.ipynb #cli-c-lms
+COMMANDS.update({
+    "collect": Command(
+        "donegate.grading:collect_command",
+        "instructor: put an LMS download (Canvas's submissions zip) into grading/submitted/ (nbgrader's zip_collect)",
+        (arg("assignment", help="the assignment the download is of, e.g. lab04-averaged-scores"),
+         arg("archive", metavar="ZIP", help="the zip Canvas's Download Submissions saved"),
+         arg("--lms", choices=["canvas"], default="canvas", help="whose download it is (default: canvas)")),
+        description="Extract the download and put each notebook at grading/submitted/<user id>/<assignment>/, the "
+        "student id being the LMS's user id (Canvas: the number in <name>_<user id>_<submission id>_<file>). A file "
+        "whose name does not fit is skipped and named. Exit status: 0 collected, 2 not.",
+    ),
+    "export": Command(
+        "donegate.grading:export_command",
+        "instructor: write the gradebook's scores as a CSV the LMS imports (Canvas's gradebook import)",
+        (arg("--lms", choices=["canvas"], default="canvas", help="whose import format (default: canvas)"),
+         arg("--to", metavar="FILE", help="where (default: grading/grades-canvas.csv)")),
+        description="One row per student (the LMS's user id as ID), one column per assignment with submissions, "
+        "the points possible first. Exit status: 0 written, 2 not.",
+    ),
+})
+
+
 # %% ../../chapters/85_workbook_cli.ipynb #cli-c-work
 COMMANDS.update({
     "trajectory": Command(

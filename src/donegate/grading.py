@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -28,12 +29,13 @@ from .progress import SelfCheckError, find_root, known_assignments
 from .selfcheck import one_line
 
 # %% auto #0
-__all__ = ['COURSE_ID', 'GRADED', 'STATES', 'REPORT_STYLE', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome',
-           'submissions', 'die_with', 'submission_record', 'write_submission', 'merge_gradebook', 'describe', 'summary',
-           'default_workers', 'shard_of', 'grading_key', 'grading_setup', 'graded_keys', 'note_graded', 'forget_graded',
-           'resumed', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores', 'failure_rates',
-           'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge', 'release_command',
-           'grade_command']
+__all__ = ['COURSE_ID', 'GRADED', 'STATES', 'REPORT_STYLE', 'CANVAS_NAME', 'CANVAS_COLUMNS', 'GradingError', 'uncommitted',
+           'release_checks', 'release', 'Outcome', 'submissions', 'die_with', 'submission_record', 'write_submission',
+           'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grading_key', 'grading_setup',
+           'graded_keys', 'note_graded', 'forget_graded', 'resumed', 'time_left', 'grade', 'ClassRecord',
+           'class_record', 'plot_scores', 'failure_rates', 'plot_failures', 'submission_state', 'plot_grid',
+           'class_report', 'merge', 'collect', 'canvas_grades', 'release_command', 'grade_command', 'collect_command',
+           'export_command']
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -956,6 +958,70 @@ def merge(shards: list[str | Path], *, root: Path | None = None, echo: Callable[
          f"Class report: {os.path.relpath(class_report(root), root)}")
     return merged
 
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-lms1
+CANVAS_NAME = (r".*/(?P<last_name>[^/_]+?)(?:_LATE)?_(?P<student_id>[0-9]+)_[0-9]+_"
+               r"(?P<file_id>[^/]+?)(?:-[0-9]+)?\.ipynb$")  # Canvas's download: the user id, then the file's name
+
+
+def collect(assignment: str, archive: str | Path, *, root: Path | None = None,
+            echo: Callable[[str], None] = print) -> list[str]:
+    """Put the submissions of an LMS download (Canvas's zip, `archive`) of `assignment` where `grade` finds them,
+    through nbgrader's zip_collect; return the students collected. A file whose name does not fit is skipped and
+    named (from nbgrader's log)."""
+    root = Path(root) if root is not None else find_root()
+    archive = Path(archive)
+    if not zipfile.is_zipfile(archive):
+        raise GradingError(f"{archive} is not a zip file: give the file Canvas's Download Submissions saved")
+    _released(root, {assignment})
+    downloaded = root / "grading" / "downloaded"
+    shutil.rmtree(downloaded / assignment, ignore_errors=True)  # each download is taken whole, on its own
+    (downloaded / assignment / "archive").mkdir(parents=True)
+    shutil.copy(archive, downloaded / assignment / "archive" / archive.name)
+    log = _log_file(root, "collect")
+    with open(log, "w", encoding="utf-8") as out:
+        done = subprocess.run([sys.executable, "-m", "nbgrader", "zip_collect", assignment, "--force", "--strict",
+                               "--ZipCollectApp.downloaded_directory=grading/downloaded",  # from the course root
+                               f"--FileNameCollectorPlugin.named_regexp={CANVAS_NAME}"],
+                              cwd=root / "grading", stdout=out, stderr=subprocess.STDOUT)
+    said = log.read_text(encoding="utf-8")
+    if done.returncode:
+        raise GradingError(f"nbgrader zip_collect failed (exit {done.returncode}); its log: {log}")
+    skipped = re.findall(r"Skipped (?:submission with no match information provided|notebook with invalid name)"
+                         r":? '?([^'\n]+)", said)
+    collected = sorted(set(re.findall(rf"Copying to: .*/grading/submitted/([^/]+)/{re.escape(assignment)}/", said)))
+    echo(f"collected {assignment} for {len(collected)} student(s) into grading/submitted/ (nbgrader's log: {log})")
+    for name in skipped:
+        echo(f"  skipped {Path(name).name}: its name is not <name>_<user id>_<submission id>_{assignment}.ipynb")
+    return collected
+
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-lms2
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]  # Canvas's gradebook, before assignments
+
+
+def canvas_grades(root: Path | None = None, path: str | Path | None = None) -> Path:
+    """Write the gradebook's scores for Canvas's gradebook import (default grading/grades-canvas.csv): a row per
+    student (their Canvas user id as `ID`), a column per assignment with submissions, `Points Possible` first."""
+    import csv
+    from nbgrader.api import Gradebook
+    root = Path(root) if root is not None else find_root()
+    path = Path(path) if path is not None else root / "grading" / "grades-canvas.csv"
+    with Gradebook(f"sqlite:///{root / 'grading' / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        labs = [a for a in gb.assignments if a.submissions]
+        scores = {(a.name, s.student.id): s.score for a in labs for s in a.submissions}
+        people = {s.student.id: s.student for a in labs for s in a.submissions}
+        with open(path, "w", newline="", encoding="utf-8") as out:
+            rows = csv.writer(out)
+            rows.writerow(CANVAS_COLUMNS + [a.name for a in labs])
+            rows.writerow(["    Points Possible", "", "", "", ""] + [f"{a.max_score:g}" for a in labs])
+            for sid in sorted(people):
+                who = people[sid]
+                name = ", ".join(n for n in (who.last_name, who.first_name) if n) or sid
+                rows.writerow([name, sid, "", "", ""] + [f"{scores[a.name, sid]:g}" if (a.name, sid) in scores
+                                                         else "" for a in labs])
+    return path
+
+
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c15
 def release_command(assignments: list[str], overwrite_labs: bool = False) -> int:
     """`donegate release [ASSIGNMENT ...]`: 0 all released, 1 one failed, 2 refused (the message says why)."""
@@ -982,3 +1048,22 @@ def grade_command(assignments: list[str], students: str = "*", workers: int | No
         print(f"donegate grade: {err}", file=sys.stderr)
         return 2
     return 0 if all(o.status == "graded" for o in outcomes) else 1
+
+def collect_command(assignment: str, archive: str, lms: str = "canvas") -> int:
+    """`donegate collect ASSIGNMENT ZIP`: 0 collected, 2 not (the message says why)."""
+    try:
+        return 0 if collect(assignment, archive) else 2
+    except (GradingError, SelfCheckError) as err:
+        print(f"donegate collect: {err}", file=sys.stderr)
+        return 2
+
+
+def export_command(lms: str = "canvas", to: str | None = None) -> int:
+    """`donegate export [--to FILE]`: the gradebook's scores for the LMS to import; 0 written, 2 not."""
+    try:
+        print(f"wrote {canvas_grades(path=to)}: import it in Canvas's Grades, Import")
+    except (GradingError, SelfCheckError, OSError) as err:
+        print(f"donegate export: {err}", file=sys.stderr)
+        return 2
+    return 0
+
