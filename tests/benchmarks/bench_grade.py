@@ -18,8 +18,8 @@ speeds up or slows down during the run favours none), each time from a fresh rel
 notebooks and graded.json removed). `--once` runs each way once.
 
 It prints each run's wall time and how busy the cores were during it (from /proc/stat, where there is one),
-then the ratios of the totals (nbgrader to donegate; donegate to the floor); it checks that every submission's score and every test cell's score agree
-between all the runs, and exits 1 if they do not (0 otherwise; the ratio is reported, not asserted).
+then the ratios of the totals (nbgrader to donegate; donegate to the floor); it checks that every submission's
+score and every test cell's score agree between all the runs, and exits 1 if they do not (0 otherwise; the ratio is reported, not asserted).
 """
 from __future__ import annotations
 
@@ -158,7 +158,8 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=15, help="students per lab (default 15: 60 submissions)")
     parser.add_argument("--workers", type=int, default=None, help="donegate grade --workers (default: one per core)")
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary folder)")
-    parser.add_argument("--once", action="store_true", help="each way once (nbgrader, donegate, the floor), not ABC CBA")
+    parser.add_argument("--once", action="store_true",
+                        help="each way once (nbgrader, donegate, the floor), not ABC CBA")
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)  # the floor's own process: execute the class
     args = parser.parse_args()
     if args.floor:
