@@ -19,7 +19,8 @@ notebooks and graded.json removed). `--once` runs each way once.
 
 It prints each run's wall time and how busy the cores were during it (from /proc/stat, where there is one),
 then the ratios of the totals (nbgrader to donegate; donegate to the floor); it checks that every submission's
-score and every test cell's score agree between all the runs, and exits 1 if they do not (0 otherwise; the ratio is reported, not asserted).
+score and every test cell's score agree between all the runs, and exits 1 if they do not (0 otherwise; the ratios
+are reported, not asserted).
 """
 from __future__ import annotations
 
