@@ -185,7 +185,7 @@ def test_the_audit_from_the_wheel_gives_the_expected_verdicts(light, tmp_path, h
 RUNS = {"check": ["labs/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb"], "start": ["lab01"],
         "release": ["lab01-fail-open-hooks", "--overwrite-labs"], "recall": ["recall02"], "trajectory": ["validate", "demo/trajectories/verified-fix.jsonl"],
         "review": ["--diff", "demo/review/0001-bulk-discount.patch", "--findings", "demo/review/findings-0001-mixed.json"],
-        "demo": ["chat-only"]}
+        "demo": ["chat-only"], "collect": ["lab04-averaged-scores", "submissions.zip"]}
 # what each command needs to get to its work in a checkout; the gate's commands have tests of their own above
 TRIED = """import sys
 from donegate.cli import COMMANDS, build_parser, load

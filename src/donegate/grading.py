@@ -969,10 +969,10 @@ def collect(assignment: str, archive: str | Path, *, root: Path | None = None,
     through nbgrader's zip_collect; return the students collected. A file whose name does not fit is skipped and
     named (from nbgrader's log)."""
     root = Path(root) if root is not None else find_root()
+    _released(root, {assignment})
     archive = Path(archive)
     if not zipfile.is_zipfile(archive):
         raise GradingError(f"{archive} is not a zip file: give the file Canvas's Download Submissions saved")
-    _released(root, {assignment})
     downloaded = root / "grading" / "downloaded"
     shutil.rmtree(downloaded / assignment, ignore_errors=True)  # each download is taken whole, on its own
     (downloaded / assignment / "archive").mkdir(parents=True)
