@@ -21,10 +21,10 @@ from .treestate import ExactGate, loose_git
 
 # %% auto #0
 __all__ = ['FOLDER_TRUST', 'CODEX_EVENTS', 'CODEX_NO_MATCHER', 'HOOK_SWITCHES', 'STOP_MARGIN', 'HOST_DEFAULT_TIMEOUT',
-           'missing_program', 'stale_programs', 'home_folder', 'codex_config', 'codex_hook_hash', 'codex_hook_keys',
-           'switched_off', 'not_active', 'folder_untrusted', 'grant_trust', 'write_codex_trust', 'after_install',
-           'doctor', 'stop_preview', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts', 'TrustSteps',
-           'installed_hook_entries', 'ledger_command', 'captured_calls']
+           'missing_program', 'stale_programs', 'home_folder', 'codex_config', 'trust_layers', 'codex_hook_hash',
+           'codex_hook_keys', 'switched_off', 'not_active', 'folder_untrusted', 'grant_trust', 'write_codex_trust',
+           'after_install', 'doctor', 'stop_preview', 'stop_hook_seconds', 'stop_timeouts', 'fit_timeouts',
+           'TrustSteps', 'installed_hook_entries', 'ledger_command', 'captured_calls']
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-101
 def missing_program(command: str) -> str | None:
@@ -58,22 +58,31 @@ def codex_config(env: Mapping[str, str]) -> Path:
     return Path(env.get("CODEX_HOME") or home_folder(env) / ".codex") / "config.toml"
 
 
-FOLDER_TRUST = {  # host: (its folder, the variable moving it, the trust file's, system settings, default)
-    "gemini": (".gemini", "GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH", "GEMINI_CLI_SYSTEM_SETTINGS_PATH",
-               "/etc/gemini-cli/settings.json", True),
-    "qwen": (".qwen", "QWEN_HOME", "QWEN_CODE_TRUSTED_FOLDERS_PATH", "QWEN_CODE_SYSTEM_SETTINGS_PATH",
-             "/etc/qwen-code/settings.json", False)}  # folder trust on unless switched off (Gemini), off unless on
+FOLDER_TRUST = {"gemini": True, "qwen": False}  # folder trust where no settings layer turns it on or off
 
 
-def _host_home(host: str, env: Mapping[str, str]) -> Path:
-    folder, variable = FOLDER_TRUST[host][:2]
-    return Path(env[variable]) / folder if host == "gemini" and env.get(variable) else \
-        Path(env.get(variable) or home_folder(env) / folder)
+def trust_layers(host: str, env: Mapping[str, str]) -> tuple[Path, list[Path]]:
+    """(the host's trustedFolders.json, its settings files that can turn folder trust on or off, in the order the
+    host lets them win: the machine's settings, the user's, the machine's defaults), as ARMING_LAYERS places them."""
+    found = [(t, layer_path(t, None, home_folder(env), env)) for t in ARMING_LAYERS[host]]  # None: a project layer
+    trust = next(Path(p) for _, p in found if p and p.endswith("trustedFolders.json"))
+    rank = lambda t: 2 if "defaults" in t else 0 if "SYSTEM" in t or t.startswith("/") else 1  # noqa: E731
+    return trust, [Path(p) for t, p in sorted(found, key=lambda f: rank(f[0]))
+                   if p and p.endswith(("settings.json", "defaults.json"))]
 
 
-def _trust_file(host: str, env: Mapping[str, str]) -> Path:
-    """Gemini CLI's or Qwen Code's trustedFolders.json."""
-    return Path(env.get(FOLDER_TRUST[host][2]) or _host_home(host, env) / "trustedFolders.json")
+def _setting(path: Path, *keys: str):
+    """The value at `keys` in the settings file at `path` (JSON, or TOML by its name); None where the file or a key is
+    missing or the file does not parse."""
+    import tomllib
+    try:
+        text = path.read_text(encoding="utf-8")
+        value = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (OSError, ValueError):  # tomllib.TOMLDecodeError is a ValueError
+        return None
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
 
 
 def _copilot_config(env: Mapping[str, str]) -> Path:
@@ -140,21 +149,13 @@ HOOK_SWITCHES = {"claude-code": ("disableAllHooks", True), "qwen": ("disableAllH
 
 def switched_off(host: str, root: Path, env: Mapping[str, str] | None = None) -> list[str]:
     """The settings layers of `host` (ARMING_LAYERS) that turn all its hooks off, each named with its switch."""
-    import tomllib
     env = os.environ if env is None else env
     key, off = HOOK_SWITCHES.get(host, ("", None))
     found = []
     for template in ARMING_LAYERS.get(host, ()):
         path = layer_path(template, root, Path(env.get("HOME") or Path.home()), env)
         for file in layer_files(path) if path and path.endswith("/") else [path] if path else []:
-            try:
-                text = Path(file).read_text(encoding="utf-8")
-                value = tomllib.loads(text) if file.endswith(".toml") else json.loads(text)
-                for part in key.split("."):
-                    value = value.get(part) if isinstance(value, dict) else None
-            except (OSError, ValueError, tomllib.TOMLDecodeError):
-                continue
-            if value is off:
+            if key and _setting(Path(file), *key.split(".")) is off:
                 shown = os.path.relpath(file, root) if file.startswith(f"{root}{os.sep}") else file
                 found.append(f"{shown} switches every hook off ({key}: {json.dumps(off)}); remove that setting")
     return found
@@ -196,7 +197,7 @@ def folder_untrusted(host: str, root: Path, env: Mapping[str, str]) -> list[str]
     folder trusted (trustedFolders.json, the longest rule that holds it), or GEMINI_CLI_TRUST_WORKSPACE=true."""
     if host not in FOLDER_TRUST:
         return []
-    path, (*_, system, default_system, default) = _trust_file(host, env), FOLDER_TRUST[host]
+    path, layers = trust_layers(host, env)
     try:
         rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except (ValueError, OSError):
@@ -206,9 +207,8 @@ def folder_untrusted(host: str, root: Path, env: Mapping[str, str]) -> list[str]
         folder = Path(rule).parent if trust == "TRUST_PARENT" else Path(rule)
         if (root == folder or folder in root.parents) and len(rule) > best:
             best, level = len(rule), trust
-    found = [_setting(layer, "security", "folderTrust", "enabled")
-             for layer in (_host_home(host, env) / "settings.json", Path(env.get(system) or default_system))]
-    on = next((value for value in found if isinstance(value, bool)), default)
+    found = (_setting(layer, "security", "folderTrust", "enabled") for layer in layers)
+    on = next((value for value in found if isinstance(value, bool)), FOLDER_TRUST[host])
     workspace = host == "gemini" and env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true"  # trusted for this run
     if not on or workspace or level in ("TRUST_FOLDER", "TRUST_PARENT"):
         return []
@@ -217,16 +217,6 @@ def folder_untrusted(host: str, root: Path, env: Mapping[str, str]) -> list[str]
     return [f"{host.capitalize()} does not trust the folder {root} ({path}): {effect}; run "
             f"`donegate install --host {host} --trust`"]
 
-
-def _setting(path: Path, *keys: str):
-    """The value at `keys` in the JSON settings file at `path`; None where the file or a key is missing."""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
 
 
 # %% ../../chapters/96_host_trust_and_doctor.ipynb #ch96-306c
@@ -286,7 +276,7 @@ def _trust_copilot(root: Path, env: Mapping[str, str]) -> list[str]:
 
 def _trust_folder(host: str, root: Path, env: Mapping[str, str]) -> list[str]:
     """Gemini's or Qwen's record: the folder, in trustedFolders.json."""
-    path = _trust_file(host, env)
+    path = trust_layers(host, env)[0]
     rules = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     if not isinstance(rules, dict):
         raise GateError(f"{path} is not a JSON object; fix it, then install again")
