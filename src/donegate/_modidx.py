@@ -913,6 +913,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                     'donegate.realhosts.started_head': ('gate_in_real_hosts.html#started_head', 'donegate/realhosts.py'),
                                     'donegate.realhosts.status_command': ( 'gate_in_real_hosts.html#status_command',
                                                                            'donegate/realhosts.py'),
+                                    'donegate.realhosts.stop_unheard': ('gate_in_real_hosts.html#stop_unheard', 'donegate/realhosts.py'),
                                     'donegate.realhosts.stop_verdict': ('gate_in_real_hosts.html#stop_verdict', 'donegate/realhosts.py'),
                                     'donegate.realhosts.stops_seen': ('gate_in_real_hosts.html#stops_seen', 'donegate/realhosts.py'),
                                     'donegate.realhosts.streams_events': ( 'gate_in_real_hosts.html#streams_events',

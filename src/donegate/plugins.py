@@ -16,7 +16,7 @@ from . import hosts
 from .doctor import (TrustSteps, codex_config, codex_hook_keys, doctor, folder_untrusted, grant_trust,
                              home_folder, installed_hook_entries, switched_off, write_codex_trust)
 from .hosts import HOSTS
-from .realhosts import HOST_TITLES, STOPS_CALLED
+from .realhosts import HOST_TITLES, stop_unheard
 from .treestate import find_repo
 from .stopgate import GateError
 
@@ -230,22 +230,21 @@ def trust_plugin(plugin: InstalledPlugin, env: Mapping[str, str] | None = None) 
 def plugin_unheard(plugin: InstalledPlugin) -> str | None:
     """Why the host that installed `plugin` never calls the gate's stop through it (hooks written for a host whose
     stop event it does not call: a Gemini extension in Qwen Code); None where it does."""
-    written = plugin.written_for or plugin.host
-    event = HOSTS[written]["stop"]
-    if event in STOPS_CALLED.get(plugin.host, {event}):
-        return None
-    return (f"its hooks were written for {HOST_TITLES[written]}, and {HOST_TITLES[plugin.host]} never calls their stop "
-            f"({event}); remove it from {HOST_TITLES[plugin.host]} and run `donegate install --host {plugin.host}`")
+    why = stop_unheard(plugin.written_for or plugin.host, plugin.host)
+    return None if why is None else (f"its hooks were {why}; remove it from {HOST_TITLES[plugin.host]} and run "
+                                     f"`donegate install --host {plugin.host}`")
 
 
 # %% ../../chapters/91_host_plugins.ipynb #ap91-401
 def plugin_install(host: str, root: Path, trust: bool, out) -> int | None:
     """`install` where `host` already runs the gate from a plugin: say so, trust it if asked, and return the exit
     status (no project hooks are written). None where no plugin of `host` runs the gate."""
-    plugins = installed_plugins(host, root)
-    for plugin in [p for p in plugins if plugin_unheard(p)]:
-        out(f"{host}: the plugin {plugin.ident} ({plugin.folder}) runs no stop of the gate: {plugin_unheard(plugin)}")
-    plugins = [p for p in plugins if not plugin_unheard(p)]
+    plugins = []
+    for plugin in installed_plugins(host, root):
+        if deaf := plugin_unheard(plugin):
+            out(f"{host}: the plugin {plugin.ident} ({plugin.folder}) runs no stop of the gate: {deaf}")
+        else:
+            plugins.append(plugin)
     if not plugins:
         return None
     for plugin in plugins:

@@ -36,9 +36,10 @@ __all__ = ['SEAL_KEY', 'NEVER_STARTED', 'ALTERED', 'FORGOTTEN', 'REPOSITORY_ID',
            'layer_files', 'arming_files', 'layer_digest', 'arming_layers', 'arming_changed', 'disarmed',
            'gate_settings', 'settings_changed', 'as_started', 'dotenv_values', 'env_files', 'operator_env',
            'check_scripts', 'end_adopted', 'line_endings_note', 'worktree_debts', 'count_stop', 'stops_seen',
-           'status_command', 'transcript_claim', 'typed_payload', 'calling_host', 'unheard_stop', 'with_unheard',
-           'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop', 'session_start',
-           'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'session_lock', 'run_hook', 'hook_command']
+           'status_command', 'transcript_claim', 'typed_payload', 'calling_host', 'stop_unheard', 'unheard_stop',
+           'with_unheard', 'relayed_host', 'relay_file', 'relay_hand_over', 'streams_events', 'relayed_stop',
+           'session_start', 'turn_failed', 'stop_verdict', 'error_verdict', 'SessionSteps', 'session_lock', 'run_hook',
+           'hook_command']
 
 # %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-3s1
 SEAL_KEY = "seal.key"  # in the state folder: the key of the seals on the gate's own files
@@ -1252,18 +1253,26 @@ def calling_host(named: str, env: Mapping[str, str]) -> str:
     return named if named in present or len(present) != 1 else present[0]
 
 
-def unheard_stop(named: str, env: Mapping[str, str]) -> str | None:
-    """Why no stop of this session will reach the gate, where the calling host never calls the stop event the
-    hooks were written with; None where it does."""
-    caller = calling_host(named, env)
-    event = hosts.HOSTS[named]["stop"]
+def stop_unheard(written: str, caller: str) -> str | None:
+    """Why `caller` never calls the stop of hooks written for `written` (None where it does): the words after "these
+    hooks were" or "its hooks were"."""
+    event = hosts.HOSTS[written]["stop"]
     if event in STOPS_CALLED.get(caller, {event}):
         return None
-    return (f"donegate: these hooks were written for {HOST_TITLES[named]}, and {HOST_TITLES[caller]} never calls "
-            f"their stop ({event}), so no stop of this session is gated and `donegate status` will not say verified. "
-            f"Install the gate for {HOST_TITLES[caller]} instead: `donegate install --host {caller}`.")
+    return f"written for {HOST_TITLES[written]}, and {HOST_TITLES[caller]} never calls their stop ({event})"
 
 
+def unheard_stop(named: str, env: Mapping[str, str]) -> str | None:
+    """What the person is told at the start of a session whose calling host never calls the stop event the hooks
+    were written with; None where it does."""
+    caller = calling_host(named, env)
+    why = stop_unheard(named, caller)
+    return None if why is None else (
+        f"donegate: these hooks were {why}, so no stop of this session is gated and `donegate status` will not "
+        f"say verified. Install the gate for {HOST_TITLES[caller]} instead: `donegate install --host {caller}`.")
+
+
+# %% ../../chapters/95_gate_in_real_hosts.ipynb #ch95-8c2
 def with_unheard(answer: HookAnswer, event: str, host: str, env: Mapping[str, str]) -> HookAnswer:
     """`answer`, with `unheard_stop`'s words added for the person at the session's start (a systemMessage)."""
     why = unheard_stop(host, env) if event == "session-start" and host in hosts.HOSTS else None
