@@ -30,12 +30,12 @@ from .selfcheck import one_line
 
 # %% auto #0
 __all__ = ['COURSE_ID', 'GRADED', 'STATES', 'REPORT_STYLE', 'CANVAS_NAME', 'CANVAS_COLUMNS', 'GradingError', 'uncommitted',
-           'release_checks', 'release', 'Outcome', 'submissions', 'die_with', 'submission_record', 'write_submission',
-           'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grading_key', 'grading_setup',
-           'graded_keys', 'note_graded', 'forget_graded', 'resumed', 'time_left', 'grade', 'ClassRecord',
-           'class_record', 'plot_scores', 'failure_rates', 'plot_failures', 'submission_state', 'plot_grid',
-           'class_report', 'merge', 'collect', 'canvas_grades', 'release_command', 'grade_command', 'collect_command',
-           'export_command']
+           'release_checks', 'release', 'Outcome', 'submissions', 'notebook_flags', 'graded_flags', 'die_with',
+           'scored', 'submission_record', 'write_submission', 'merge_gradebook', 'describe', 'summary',
+           'default_workers', 'shard_of', 'grading_key', 'grading_setup', 'graded_keys', 'note_graded', 'forget_graded',
+           'resumed', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores', 'failure_rates',
+           'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge', 'collect', 'canvas_grades',
+           'release_command', 'grade_command', 'collect_command', 'export_command']
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -195,9 +195,7 @@ def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, ans
             sub = gb.find_submission(assignment, student)
             score, max_score, record = sub.score, sub.max_score, submission_record(sub)
         graded = Path(api.coursedir.format_path(api.coursedir.autograded_directory, student, assignment))
-        flags = [flag for nb in sorted(graded.glob("*.ipynb"))
-                 for flag in json.loads(nb.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged", [])]
-        answer.send(("graded", score, max_score, flags, record))
+        answer.send(("graded", score, max_score, graded_flags(graded), record))
     except BaseException as err:  # anything at all: the parent must hear of it
         answer.send(("error", f"{type(err).__name__}: {err}"))
     finally:
@@ -206,6 +204,16 @@ def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, ans
 
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c10d
+def notebook_flags(path: Path) -> list[str]:
+    """What the vetting flagged in one graded notebook (kept in its metadata) for a person to look at."""
+    return json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged") or []
+
+
+def graded_flags(folder: Path) -> list[str]:
+    """The flags of every graded notebook in `folder` (one submission's), in order."""
+    return [flag for notebook in sorted(Path(folder).glob("*.ipynb")) for flag in notebook_flags(notebook)]
+
+
 def die_with(parent: int | None) -> None:
     """Have the kernel kill this process when its parent ends (Linux's PR_SET_PDEATHSIG); end now if it has."""
     if parent is None:
@@ -278,10 +286,16 @@ def _finish(root: Path, run: _Running, message, course) -> Outcome:
     _, score, max_score, flags, record = message
     with _warnings_to(run.log):
         write_submission(course, record)
+    return scored(run.assignment, run.student, score, max_score, flags, seconds)
+
+
+def scored(assignment: str, student: str, score: float, max_score: float, flags: list[str], seconds: float = 0.0,
+           kept: bool = False) -> Outcome:
+    """The Outcome of a submission with a score: `flagged` (the first flag, and how many more) or `graded`."""
     if flags:
         more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
-        return Outcome(run.assignment, run.student, "flagged", score, max_score, flags[0] + more, seconds)
-    return Outcome(run.assignment, run.student, "graded", score, max_score, seconds=seconds)
+        return Outcome(assignment, student, "flagged", score, max_score, flags[0] + more, seconds, kept)
+    return Outcome(assignment, student, "graded", score, max_score, seconds=seconds, kept=kept)
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c11m
 COURSE_ID = "donegate"
@@ -541,11 +555,8 @@ def resumed(root: Path, found: list[tuple[str, str]], log: Path) -> tuple[list[O
             if sub is None:  # not recorded under this key, or not in this gradebook (a new one, say)
                 left.append((assignment, student))
                 continue
-            graded = Path(root) / "grading" / "autograded" / student / assignment
-            flags = [flag for nb in sorted(graded.glob("*.ipynb")) for flag in
-                     json.loads(nb.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged", [])]
-            kept.append(Outcome(assignment, student, "flagged" if flags else "graded", sub.score, sub.max_score,
-                                flags[0] if flags else "", kept=True))
+            flags = graded_flags(Path(root) / "grading" / "autograded" / student / assignment)
+            kept.append(scored(assignment, student, sub.score, sub.max_score, flags, kept=True))
     return kept, left, keys
 
 
@@ -649,9 +660,10 @@ def grade(assignments: list[str] | None = None, *, students: str = "*", workers:
     log = _log_file(root, "grade")
     kept, left, keys = resumed(root, found, log)
     kept, found, done = ([], found, forget_graded(root, keys)) if again else (kept, left, graded_keys(root))
+    kept_line = f"{len(kept)} kept, graded by an earlier run as they are now (--again grades them again)"
     echo(f"grading {len(found)} submission(s){f' (shard {shard})' if shard else ''}, {min(workers, len(found))} "
-         f"at a time, each in a process of its own (nbgrader's log: {log})" + (
-             f"; {len(kept)} kept, graded by an earlier run as they are now (--again grades them again)" if kept else ""))
+         f"at a time, each in a process of its own (nbgrader's log: {log})" + (f"; {kept_line}" if kept else "")
+         if found else f"nothing to grade: {kept_line}")
     started = time.monotonic()
     tqdm.monitor_interval = 0  # no monitor thread: the graders are forked
     with tqdm(total=len(found), unit="submission", disable=None, file=sys.stderr, leave=False) as bar:
@@ -736,8 +748,7 @@ def class_record(root: Path, outcomes: list[Outcome] = ()) -> ClassRecord:
             if score < max_score:
                 rec.losing.setdefault((aid, cell), []).append(student)
     for path in sorted((grading / "autograded").glob("*/*/*.ipynb")):
-        flags = json.loads(path.read_text(encoding="utf-8")).get("metadata", {}).get("donegate", {}).get("flagged")
-        if flags:
+        if flags := notebook_flags(path):
             rec.flagged[(path.parent.name, path.parent.parent.name)] = flags[0]
     rec.failed = {(o.assignment, o.student): o.why for o in outcomes if o.status == "failed"}
     known = grading / "mistakes.json"
