@@ -239,12 +239,7 @@ def test_the_readme_s_host_installs_run_as_written_without_a_terminal_and_doctor
 def qwen_extension(world: HostWorld, source: str) -> Path:
     """The project (no project hooks), with `source` installed as a Qwen Code extension; the hook-call log."""
     world.project()
-    qw_home = world.home / ".qwen"
-    qw_home.mkdir(parents=True, exist_ok=True)
-    (qw_home / "settings.json").write_text(json.dumps({
-        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
-        "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
-        "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}}))
+    qw.quiet_settings(world)
     host_cli(world, "qwen", "extensions", "install", source, "--consent", cwd=world.tmp)
     return capture_hooks(world)
 

@@ -32,17 +32,22 @@ class Run:
         return [c for c in self.calls if c["argv"][:2] == ["hook", "stop"]]
 
 
-def gated(world: HostWorld) -> Path:
-    """The project with the gate installed for Qwen Code and committed; returns the hook-call log."""
-    world.project()
-    world.install("qwen")
-    world.commit("install the gate")
+def quiet_settings(world: HostWorld) -> None:
+    """Qwen Code's user settings for a scripted run: no telemetry, no update checks, no background requests."""
     settings = world.home / ".qwen" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
                                     "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
                                     # no background memory requests: they would take the script's turns
                                     "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False}}))
+
+
+def gated(world: HostWorld) -> Path:
+    """The project with the gate installed for Qwen Code and committed; returns the hook-call log."""
+    world.project()
+    world.install("qwen")
+    world.commit("install the gate")
+    quiet_settings(world)
     return capture_hooks(world)
 
 
