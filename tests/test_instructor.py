@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -499,3 +500,99 @@ def test_a_canvas_download_is_collected_graded_and_exported_for_canvas_to_import
         want = {s.student.id: f"{s.score:g}" for s in gb.find_assignment(lab).submissions}
     assert {row[1]: row[5] for row in rows} == want and len(want) == 4
     assert want["1001"] == points[5] and want["1002"] == "0"  # the solution full marks, the stub none
+
+
+def dask(folder: Path, *args: str, ready: str, path: str | None = None, **env: str) -> subprocess.Popen:
+    """A `dask` command (a scheduler or a worker) started as a process in `folder`, on 127.0.0.1 only, returned once
+    it has logged `ready` (an event, not a deadline: if it ends first, the test fails with its log)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    environment = {**os.environ, "PATH": path or os.environ["PATH"], **env}
+    started = subprocess.Popen([str(Path(sys.executable).parent / "dask"), *args], cwd=folder, env=environment,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    said = []
+    for line in started.stderr:
+        said.append(line)
+        if ready in line:
+            started.said = line  # the line that says it is ready (a scheduler's names its address)
+            threading.Thread(target=started.stderr.read, daemon=True).start()  # the rest of its log, never a full pipe
+            return started
+    started.wait()
+    raise AssertionError("".join(said))
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A real Dask scheduler and two workers, each a process in a folder of its own (one thread each, under its
+    nanny, as `dask worker` starts them; the first with the sandbox and the judge switched off in its own
+    environment), and a third worker whose PATH holds no bwrap: the scheduler's address, and their folders."""
+    base = tmp_path_factory.mktemp("cluster")
+    scheduler = dask(base / "scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                     ready="Scheduler at:")
+    address, running = scheduler.said.split("Scheduler at:")[1].strip(), [scheduler]
+    try:
+        off = {"DONEGATE_SANDBOX": "off", "DONEGATE_JUDGE": "off"}
+        for name, path, env in (("one", None, off), ("two", None, {}), ("no-sandbox", str(Path(sys.executable).parent), {})):
+            running.append(dask(base / name, "worker", address, "--nthreads", "1",
+                                "--host", "127.0.0.1", "--no-dashboard", "--name", name, "--local-directory",
+                                str(base / name), ready="Registered to:", path=path, **env))
+        yield address, base
+    finally:
+        for process in reversed(running):
+            process.terminate()
+        for process in running:
+            process.wait()
+
+
+def test_a_dask_cluster_grades_the_class_as_one_machine_does(one_run, released, cluster, tmp_path):
+    """Two workers, each in a folder of its own, grade the class from data sent to them; the worker without a
+    sandbox refuses and gets nothing. Gradebook, grades.csv, graded notebooks and report are a one-machine run's."""
+    ours, _, _ = one_run
+    address, folders = cluster
+    course = class_course(released, tmp_path)
+    run = donegate(course, "grade", "--scheduler", address)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"2 worker(s) of {address} will grade, 2 at a time" in run.stdout, run.stdout
+    assert re.search(r"worker tcp://127\.0\.0\.1:\d+ will not grade: bwrap \(bubblewrap\)", run.stdout), run.stdout
+    assert "Graded 6 of 6 submission(s)" in run.stdout and run.stdout.count("] lab04-averaged-scores / ") == 3
+    assert gradebook(course) == gradebook(ours)
+    graded = sorted(p.relative_to(course / "grading" / "autograded") for p in
+                    (course / "grading" / "autograded").glob("*/*/*.ipynb"))
+    assert graded == sorted(p.relative_to(ours / "grading" / "autograded") for p in
+                            (ours / "grading" / "autograded").glob("*/*/*.ipynb")) and len(graded) == 6
+    assert (course / "grading" / "report" / "index.html").exists()
+    assert not list(folders.rglob("donegate-grade-*"))  # nothing left on the workers
+
+
+def test_hostile_submissions_graded_on_the_cluster_score_nothing(cluster, tmp_path):
+    """The kernel tricks and the two that reach for the course, graded on the cluster: 0 each, as on one machine,
+    although one worker's own environment switches the sandbox and the judge off (the run's settings go with each
+    submission), and the course's gradebook holds no more than full marks."""
+    address, _ = cluster
+    course = make_course(tmp_path)
+    assert donegate(course, "release").returncode == 0
+    for student in [*KERNEL_TRICKS, "correct", "reads-solution", "extra-credit"]:
+        shutil.copytree(FIXTURES / student / LAB, course / "grading" / "submitted" / student / LAB)
+    run = donegate(course, "grade", "--scheduler", address)
+    assert "2 worker(s)" in run.stdout, run.stdout + run.stderr
+    scores = {student: said.split(",")[0] for student, said in scores_in(run).items()}
+    assert scores == {**{s: "0 / 22" for s in [*KERNEL_TRICKS, "reads-solution", "extra-credit"]}, "correct": "22 / 22"}
+    assert "FLAGGED for a person" in scores_in(run)["input-transformer"]  # the vetting ran too
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'grading' / 'gradebook.db'}", course_id="donegate") as gb:
+        assert all(s.score <= s.max_score for s in gb.find_assignment(LAB).submissions)
+
+
+def test_a_worker_refuses_another_grader_or_no_sandbox_and_data_stays_inside_its_folder(tmp_path, monkeypatch):
+    import hashlib
+    from donegate.grading import GradingError, files_of, grader_code, worker_refusal, write_files
+    assert worker_refusal(hashlib.sha256(grader_code()).hexdigest()) is None
+    assert "is not the run's" in worker_refusal(hashlib.sha256(b"another version").hexdigest())
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
+    assert "bwrap (bubblewrap)" in worker_refusal(hashlib.sha256(grader_code()).hexdigest())
+    write_files(tmp_path / "in", {"a.ipynb": b"{}", "data/b.csv": b"1"})
+    (tmp_path / "in" / "link").symlink_to("/etc/hostname")
+    assert files_of(tmp_path / "in") == {"a.ipynb": b"{}", "data/b.csv": b"1"}  # a link is not followed
+    for name in ("../out.ipynb", "/etc/out", "data/../../out", ""):
+        with pytest.raises(GradingError):
+            write_files(tmp_path / "in", {name: b"x"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]

@@ -89,13 +89,16 @@ COMMANDS.update({
              help="instead of grading, merge the grading/ folders that --shard runs left (their gradebook.db "
                   "and autograded/) into this course"),
          arg("--again", action="store_true", help="grade again what an earlier run graded on the same files and "
-                                                  "tests (kept by default: a run that stopped midway resumes)")),
+                                                  "tests (kept by default: a run that stopped midway resumes)"),
+         arg("--scheduler", metavar="ADDRESS", help="grade on the Dask cluster whose scheduler is at ADDRESS "
+             "(tcp://HOST:8786): each submission goes to a worker as data; a worker without the sandbox refuses")),
         description="Autograde every submission under grading/submitted/<student>/<assignment>/ with nbgrader, "
         "each in a child process of its own (one that brings its grader down is named and costs only "
         "itself), several at a time, showing progress, with nbgrader's log in grading/logs/. Ends with a "
         "summary: graded, flagged for a person (why), failed (why), and writes the class report "
         "(grading/report/index.html). A submission an earlier run graded on the same files and tests is kept "
-        "(grading/graded.json): a run that stopped midway resumes. Exit status: 0 all graded and none "
+        "(grading/graded.json): a run that stopped midway resumes. With --scheduler the submissions are graded on a "
+        "Dask cluster's workers, in the same order, with the same progress, summary and report. Exit status: 0 all graded and none "
         "flagged, 1 something needs a person, 2 nothing could be graded (with --merge: 0 merged, 2 not).",
     ),
 })

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import gc
+import hashlib
 import json
 import os
 import re
@@ -19,23 +20,25 @@ import sys
 import tempfile
 import time
 import zipfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable
 
 from .progress import SelfCheckError, find_root, known_assignments
-from .selfcheck import one_line
+from .selfcheck import course_config, grading_options, one_line
 
 # %% auto #0
-__all__ = ['COURSE_ID', 'GRADED', 'STATES', 'REPORT_STYLE', 'CANVAS_NAME', 'CANVAS_COLUMNS', 'GradingError', 'uncommitted',
-           'release_checks', 'release', 'Outcome', 'submissions', 'notebook_flags', 'graded_flags', 'die_with',
-           'scored', 'submission_record', 'write_submission', 'merge_gradebook', 'describe', 'summary',
-           'default_workers', 'shard_of', 'grading_key', 'grading_setup', 'graded_keys', 'note_graded', 'forget_graded',
-           'resumed', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores', 'failure_rates',
-           'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge', 'collect', 'canvas_grades',
-           'release_command', 'grade_command', 'collect_command', 'export_command']
+__all__ = ['COURSE_ID', 'GRADED', 'GRADER_MODULES', 'STATES', 'REPORT_STYLE', 'SCHEDULER_WAIT', 'WORKER_WAIT', 'CANVAS_NAME',
+           'CANVAS_COLUMNS', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome', 'submissions',
+           'notebook_flags', 'graded_flags', 'die_with', 'scored', 'files_of', 'write_files', 'submission_record',
+           'write_submission', 'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grading_key',
+           'run_settings', 'grader_code', 'grading_setup', 'graded_keys', 'note_graded', 'forget_graded', 'resumed',
+           'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores', 'failure_rates', 'plot_failures',
+           'submission_state', 'plot_grid', 'class_report', 'merge', 'sandbox_ready', 'worker_refusal',
+           'grade_on_worker', 'collect', 'canvas_grades', 'release_command', 'grade_command', 'collect_command',
+           'export_command']
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -176,12 +179,16 @@ def submissions(root: Path, assignments: list[str] | None = None, students: str 
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c10
 def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, answer, db: Path | None,
-                    parent: int | None = None) -> None:
+                    parent: int | None = None, settings: dict[str, str] | None = None) -> None:
     """In a child process of its own: autograde one submission (its scores into the gradebook `db`, a copy
     of the course's made for it) and send back (score, max, flags, the submission's record) or an error. It ends
     with the `parent` run if that is killed, so that none of its graders writes on while a run started again
-    grades the same submission."""
+    grades the same submission. `settings`: the run's DONEGATE_* settings, in place of this process's own."""
     die_with(parent)
+    if settings is not None:  # a cluster's worker grades as the run grades, whatever its own environment says
+        for key in [k for k in os.environ if k.startswith("DONEGATE_")]:
+            del os.environ[key]
+        os.environ.update(settings)
     quiet = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.dup2(quiet, 1), os.dup2(quiet, 2)  # warnings and the kernel's chatter go to the log, not the terminal
     sys.stdout = sys.stderr = open(quiet, "w", encoding="utf-8", buffering=1, closefd=False)
@@ -200,8 +207,6 @@ def _grade_in_child(grading: Path, log: Path, assignment: str, student: str, ans
         answer.send(("error", f"{type(err).__name__}: {err}"))
     finally:
         answer.close()
-
-
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c10d
 def notebook_flags(path: Path) -> list[str]:
@@ -248,27 +253,62 @@ class _Running:
     started: float
 
 
+class _Forked:
+    """`target(*args)` run in a forked child, with `join`, `kill` and `exitcode` as multiprocessing's Process has
+    them. os.fork itself, because multiprocessing will not start a child from a daemonic process, and a Dask
+    worker under its nanny is one."""
+
+    def __init__(self, target: Callable, args: tuple) -> None:
+        self.exitcode: int | None = None
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: it never returns into the parent's code
+            code = 1
+            try:
+                target(*args)
+                code = 0
+            finally:
+                os._exit(code)
+
+    def join(self) -> None:
+        if self.exitcode is None:
+            self.exitcode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+
+    def kill(self) -> None:
+        if self.exitcode is None:
+            with suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c11s
+def _fork_grader(grading: Path, log: Path, assignment: str, student: str, db: Path,
+                 settings: dict[str, str] | None = None) -> tuple[_Forked, object]:
+    """Fork the child that grades one submission (`_grade_in_child`): the child, and the end its report comes to."""
+    from multiprocessing import Pipe
+    receive, send = Pipe(duplex=False)
+    child = _Forked(_grade_in_child, (grading, log, assignment, student, send, db, os.getpid(), settings))
+    send.close()
+    return child, receive
+
+
 def _start(root: Path, assignment: str, student: str, log: Path, template: Path) -> _Running:
     """Fork the child that grades one submission, into a copy of the gradebook `template` (forked, so
     nbgrader is imported once; a gradebook of its own, so children never write one file at once)."""
-    import multiprocessing
     db = template.with_name(f"{student}--{assignment}.db")
     shutil.copyfile(template, db)
-    context = multiprocessing.get_context("fork")
-    receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_grade_in_child,
-                            args=(Path(root) / "grading", log, assignment, student, send, db, os.getpid()))
-    child.start()
-    send.close()
+    child, receive = _fork_grader(Path(root) / "grading", log, assignment, student, db)
     return _Running(assignment, student, child, receive, db, log, time.monotonic())
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c11b
-def _heard(run: _Running):
-    """What the child reported, or None if it died before it said anything."""
+def _heard(receive):
+    """What a child reported on its end of the pipe `receive`, or None if it died before it said anything."""
     try:
-        return run.receive.recv()
+        return receive.recv()
     except EOFError:
         return None
+
+
+def _died(exitcode: int) -> tuple[str, str]:
+    """The report of a child that ended before it said anything."""
+    return "error", f"its grading process {_ended(exitcode)} before it reported a score"
 
 
 def _finish(root: Path, run: _Running, message, course) -> Outcome:
@@ -277,16 +317,28 @@ def _finish(root: Path, run: _Running, message, course) -> Outcome:
     run.child.join()
     seconds = time.monotonic() - run.started
     run.db.unlink(missing_ok=True)
-    if message is None or message[0] == "error":
-        why = (f"its grading process {_ended(run.child.exitcode)} before it reported a score" if message is None
-               else one_line(message[1].strip().splitlines()[-1] if message[1].strip() else "nbgrader failed"))
-        graded = Path(root) / "grading" / "autograded" / run.student / run.assignment
+    message = _died(run.child.exitcode) if message is None else message
+    return _settle(root, run.assignment, run.student, message, seconds, course, run.log)
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c11c
+def _settle(root: Path, assignment: str, student: str, message, seconds: float, course, log: Path,
+            graded_files: dict[str, bytes] | None = None) -> Outcome:
+    """The Outcome of a grader's report: a score's record written into the course's gradebook `course` (and the
+    graded notebooks a cluster's worker sent back, `graded_files`, into grading/autograded/); an error leaves no
+    graded notebook behind."""
+    graded = Path(root) / "grading" / "autograded" / student / assignment
+    if message[0] != "graded":
         shutil.rmtree(graded, ignore_errors=True)  # half a graded notebook is worse than none
-        return Outcome(run.assignment, run.student, "failed", why=why, seconds=seconds)
+        why = message[1].strip()
+        return Outcome(assignment, student, "failed", why=one_line(why.splitlines()[-1]) if why else "nbgrader failed",
+                       seconds=seconds)
     _, score, max_score, flags, record = message
-    with _warnings_to(run.log):
+    if graded_files is not None:
+        shutil.rmtree(graded, ignore_errors=True)
+        write_files(graded, graded_files)
+    with _warnings_to(log):
         write_submission(course, record)
-    return scored(run.assignment, run.student, score, max_score, flags, seconds)
+    return scored(assignment, student, score, max_score, flags, seconds)
 
 
 def scored(assignment: str, student: str, score: float, max_score: float, flags: list[str], seconds: float = 0.0,
@@ -296,6 +348,25 @@ def scored(assignment: str, student: str, score: float, max_score: float, flags:
         more = f" (and {len(flags) - 1} more)" if len(flags) > 1 else ""
         return Outcome(assignment, student, "flagged", score, max_score, flags[0] + more, seconds, kept)
     return Outcome(assignment, student, "graded", score, max_score, seconds=seconds, kept=kept)
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-c11f
+def files_of(folder: Path) -> dict[str, bytes]:
+    """Every regular file under `folder` as {its path inside, with /: its bytes} (a link is not followed): a
+    submission, or a graded one, as data that can go to another machine."""
+    folder = Path(folder)
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
+            if path.is_file() and not path.is_symlink()}
+
+
+def write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Write `files_of`'s data under `folder`; a name that would leave `folder` is refused (a GradingError)."""
+    for name, data in files.items():
+        parts = PurePosixPath(name).parts
+        if not parts or PurePosixPath(name).is_absolute() or ".." in parts:
+            raise GradingError(f"{name!r} is not a file name inside a submission: nothing was written for it")
+        path = Path(folder).joinpath(*parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c11m
 COURSE_ID = "donegate"
@@ -506,15 +577,26 @@ def grading_key(root: Path, gradebook, assignment: str, student: str) -> str:
     return digest.hexdigest()
 
 
+GRADER_MODULES = ("grading", "judge", "sandbox")  # the code a score depends on
+
+
+def run_settings() -> dict[str, str]:
+    """The DONEGATE_* settings a run grades under (the sandbox and the judge can be switched off), but where the
+    course is."""
+    return {k: v for k, v in sorted(os.environ.items()) if k.startswith("DONEGATE_") and k != "DONEGATE_ROOT"}
+
+
+def grader_code() -> bytes:
+    """The code of the grader, the sandbox and the judge, as this process has it."""
+    import importlib
+    return b"".join(Path(importlib.import_module(f"donegate.{name}").__file__).read_bytes() for name in GRADER_MODULES)
+
+
 def grading_setup(root: Path) -> bytes:
-    """How this run grades: the course's nbgrader_config.py, the DONEGATE_* settings (the sandbox and the judge can
-    be switched off) and the code of the grader, the sandbox and the judge."""
-    from donegate import grading, judge, sandbox
-    files = [Path(root) / "grading" / "nbgrader_config.py", *(Path(m.__file__) for m in (grading, judge, sandbox))]
-    setting = sorted((k, v) for k, v in os.environ.items() if k.startswith("DONEGATE_") and k != "DONEGATE_ROOT")
-    return json.dumps(setting).encode() + b"".join(f.read_bytes() if f.is_file() else b"-" for f in files)
-
-
+    """How this run grades: the course's nbgrader_config.py, the run's settings and the grader's code."""
+    config = Path(root) / "grading" / "nbgrader_config.py"
+    return (json.dumps(sorted(run_settings().items())).encode() + (config.read_bytes() if config.is_file() else b"-")
+            + grader_code())
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c13k1
 def graded_keys(root: Path) -> dict[str, str]:
@@ -621,7 +703,7 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
         while running:
             for ready in wait(list(running)):
                 run, now = running.pop(ready), time.monotonic()
-                message = _heard(run)
+                message = _heard(run.receive)
                 if waiting:  # the next child starts before this one is settled: no core waits for the parent
                     start()
                 else:  # nothing left to start: this core is free, and the report's plotting loads on it
@@ -641,16 +723,15 @@ def _run_all(root: Path, found: list[tuple[str, str]], workers: int, log: Path, 
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c13c
 def grade(assignments: list[str] | None = None, *, students: str = "*", workers: int | None = None,
-          shard: str | None = None, again: bool = False, root: Path | None = None,
+          shard: str | None = None, again: bool = False, scheduler=None, root: Path | None = None,
           echo: Callable[[str], None] = print) -> list[Outcome]:
     """Autograde every submission under grading/submitted/ (of `assignments`, default all; of the students
     matching the glob `students`; of the slice `shard` "K/N") that no earlier run recorded as it is now (all of
-    them with `again`), each in its own process, `workers` at once (default: one per core), showing progress;
-    end with `summary` and write the class report."""
+    them with `again`), each in its own process, `workers` at once (default: one per core; on the Dask cluster
+    `scheduler`, as many as its workers have threads), showing progress; end with `summary` and the class report."""
     from tqdm import tqdm
     root = Path(root) if root is not None else find_root()
-    workers = default_workers() if workers is None else workers
-    if workers < 1:
+    if workers is not None and workers < 1:
         raise GradingError(f"--workers must be at least 1, got {workers}")
     found = shard_of(submissions(root, assignments, students), shard)
     if not found:
@@ -661,22 +742,24 @@ def grade(assignments: list[str] | None = None, *, students: str = "*", workers:
     kept, left, keys = resumed(root, found, log)
     kept, found, done = ([], found, forget_graded(root, keys)) if again else (kept, left, graded_keys(root))
     kept_line = f"{len(kept)} kept, graded by an earlier run as they are now (--again grades them again)"
-    echo(f"grading {len(found)} submission(s){f' (shard {shard})' if shard else ''}, {min(workers, len(found))} "
-         f"at a time, each in a process of its own (nbgrader's log: {log})" + (f"; {kept_line}" if kept else "")
-         if found else f"nothing to grade: {kept_line}")
+    where = f"on the Dask cluster at {scheduler}" if scheduler else f"{min(workers or default_workers(), len(found))} at a time"
+    echo(f"grading {len(found)} submission(s){f' (shard {shard})' if shard else ''}, {where}, each in a process of "
+         f"its own (nbgrader's log: {log})" + (f"; {kept_line}" if kept else "") if found else f"nothing to grade: {kept_line}")
     started = time.monotonic()
     tqdm.monitor_interval = 0  # no monitor thread: the graders are forked
     with tqdm(total=len(found), unit="submission", disable=None, file=sys.stderr, leave=False) as bar:
+        say = echo if bar.disable else bar.write
+
         def report(k: int, outcome: Outcome, seconds_left: float) -> None:
             if outcome.status != "failed":  # in the gradebook by now: a run started again keeps it
                 done[f"{outcome.assignment}/{outcome.student}"] = keys[outcome.assignment, outcome.student]
                 note_graded(root, done)
             left = f"; about {_duration(seconds_left)} left" if k < len(found) else ""
-            line = (f"  [{k}/{len(found)}] {outcome.assignment} / {outcome.student}: {describe(outcome)} "
-                    f"({_duration(outcome.seconds)}{left})")
-            bar.write(line) if not bar.disable else echo(line)
+            say(f"  [{k}/{len(found)}] {outcome.assignment} / {outcome.student}: {describe(outcome)} "
+                f"({_duration(outcome.seconds)}{left})")
             bar.update()
-        outcomes = kept + (_run_all(root, found, workers, log, report) if found else [])
+        outcomes = kept + (_run_all(root, found, workers or default_workers(), log, report) if found and not scheduler
+                           else _run_on_cluster(root, found, scheduler, workers, log, report, say) if found else [])
     for line in summary(outcomes, time.monotonic() - started, log, root, class_report(root, outcomes)):
         echo(line)
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))
@@ -969,6 +1052,165 @@ def merge(shards: list[str | Path], *, root: Path | None = None, echo: Callable[
          f"Class report: {os.path.relpath(class_report(root), root)}")
     return merged
 
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-dk1
+def sandbox_ready() -> str | None:
+    """None where this machine can run the graders' sandbox (bubblewrap, able to make its namespaces); else why not."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bwrap (bubblewrap), the sandbox every submission runs in, is not installed on it"
+    probe = subprocess.run([bwrap, "--die-with-parent", "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc",
+                            "--dev", "/dev", "true"], capture_output=True, text=True)
+    if probe.returncode:
+        return f"bwrap cannot make its namespaces there ({one_line(probe.stderr) or f'exit {probe.returncode}'})"
+    return None
+
+
+def worker_refusal(code: str) -> str | None:
+    """Asked of each worker of a cluster before anything is sent to it: why it will not grade (None: it will).
+    `code` is the digest of the run's `grader_code`: a worker grades with the same grader, sandbox and judge."""
+    if hashlib.sha256(grader_code()).hexdigest() != code:
+        return ("its donegate is not the run's (the grader, the sandbox or the judge differ): install the same "
+                "version on every worker")
+    return sandbox_ready()
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-dk2
+def _worker_folder() -> str | None:
+    """The folder of the Dask worker this runs on (None: not on one, or no Dask)."""
+    try:
+        from distributed import get_worker
+        return get_worker().local_directory
+    except (ImportError, ValueError):
+        return None
+
+
+def grade_on_worker(assignment: str, student: str, files: dict[str, bytes], options: dict, code: str,
+                    gradebook: bytes, settings: dict[str, str]) -> tuple:
+    """On a worker of a Dask cluster: grade one submission handed over as data (its `files`, the course's nbgrader
+    `options`, a copy of its `gradebook`) in a throw-away course in the worker's own folder, by the same child,
+    sandbox and judge as on one machine, under the run's `settings`. Returns (the child's report, the graded
+    notebooks as `files_of` gives them, nbgrader's log); nothing is left on the worker."""
+    why = worker_refusal(code)
+    if why is not None:
+        return ("error", f"its worker will not grade: {why}"), {}, ""
+    _warm_children()  # on a worker's first submission only: later children are forked with it all loaded
+    course = Path(tempfile.mkdtemp(prefix="donegate-grade-", dir=_worker_folder()))
+    try:
+        (course / "exchange").mkdir()
+        (course / "nbgrader_config.py").write_text(course_config(course, options), encoding="utf-8")
+        db, log = course / "gradebook.db", course / "grade.log"
+        db.write_bytes(gradebook)
+        write_files(course / "submitted" / student / assignment, files)
+        child, receive = _fork_grader(course, log, assignment, student, db, settings)
+        message = _heard(receive)
+        child.join()
+        message = _died(child.exitcode) if message is None else message
+        graded = files_of(course / "autograded" / student / assignment) if message[0] == "graded" else {}
+        return message, graded, log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    finally:
+        shutil.rmtree(course, ignore_errors=True)
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-dk3
+def _ready_workers(client, echo: Callable[[str], None]) -> tuple[list[str], int]:
+    """The workers of the cluster that will grade (each asked `worker_refusal`; one that will not is named, with
+    why) and how many submissions they take at once (their threads). A GradingError when none will."""
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except TimeoutError:
+        raise GradingError(f"the Dask cluster at {client.scheduler.address} has no worker after {WORKER_WAIT} s: "
+                           f"start one (`dask worker {client.scheduler.address}`), then grade again") from None
+    code = hashlib.sha256(grader_code()).hexdigest()
+    ready = []
+    for address, why in sorted(client.run(worker_refusal, code, on_error="return").items()):
+        if why is None:
+            ready.append(address)
+        else:
+            echo(f"  worker {address} will not grade: {why}")
+    if not ready:
+        raise GradingError(f"no worker of the Dask cluster at {client.scheduler.address} will grade (each says why "
+                           f"above); nothing was sent to any")
+    threads = client.nthreads(ready)
+    return ready, sum(threads.values())
+
+
+def _connect(scheduler):
+    """A Dask client of the cluster `scheduler` (its scheduler's address, or a cluster object such as
+    dask-jobqueue's or Dask Gateway's); a GradingError that says what to do when none answers."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise GradingError("grading on a Dask cluster needs Dask's `distributed`, which this environment lacks: "
+                           "`uv sync` installs it (the course's dependency group)") from None
+    try:
+        return Client(scheduler, timeout=SCHEDULER_WAIT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as err:
+        raise GradingError(f"no Dask scheduler answered at {scheduler} within {SCHEDULER_WAIT} s ({one_line(str(err))}). "
+                           f"Start one (`dask scheduler`) and its workers (`dask worker ADDRESS`), or grade on this "
+                           f"machine (no --scheduler)") from None
+
+
+SCHEDULER_WAIT, WORKER_WAIT = 30, 120  # seconds: a batch system may take a while to start a worker
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-dk3b
+def _send(client, ready: list[str], root: Path, assignment: str, student: str, course: tuple):
+    """Hand one submission to a ready worker as data: its files, then what every submission shares (`course`)."""
+    files = files_of(Path(root) / "grading" / "submitted" / student / assignment)
+    return client.submit(grade_on_worker, assignment, student, files, *course, pure=False, workers=ready,
+                         allow_other_workers=False, key=f"donegate-grade-{assignment}-{student}-{os.urandom(4).hex()}")
+
+
+def _collected(future) -> tuple:
+    """What a worker sent back for one submission (report, graded notebooks, log), or the error of a lost one."""
+    try:
+        return future.result()
+    except Exception as err:  # its worker was lost more often than Dask tries again, say
+        return ("error", f"its worker failed: {type(err).__name__}: {err}"), {}, ""
+
+# %% ../../chapters/86_workbook_grading.ipynb #ch94-dk4
+def _run_on_cluster(root: Path, found: list[tuple[str, str]], scheduler, workers: int | None, log: Path, report,
+                    echo: Callable[[str], None]) -> list[Outcome]:
+    """Grade `found` on the Dask cluster `scheduler`: each submission goes to a ready worker as data
+    (`grade_on_worker`) and its report comes back as data, longest first, as many at once as the ready workers
+    have threads (or `workers`, if fewer); `report(k, outcome, seconds_left)` as each ends, as `_run_all` does."""
+    from distributed import as_completed
+    client, course, scratch = _connect(scheduler), None, Path(tempfile.mkdtemp(prefix="donegate-grade-"))
+    try:
+        ready, slots = _ready_workers(client, echo)
+        slots = min(slots, workers) if workers else slots
+        echo(f"  {len(ready)} worker(s) of {client.scheduler.address} will grade, {slots} at a time")
+        course = _course_gradebook(root, log)
+        gradebook = client.scatter(_gradebook_copy(root, scratch).read_bytes(), broadcast=True, workers=ready, hash=False)
+        given = (grading_options(root), hashlib.sha256(grader_code()).hexdigest())  # the same for every submission
+        waiting, running, outcomes, tried, took, ended = list(found), {}, [], set(), {}, as_completed(loop=client.loop)
+
+        def start() -> None:
+            assignment, student = waiting.pop(_pick(waiting, tried, took))
+            tried.add(assignment)
+            future = _send(client, ready, root, assignment, student, (*given, gradebook, run_settings()))
+            running[future.key] = (assignment, student, time.monotonic())
+            ended.add(future)
+
+        while waiting and len(running) < slots:
+            start()
+        for future in ended:
+            (assignment, student, started), now = running.pop(future.key), time.monotonic()
+            if waiting:  # the next one is on its way before this one is settled
+                start()
+            else:
+                _warm_report()
+            message, graded, said = _collected(future)
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(said)
+            outcomes.append(_settle(root, assignment, student, message, now - started, course, log, graded))
+            took.setdefault(assignment, []).append(outcomes[-1].seconds)
+            busy = [(a, now - s) for a, _, s in running.values()]
+            report(len(outcomes), outcomes[-1], time_left(waiting, busy, took, slots))
+    finally:
+        if course is not None:
+            course.close()
+        client.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return outcomes
+
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-lms1
 CANVAS_NAME = (r".*/(?P<last_name>[^/_]+?)(?:_LATE)?_(?P<student_id>[0-9]+)_[0-9]+_"
                r"(?P<file_id>[^/]+?)(?:-[0-9]+)?\.ipynb$")  # Canvas's download: the user id, then the file's name
@@ -1044,7 +1286,7 @@ def release_command(assignments: list[str], overwrite_labs: bool = False) -> int
 
 
 def grade_command(assignments: list[str], students: str = "*", workers: int | None = None, shard: str | None = None,
-                  merge_from: list[str] | None = None, again: bool = False) -> int:
+                  merge_from: list[str] | None = None, again: bool = False, scheduler: str | None = None) -> int:
     """`donegate grade [ASSIGNMENT ...]`: 0 every submission graded and none flagged, 1 one needs a person
     (failed or flagged), 2 nothing could be graded (the message says why). With --merge: 0 merged, 2 not. Where
     the sandbox's limits hold per process only, it says so first (appendix 82)."""
@@ -1054,7 +1296,8 @@ def grade_command(assignments: list[str], students: str = "*", workers: int | No
     try:
         if merge_from:
             return 0 if merge(merge_from) else 2
-        outcomes = grade(assignments or None, students=students, workers=workers, shard=shard, again=again)
+        outcomes = grade(assignments or None, students=students, workers=workers, shard=shard, again=again,
+                         scheduler=scheduler)
     except (GradingError, SelfCheckError) as err:
         print(f"donegate grade: {err}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 Run on demand (it is not collected by pytest):
 
-    uv run python tests/benchmarks/bench_grade.py [--students 15] [--workers N] [--keep DIR] [--once]
+    uv run python tests/benchmarks/bench_grade.py [--students 15] [--workers N] [--keep DIR] [--once] [--cluster]
 
 It builds a scratch course (solutions/, labs/ and grading/nbgrader_config.py copied from this checkout),
 releases four labs and hands in a class of STUDENTS x 4 submissions: copies of the committed fixtures of
@@ -17,6 +17,10 @@ then the three again in the other order (nbgrader, donegate, floor, floor, doneg
 speeds up or slows down during the run favours none), each time from a fresh release (the gradebook, the graded
 notebooks and graded.json removed). `--once` runs each way once.
 
+With `--cluster`, then: `donegate grade --scheduler` on a real Dask cluster on this machine (a scheduler and
+one-thread workers, each a process in a folder of its own), with one worker and with two (1, 2, 2, 1; `--once`: 1,
+2), and the ratio of their times.
+
 It prints each run's wall time and how busy the cores were during it (from /proc/stat, where there is one),
 then the ratios of the totals (nbgrader to donegate; donegate to the floor); it checks that every submission's
 score and every test cell's score agree between all the runs, and exits 1 if they do not (0 otherwise; the ratios
@@ -29,6 +33,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import tempfile
 import time
 from pathlib import Path
@@ -154,6 +159,52 @@ def floor(where: Path, workers: int | None) -> float:
     return run([sys.executable, __file__, "--floor", str(where), "--workers", str(count)], where)
 
 
+def dask(folder: Path, *args: str, ready: str) -> subprocess.Popen:
+    """A `dask` scheduler or worker started as a process in `folder`, returned once it has logged `ready`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = subprocess.Popen([str(Path(sys.executable).parent / "dask"), *args], cwd=folder,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in started.stderr:
+        if ready in line:
+            started.said = line  # the line that says it is ready (a scheduler's names its address)
+            threading.Thread(target=started.stderr.read, daemon=True).start()  # the rest of its log, never a full pipe
+            return started
+    sys.exit(f"dask {' '.join(args)} ended before it said {ready!r}")
+
+
+def on_cluster(where: Path, once: bool, record) -> dict[int, list[float]]:
+    """`donegate grade --scheduler` with one worker, then two (then two and one again, without `once`)."""
+    base = where / "cluster"
+    started = [dask(base / "scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                    ready="Scheduler at:")]
+    address = started[0].said.split("Scheduler at:")[1].strip()
+
+    def worker(name: str) -> subprocess.Popen:
+        return dask(base / name, "worker", address, "--nthreads", "1", "--host",
+                    "127.0.0.1", "--no-dashboard", "--name", name, "--local-directory", str(base / name),
+                    ready="Registered to:")
+    took: dict[int, list[float]] = {1: [], 2: []}
+    try:
+        started.append(worker("w1"))
+        for count in ([1, 2] if once else [1, 2, 2, 1]):
+            if count == 2 and len(started) == 2:
+                started.append(worker("w2"))
+            if count == 1 and len(started) == 3:
+                last = started.pop()
+                last.terminate(), last.wait()  # a worker told to stop leaves the scheduler before it ends
+            release(where)
+            mark = len(BUSY)
+            took[count].append(run([str(Path(sys.executable).parent / "donegate"), "grade", *LABS, "--scheduler",
+                                    address], where))
+            print(f"{f'donegate grade --scheduler, {count} worker(s):':<46}{took[count][-1]:7.1f} s{busy(mark)}",
+                  flush=True)
+            record()
+    finally:
+        for process in reversed(started):
+            process.terminate(), process.wait()
+    return took
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=15, help="students per lab (default 15: 60 submissions)")
@@ -161,6 +212,9 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="build the course here and keep it (default: a temporary folder)")
     parser.add_argument("--once", action="store_true",
                         help="each way once (nbgrader, donegate, the floor), not ABC CBA")
+    parser.add_argument("--cluster", action="store_true",
+                        help="then grade on a Dask cluster on this machine with one worker and with two")
+    parser.add_argument("--cluster-only", action="store_true", help="only the runs on a Dask cluster")
     parser.add_argument("--floor", type=Path, help=argparse.SUPPRESS)  # the floor's own process: execute the class
     args = parser.parse_args()
     if args.floor:
@@ -174,9 +228,16 @@ def main() -> int:
     name = {"nbgrader": "nbgrader autograde, one lab after another",
             "donegate": f"donegate grade{' --workers ' + str(args.workers) if args.workers else ''}",
             "floor": "the floor: nbclient executes them, no grading"}
-    order = ["nbgrader", "donegate", "floor"]
+    order = [] if args.cluster_only else ["nbgrader", "donegate", "floor"]
     order += [] if args.once else order[::-1]
     took, seen, differ = {way: [] for way in name}, {}, []
+
+    def record() -> None:  # this run's scores against the first run's
+        nonlocal seen
+        now = scores(where)
+        differ.extend(sorted(k for k in set(now) | set(seen) if seen and seen.get(k) != now.get(k)))
+        seen = seen or now
+
     for way in order:
         release(where)
         mark = len(BUSY)
@@ -184,15 +245,18 @@ def main() -> int:
                          if way == "floor" else grade_with_donegate(where, args.workers))
         print(f"{name[way] + ':':<46}{took[way][-1]:7.1f} s{busy(mark)}", flush=True)
         if way != "floor":
-            now = scores(where)
-            differ += sorted(k for k in set(now) | set(seen) if seen and seen.get(k) != now.get(k))
-            seen = seen or now
+            record()
+    cluster = on_cluster(where, args.once, record) if args.cluster or args.cluster_only else None
     seq, par, bare = sum(took["nbgrader"]), sum(took["donegate"]), sum(took["floor"])
-    print(f"ratio: {seq / par:.2f}x" + ("" if args.once else
-          f" (the two pairs: {took['nbgrader'][0] / took['donegate'][0]:.2f}x and "
-          f"{took['nbgrader'][1] / took['donegate'][1]:.2f}x)"))
-    print(f"donegate grade against the floor: {par / bare:.2f}x (the same notebooks executed with the same number of "
-          "processes, nothing graded)")
+    if order:
+        print(f"ratio: {seq / par:.2f}x" + ("" if args.once else
+              f" (the two pairs: {took['nbgrader'][0] / took['donegate'][0]:.2f}x and "
+              f"{took['nbgrader'][1] / took['donegate'][1]:.2f}x)"))
+        print(f"donegate grade against the floor: {par / bare:.2f}x (the same notebooks executed with the same number "
+              "of processes, nothing graded)")
+    if cluster:
+        print(f"on a Dask cluster, one worker against two: {sum(cluster[1]) / sum(cluster[2]):.2f}x (the time with one "
+              "worker over the time with two)")
     if differ:
         print(f"scores differ in {len(differ)} place(s), for example {differ[:5]}")
         return 1
