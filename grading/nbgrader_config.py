@@ -19,6 +19,10 @@ c.CourseDirectory.autograded_directory = "grading/autograded"
 c.CourseDirectory.feedback_directory = "grading/feedback"
 c.CourseDirectory.db_url = f"sqlite:///{ROOT / 'grading' / 'gradebook.db'}"
 
+# The instructor's commands act on every student, also where the hub's nbgrader settings (grading/hub/) name the
+# one learner a Jupyter process belongs to.
+c.CourseDirectory.student_id = "*"
+
 # A hanging cell fails after this many seconds instead of stalling a whole grading run.
 c.Execute.timeout = 60
 

@@ -1,0 +1,203 @@
+"""A course on a real JupyterHub, in a real browser: two learners log in, fetch a lab from JupyterLab's Assignments
+panel, work on it in the notebook, validate and submit it; the instructor collects, grades with `donegate grade`,
+generates and releases feedback with the README's commands; each learner fetches feedback with their own score.
+
+The hub is the course's own configuration (grading/hub/), served on 127.0.0.1 from a scratch copy of the course,
+with configurable-http-proxy from .ci/run's pinned npm packages and Debian's Chromium driven by Playwright.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PROXY = ROOT / ".cache" / "hosts" / "node_modules" / ".bin" / "configurable-http-proxy"
+LAB = "lab04-averaged-scores"
+PASSWORD = "a shared course password"
+BIN = Path(sys.executable).parent
+
+pytestmark = [pytest.mark.ui, pytest.mark.grading]
+
+if not (CHROMIUM and PROXY.exists()) and os.environ.get("DONEGATE_REQUIRE_UI") != "1":
+    pytest.skip("the hub test needs Debian's chromium and configurable-http-proxy (.ci/run installs both: "
+                "apt-get install chromium; the npm packages in tests/hosts/package.json)", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def instructor(course: Path, hub: Path, *command: str) -> str:
+    """One of the README's instructor commands, run in grading/ as in a terminal of the instructor's own JupyterLab
+    on the hub (the hub's nbgrader settings on the path, JUPYTERHUB_USER the instructor's name)."""
+    env = {**os.environ, "DONEGATE_ROOT": str(course), "COURSE_HUB": str(hub), "PATH": f"{BIN}:{os.environ['PATH']}",
+           "JUPYTER_CONFIG_PATH": str(course / "grading" / "hub"), "JUPYTERHUB_USER": "instructor"}
+    done = subprocess.run(command, cwd=course / "grading", env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"{' '.join(command)}: {done.stdout[-3000:]}{done.stderr[-3000:]}"
+    return done.stdout + done.stderr
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """The course (a scratch copy holding LAB, released) and its hub, started as grading/hub/jupyterhub_config.py
+    says; yields (the hub's address, the course, the hub's folder)."""
+    base = tmp_path_factory.mktemp("hub")
+    course, folder = base / "course", base / "srv"
+    for part in (f"solutions/{LAB}", f"labs/{LAB}", "grading/hub"):
+        shutil.copytree(ROOT / part, course / part)
+    shutil.copy(ROOT / "grading" / "nbgrader_config.py", course / "grading")
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=I", "-c", "user.email=i@example.org", "commit", "-q",
+                                                 "-m", "the course"]):
+        subprocess.run(["git", *args], cwd=course, check=True, capture_output=True)
+    (folder / "exchange").mkdir(parents=True)
+    instructor(course, folder, str(BIN / "donegate"), "release", LAB)
+    instructor(course, folder, str(BIN / "nbgrader"), "release_assignment", LAB)
+    port = free_port()
+    env = {**os.environ, "COURSE_HUB": str(folder), "COURSE_HUB_PASSWORD": PASSWORD,
+           "COURSE_HUB_USERS": "ada bo instructor", "COURSE_HUB_PORT": str(port),
+           "COURSE_HUB_API_PORT": str(free_port()), "COURSE_HUB_PROXY_PORT": str(free_port()),
+           "COURSE_HUB_PROXY": str(PROXY), "PATH": f"{BIN}:{os.environ['PATH']}"}
+    log = open(base / "hub.log", "w")
+    started = subprocess.Popen([str(BIN / "jupyterhub"), "-f", str(course / "grading" / "hub" / "jupyterhub_config.py")],
+                               cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(600):  # polling a server that is starting, not synchronising test steps
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/hub/api/", timeout=2):
+                    break
+            except OSError:
+                assert started.poll() is None, (base / "hub.log").read_text()[-3000:]
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}", course, folder
+    finally:
+        started.terminate()
+        started.wait(timeout=60)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def log_in(browser, address: str, name: str):
+    """A learner's own browser session (cookies of their own), logged in, with JupyterLab open."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(f"{address}/hub/login")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("input[type=submit], button[type=submit]")
+    page.wait_for_selector(".jp-LabShell", timeout=120_000)
+    return page
+
+
+def assignments(page) -> None:
+    """Nbgrader, Assignment List: the panel where a learner fetches, validates, submits and fetches feedback."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
+    page.get_by_role("menuitem", name=re.compile(r"Assignment List")).click()
+    page.get_by_text("Released assignments").first.wait_for(timeout=60_000)
+
+
+def panel(page, title: str):
+    """One of the Assignments panel's lists: "Released", "Downloaded" or "Submitted" assignments."""
+    return page.locator(".panel", has=page.locator(".panel-heading", has_text=f"{title} assignments"))
+
+
+def work(page, answers: dict[str, str]) -> None:
+    """Open the fetched notebook in JupyterLab and write each answer (its function's name -> code) into its cell,
+    inserted whole into the cell's editor as a paste would, then save."""
+    page.goto(page.url.split("/lab")[0] + f"/lab/tree/{LAB}/{LAB}.ipynb")
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    for name, code in answers.items():
+        cell = page.locator(".jp-CodeCell", has_text=re.compile(rf"def {name}\(")).first
+        cell.scroll_into_view_if_needed()
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Control+A")
+        page.keyboard.insert_text(code)
+    page.keyboard.press("Control+S")
+    page.locator(".lm-TabBar-tab.jp-mod-dirty").first.wait_for(state="detached", timeout=60_000)  # saved
+
+
+def answers_of(fixture: str) -> dict[str, str]:
+    """A committed fixture's answer cells: the name of the function each defines -> its code."""
+    notebook = json.loads((ROOT / "grading" / "fixtures" / fixture / LAB / f"{LAB}.ipynb").read_text())
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in notebook["cells"]
+            if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+
+
+def validate_and_submit(page) -> str:
+    """In the Assignments panel: unfold the lab, Validate its notebook (what the dialog said), then Submit."""
+    assignments(page)
+    downloaded = panel(page, "Downloaded")
+    downloaded.get_by_text(LAB).first.click()  # unfolds its notebooks, each with a Validate button
+    downloaded.get_by_role("button", name="Validate").first.click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for(timeout=300_000)  # nbgrader validate runs the notebook
+    said = dialog.inner_text()
+    dialog.get_by_role("button").last.click()
+    downloaded.get_by_role("button", name="Submit").click()
+    panel(page, "Submitted").get_by_text(LAB).first.wait_for(timeout=60_000)
+    return said
+
+
+def test_two_learners_and_an_instructor_run_a_lab_through_the_exchange(hub, browser):
+    address, course, folder = hub
+    learners = {"ada": answers_of("correct"), "bo": answers_of("averages")}  # bo makes the lab's classic mistake
+    pages, validated = {}, {}
+    for name, answers in learners.items():
+        page = pages[name] = log_in(browser, address, name)
+        assignments(page)
+        panel(page, "Released").get_by_role("button", name="Fetch").click()
+        panel(page, "Downloaded").get_by_text(LAB).first.wait_for(timeout=60_000)
+        work(page, answers)
+        saved = json.loads((folder / "home" / name / LAB / f"{LAB}.ipynb").read_text())
+        assert {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in saved["cells"]
+                if c.get("metadata", {}).get("nbgrader", {}).get("solution")} == answers  # saved as written
+        validated[name] = validate_and_submit(page)
+    assert "passes all the tests" in validated["ada"], validated["ada"]
+
+    # The instructor: the README's commands, in grading/.
+    collected = instructor(course, folder, str(BIN / "nbgrader"), "collect", LAB)
+    assert sorted(p.name for p in (course / "grading" / "submitted").iterdir()) == ["ada", "bo"], collected
+    graded = instructor(course, folder, str(BIN / "donegate"), "grade", LAB)
+    assert "Graded 2 of 2 submission(s)" in graded, graded
+    assert re.search(r"ada: 20 / 20", graded) and re.search(r"bo: 1?\d / 20", graded), graded
+    instructor(course, folder, str(BIN / "nbgrader"), "generate_feedback", LAB)
+    instructor(course, folder, str(BIN / "nbgrader"), "release_feedback", LAB)
+
+    # Each learner fetches feedback from the panel and reads their own score in it.
+    for name, page in pages.items():
+        assignments(page)
+        submitted = panel(page, "Submitted")
+        submitted.get_by_role("button", name="Fetch Feedback").click()
+        submitted.get_by_text("view feedback").first.wait_for(timeout=60_000)
+        feedback = list((folder / "home" / name / LAB / "feedback").glob(f"*/{LAB}.html"))
+        assert len(feedback) == 1, feedback
+        score = re.search(r"Score: ([\d.]+) / ([\d.]+)", feedback[0].read_text())
+        assert score and float(score[2]) == 20 and (float(score[1]) == 20) == (name == "ada"), score
+        submitted.get_by_text("view feedback").first.click()  # the file browser goes to the feedback's folder
+        page.locator(".jp-DirListing-item", has_text=f"{LAB}.html").dblclick()
+        shown = page.frame_locator(".jp-HTMLViewer iframe").locator("body")
+        shown.get_by_text(f"Score: {score[1]} / {score[2]}").first.wait_for(timeout=60_000)
+        page.screenshot(path=str(folder / f"{name}-feedback.png"))
