@@ -1,6 +1,7 @@
-"""A course on a real JupyterHub, in a real browser: two learners log in, fetch a lab from JupyterLab's Assignments
-panel, work on it in the notebook, validate and submit it; the instructor collects, grades with `donegate grade`,
-generates and releases feedback with the README's commands; each learner fetches feedback with their own score.
+"""A course on a real JupyterHub, in a real browser: the instructor releases a lab from a terminal in their
+JupyterLab; two learners log in, fetch it from JupyterLab's Assignments panel, work on it in the notebook, validate
+and submit it; the instructor collects, grades with `donegate grade`, generates and releases feedback with the
+README's commands in that terminal; each learner fetches feedback and reads their own score in it.
 
 The hub is the course's own configuration (grading/hub/), served on 127.0.0.1 from a scratch copy of the course,
 with configurable-http-proxy from .ci/run's pinned npm packages and Debian's Chromium driven by Playwright.
@@ -40,16 +41,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def instructor(course: Path, hub: Path, *command: str) -> str:
-    """One of the README's instructor commands, run in grading/ as in a terminal of the instructor's own JupyterLab
-    on the hub (the hub's nbgrader settings on the path, JUPYTERHUB_USER the instructor's name)."""
-    env = {**os.environ, "DONEGATE_ROOT": str(course), "COURSE_HUB": str(hub), "PATH": f"{BIN}:{os.environ['PATH']}",
-           "JUPYTER_CONFIG_PATH": str(course / "grading" / "hub"), "JUPYTERHUB_USER": "instructor"}
-    done = subprocess.run(command, cwd=course / "grading", env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, f"{' '.join(command)}: {done.stdout[-3000:]}{done.stderr[-3000:]}"
-    return done.stdout + done.stderr
-
-
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     """The course (a scratch copy holding LAB, released) and its hub, started as grading/hub/jupyterhub_config.py
@@ -63,8 +54,9 @@ def hub(tmp_path_factory):
                                                  "-m", "the course"]):
         subprocess.run(["git", *args], cwd=course, check=True, capture_output=True)
     (folder / "exchange").mkdir(parents=True)
-    instructor(course, folder, str(BIN / "donegate"), "release", LAB)
-    instructor(course, folder, str(BIN / "nbgrader"), "release_assignment", LAB)
+    settings = folder / "home" / "instructor" / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "terminal-extension"
+    settings.mkdir(parents=True)  # the terminal's text in the page as well as on its canvas, where a test can read it
+    (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"screenReaderMode": True}))
     port = free_port()
     env = {**os.environ, "COURSE_HUB": str(folder), "COURSE_HUB_PASSWORD": PASSWORD,
            "COURSE_HUB_USERS": "ada bo instructor", "COURSE_HUB_PORT": str(port),
@@ -139,6 +131,17 @@ def work(page, answers: dict[str, str]) -> None:
     page.locator(".lm-TabBar-tab.jp-mod-dirty").first.wait_for(state="detached", timeout=60_000)  # saved
 
 
+def in_terminal(page, command: str, mark: str, timeout: float = 120_000) -> None:
+    """Type `command` into the JupyterLab terminal open on `page` and wait until it has ended with exit status 0
+    (it echoes "`mark`: $?" after itself; a status other than 0 fails the test with the terminal's text)."""
+    page.locator(".jp-Terminal .xterm-screen").first.click()
+    page.keyboard.type(f'{command}; echo "{mark}: $?"')  # key by key: xterm reads keys, not pasted input
+    page.keyboard.press("Enter")
+    tree = page.locator(".jp-Terminal .xterm-accessibility-tree").first
+    tree.get_by_text(re.compile(rf"{mark}: \d+")).first.wait_for(timeout=timeout)
+    assert f"{mark}: 0" in tree.inner_text(), tree.inner_text()
+
+
 def answers_of(fixture: str) -> dict[str, str]:
     """A committed fixture's answer cells: the name of the function each defines -> its code."""
     notebook = json.loads((ROOT / "grading" / "fixtures" / fixture / LAB / f"{LAB}.ipynb").read_text())
@@ -163,6 +166,11 @@ def validate_and_submit(page) -> str:
 
 def test_two_learners_and_an_instructor_run_a_lab_through_the_exchange(hub, browser):
     address, course, folder = hub
+    teacher = log_in(browser, address, "instructor")  # a terminal in the instructor's JupyterLab, as the README's
+    teacher.locator(".jp-LauncherCard", has_text="Terminal").first.click()  # commands are typed there
+    in_terminal(teacher, f"source {BIN / 'activate'} && cd {course / 'grading'} && export DONEGATE_ROOT={course}",
+                "ready")  # the course's environment (a login shell starts with the system's PATH)
+    in_terminal(teacher, f"donegate release {LAB} && nbgrader release_assignment {LAB}", "released")
     learners = {"ada": answers_of("correct"), "bo": answers_of("averages")}  # bo makes the lab's classic mistake
     pages, validated = {}, {}
     for name, answers in learners.items():
@@ -177,14 +185,14 @@ def test_two_learners_and_an_instructor_run_a_lab_through_the_exchange(hub, brow
         validated[name] = validate_and_submit(page)
     assert "passes all the tests" in validated["ada"], validated["ada"]
 
-    # The instructor: the README's commands, in grading/.
-    collected = instructor(course, folder, str(BIN / "nbgrader"), "collect", LAB)
-    assert sorted(p.name for p in (course / "grading" / "submitted").iterdir()) == ["ada", "bo"], collected
-    graded = instructor(course, folder, str(BIN / "donegate"), "grade", LAB)
-    assert "Graded 2 of 2 submission(s)" in graded, graded
-    assert re.search(r"ada: 20 / 20", graded) and re.search(r"bo: 1?\d / 20", graded), graded
-    instructor(course, folder, str(BIN / "nbgrader"), "generate_feedback", LAB)
-    instructor(course, folder, str(BIN / "nbgrader"), "release_feedback", LAB)
+    # The instructor collects, grades and hands feedback back: the README's commands, in the same terminal.
+    in_terminal(teacher, f"nbgrader collect {LAB}", "collected")
+    assert sorted(p.name for p in (course / "grading" / "submitted").iterdir()) == ["ada", "bo"]
+    in_terminal(teacher, f"donegate grade {LAB} > graded.txt", "graded", timeout=300_000)
+    graded = (course / "grading" / "graded.txt").read_text()
+    assert "Graded 2 of 2 submission(s)" in graded and re.search(r"ada: 20 / 20", graded), graded
+    assert re.search(r"bo: 1?\d / 20", graded), graded
+    in_terminal(teacher, f"nbgrader generate_feedback {LAB} && nbgrader release_feedback {LAB}", "feedback")
 
     # Each learner fetches feedback from the panel and reads their own score in it.
     for name, page in pages.items():

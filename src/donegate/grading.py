@@ -267,6 +267,9 @@ class _Forked:
                 target(*args)
                 code = 0
             finally:
+                for stream in (sys.stdout, sys.stderr):  # os._exit writes out nothing that is still buffered
+                    with suppress(Exception):
+                        stream.flush()
                 os._exit(code)
 
     def join(self) -> None:
