@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import threading
@@ -596,3 +597,14 @@ def test_a_worker_refuses_another_grader_or_no_sandbox_and_data_stays_inside_its
         with pytest.raises(GradingError):
             write_files(tmp_path / "in", {name: b"x"})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
+
+
+def test_no_scheduler_at_the_address_is_said_with_what_to_do(monkeypatch):
+    from donegate import grading
+    monkeypatch.setattr(grading, "SCHEDULER_WAIT", 1)
+    with socket.socket() as taken:  # a port nothing listens on
+        taken.bind(("127.0.0.1", 0))
+        port = taken.getsockname()[1]
+    with pytest.raises(grading.GradingError, match=r"no Dask scheduler answered at tcp://127\.0\.0\.1:\d+ within 1 s.*"
+                                                   r"`dask scheduler`"):
+        grading._connect(f"tcp://127.0.0.1:{port}")

@@ -1116,6 +1116,8 @@ def grade_on_worker(assignment: str, student: str, files: dict[str, bytes], opti
 def _ready_workers(client, echo: Callable[[str], None]) -> tuple[list[str], int]:
     """The workers of the cluster that will grade (each asked `worker_refusal`; one that will not is named, with
     why) and how many submissions they take at once (their threads). A GradingError when none will."""
+    if not client.nthreads():
+        echo(f"  the cluster has no worker yet: waiting for one (at most {WORKER_WAIT} s)")
     try:
         client.wait_for_workers(1, timeout=WORKER_WAIT)
     except TimeoutError:
@@ -1175,6 +1177,7 @@ def _run_on_cluster(root: Path, found: list[tuple[str, str]], scheduler, workers
     (`grade_on_worker`) and its report comes back as data, longest first, as many at once as the ready workers
     have threads (or `workers`, if fewer); `report(k, outcome, seconds_left)` as each ends, as `_run_all` does."""
     from distributed import as_completed
+    echo(f"  connecting to the scheduler (at most {SCHEDULER_WAIT} s), then asking its workers")
     client, course, scratch = _connect(scheduler), None, Path(tempfile.mkdtemp(prefix="donegate-grade-"))
     try:
         ready, slots = _ready_workers(client, echo)
