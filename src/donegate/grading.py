@@ -1163,12 +1163,16 @@ def _send(client, ready: list[str], root: Path, assignment: str, student: str, c
                          allow_other_workers=False, key=f"donegate-grade-{assignment}-{student}-{os.urandom(4).hex()}")
 
 
-def _collected(future) -> tuple:
-    """What a worker sent back for one submission (report, graded notebooks, log), or the error of a lost one."""
+def _collected(future, log: Path) -> tuple:
+    """What a worker sent back for one submission (its report and graded notebooks; nbgrader's log from it is
+    added to the run's `log`), or the error of a lost one."""
     try:
-        return future.result()
+        message, graded, said = future.result()
     except Exception as err:  # its worker was lost more often than Dask tries again, say
-        return ("error", f"its worker failed: {type(err).__name__}: {err}"), {}, ""
+        return ("error", f"its worker failed: {type(err).__name__}: {err}"), {}
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(said)
+    return message, graded
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-dk4
 def _run_on_cluster(root: Path, found: list[tuple[str, str]], scheduler, workers: int | None, log: Path, report,
@@ -1203,9 +1207,7 @@ def _run_on_cluster(root: Path, found: list[tuple[str, str]], scheduler, workers
                 start()
             else:
                 _warm_report()
-            message, graded, said = _collected(future)
-            with open(log, "a", encoding="utf-8") as out:
-                out.write(said)
+            message, graded = _collected(future, log)
             outcomes.append(_settle(root, assignment, student, message, now - started, course, log, graded))
             took.setdefault(assignment, []).append(outcomes[-1].seconds)
             busy = [(a, now - s) for a, _, s in running.values()]
