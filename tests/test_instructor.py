@@ -585,11 +585,11 @@ def test_hostile_submissions_graded_on_the_cluster_score_nothing(cluster, tmp_pa
 
 def test_a_worker_refuses_another_grader_or_no_sandbox_and_data_stays_inside_its_folder(tmp_path, monkeypatch):
     import hashlib
-    from donegate.grading import GradingError, files_of, grader_code, worker_refusal, write_files
-    assert worker_refusal(hashlib.sha256(grader_code()).hexdigest()) is None
+    from donegate.grading import GradingError, files_of, grader_digest, worker_refusal, write_files
+    assert worker_refusal(grader_digest()) is None
     assert "is not the run's" in worker_refusal(hashlib.sha256(b"another version").hexdigest())
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
-    assert "bwrap (bubblewrap)" in worker_refusal(hashlib.sha256(grader_code()).hexdigest())
+    assert "bwrap (bubblewrap)" in worker_refusal(grader_digest())
     write_files(tmp_path / "in", {"a.ipynb": b"{}", "data/b.csv": b"1"})
     (tmp_path / "in" / "link").symlink_to("/etc/hostname")
     assert files_of(tmp_path / "in") == {"a.ipynb": b"{}", "data/b.csv": b"1"}  # a link is not followed

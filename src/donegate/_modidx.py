@@ -341,6 +341,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                   'donegate.grading.graded_flags': ('workbook_grading.html#graded_flags', 'donegate/grading.py'),
                                   'donegate.grading.graded_keys': ('workbook_grading.html#graded_keys', 'donegate/grading.py'),
                                   'donegate.grading.grader_code': ('workbook_grading.html#grader_code', 'donegate/grading.py'),
+                                  'donegate.grading.grader_digest': ('workbook_grading.html#grader_digest', 'donegate/grading.py'),
                                   'donegate.grading.grading_key': ('workbook_grading.html#grading_key', 'donegate/grading.py'),
                                   'donegate.grading.grading_setup': ('workbook_grading.html#grading_setup', 'donegate/grading.py'),
                                   'donegate.grading.merge': ('workbook_grading.html#merge', 'donegate/grading.py'),

@@ -34,11 +34,11 @@ __all__ = ['COURSE_ID', 'GRADED', 'GRADER_MODULES', 'STATES', 'REPORT_STYLE', 'S
            'CANVAS_COLUMNS', 'GradingError', 'uncommitted', 'release_checks', 'release', 'Outcome', 'submissions',
            'notebook_flags', 'graded_flags', 'die_with', 'scored', 'files_of', 'write_files', 'submission_record',
            'write_submission', 'merge_gradebook', 'describe', 'summary', 'default_workers', 'shard_of', 'grading_key',
-           'run_settings', 'grader_code', 'grading_setup', 'graded_keys', 'note_graded', 'forget_graded', 'resumed',
-           'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores', 'failure_rates', 'plot_failures',
-           'submission_state', 'plot_grid', 'class_report', 'merge', 'sandbox_ready', 'worker_refusal',
-           'grade_on_worker', 'collect', 'canvas_grades', 'release_command', 'grade_command', 'collect_command',
-           'export_command']
+           'run_settings', 'grader_code', 'grader_digest', 'grading_setup', 'graded_keys', 'note_graded',
+           'forget_graded', 'resumed', 'time_left', 'grade', 'ClassRecord', 'class_record', 'plot_scores',
+           'failure_rates', 'plot_failures', 'submission_state', 'plot_grid', 'class_report', 'merge', 'sandbox_ready',
+           'worker_refusal', 'grade_on_worker', 'collect', 'canvas_grades', 'release_command', 'grade_command',
+           'collect_command', 'export_command']
 
 # %% ../../chapters/86_workbook_grading.ipynb #ch94-c02
 class GradingError(Exception):
@@ -568,7 +568,6 @@ GRADED = "graded.json"  # in grading/: the key each submission was graded under,
 def grading_key(root: Path, gradebook, assignment: str, student: str) -> str:
     """What a submission's scores depend on: the files handed in, the assignment's cells as the gradebook holds
     them (a new release changes them), and how it is graded (`grading_setup`). Equal keys, equal scores."""
-    import hashlib
     digest, folder = hashlib.sha256(grading_setup(root)), Path(root) / "grading" / "submitted" / student / assignment
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         digest.update(b"%d:%s%d:" % (len(str(path.relative_to(folder))), str(path.relative_to(folder)).encode(),
@@ -593,6 +592,11 @@ def grader_code() -> bytes:
     """The code of the grader, the sandbox and the judge, as this process has it."""
     import importlib
     return b"".join(Path(importlib.import_module(f"donegate.{name}").__file__).read_bytes() for name in GRADER_MODULES)
+
+
+def grader_digest() -> str:
+    """`grader_code` as one digest: what a cluster's worker compares with its own before it grades."""
+    return hashlib.sha256(grader_code()).hexdigest()
 
 
 def grading_setup(root: Path) -> bytes:
@@ -1070,8 +1074,8 @@ def sandbox_ready() -> str | None:
 
 def worker_refusal(code: str) -> str | None:
     """Asked of each worker of a cluster before anything is sent to it: why it will not grade (None: it will).
-    `code` is the digest of the run's `grader_code`: a worker grades with the same grader, sandbox and judge."""
-    if hashlib.sha256(grader_code()).hexdigest() != code:
+    `code` is the run's `grader_digest`: a worker grades with the same grader, sandbox and judge."""
+    if grader_digest() != code:
         return ("its donegate is not the run's (the grader, the sandbox or the judge differ): install the same "
                 "version on every worker")
     return sandbox_ready()
@@ -1123,9 +1127,8 @@ def _ready_workers(client, echo: Callable[[str], None]) -> tuple[list[str], int]
     except TimeoutError:
         raise GradingError(f"the Dask cluster at {client.scheduler.address} has no worker after {WORKER_WAIT} s: "
                            f"start one (`dask worker {client.scheduler.address}`), then grade again") from None
-    code = hashlib.sha256(grader_code()).hexdigest()
     ready = []
-    for address, why in sorted(client.run(worker_refusal, code, on_error="return").items()):
+    for address, why in sorted(client.run(worker_refusal, grader_digest(), on_error="return").items()):
         if why is None:
             ready.append(address)
         else:
@@ -1189,7 +1192,7 @@ def _run_on_cluster(root: Path, found: list[tuple[str, str]], scheduler, workers
         echo(f"  {len(ready)} worker(s) of {client.scheduler.address} will grade, {slots} at a time")
         course = _course_gradebook(root, log)
         gradebook = client.scatter(_gradebook_copy(root, scratch).read_bytes(), broadcast=True, workers=ready, hash=False)
-        given = (grading_options(root), hashlib.sha256(grader_code()).hexdigest())  # the same for every submission
+        given = (grading_options(root), grader_digest())  # the same for every submission
         waiting, running, outcomes, tried, took, ended = list(found), {}, [], set(), {}, as_completed(loop=client.loop)
 
         def start() -> None:
