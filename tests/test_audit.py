@@ -339,6 +339,44 @@ def test_a_reading_tool_after_the_check_leaves_the_pass_standing(tool):
     assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
 
 
+def _writes_elsewhere(n: int, seed: int) -> list[str]:
+    """Commands that change files only under one full path outside /work/repo (`{0}` marks it): redirections,
+    `tee`, copies, links, removals, in many forms. A look-alike sibling (`/work/repo-old`) is outside too."""
+    import random
+    draw = random.Random(seed)
+    forms = ["echo {word} > {{0}}/run{n}.log", "ls -la >> {{0}}/listing{n}.txt 2>&1", "cat calc.py | tee {{0}}/calc{n}.txt",
+             "cp calc.py tests/test_calc.py {{0}}/", "rm -rf {{0}}/build{n}", "mkdir -p {{0}}/x{n} && touch {{0}}/x{n}/stamp",
+             "ln -sf /work/repo/calc.py {{0}}/calc{n}.py", "git diff > {{0}}/fix{n}.patch", "cp -r src {{0}}/src{n} && ls {{0}}"]
+    return sorted({draw.choice(forms).format(word=draw.choice(["done", "ok", "1"]), n=draw.randint(0, 99))
+                   for _ in range(n)})
+
+
+@pytest.mark.parametrize("command", _writes_elsewhere(10, 7))
+@pytest.mark.parametrize("place", ["/tmp", "/var/tmp/run", "/work/repo-old", "/home/me/scratch"])
+def test_a_command_that_writes_only_outside_the_repository_leaves_the_pass_standing(command, place):
+    """After the passing check, a command whose every written file is a full path outside the folder the session
+    ran in leaves the work verified. The same command writing in the repository (a full path in it, a relative
+    path, `~`), or in a session whose folder is not known, may have changed the work."""
+    outside = command.format(place)
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": outside}, 0), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), (outside, claim)
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": outside}, 0), folder=None)
+    assert (claim.verdict, stretch.work) == ("stale", "unverified"), (outside, claim)
+    for inside in ("/work/repo/out", "out", "~/repo"):
+        [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": command.format(inside)}, 0), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("stale", "unverified"), (command.format(inside), claim)
+
+
+@pytest.mark.parametrize("command", ["mv calc.py /tmp/", "cp /tmp/calc.py calc.py", "touch", "cp -t /tmp calc.py",
+                                     "echo x > $TMPDIR/log", "python3 tools/gen.py > /tmp/out", "tee /tmp/a calc.py",
+                                     "rsync -a /tmp/x/ .", "ln -s /tmp/a b"])
+def test_a_command_that_may_change_a_file_of_the_repository_is_an_edit_even_beside_outside_paths(command):
+    """A move takes its source away, a copy or a link into the repository writes there, a path that is not a full
+    one may be inside, and a program not known to change only what it names may write anywhere."""
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": command}, 0), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("stale", "unverified"), (command, claim)
+
+
 @pytest.mark.parametrize("command", ["./verify.sh &", "! ./verify.sh", "(./verify.sh &)", "nohup ./verify.sh > log &",
                                      "cd . && ! python3 -m pytest -q", "python -m pytest -q & wait", "bash -c '! pytest'",
                                      "./verify.sh && sed -i 's/+/-/' calc.py", "python -m pytest -q && black ."])

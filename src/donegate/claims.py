@@ -15,10 +15,11 @@ from typing import Any, Callable, Iterable, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
-           'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'program_words', 'checked_words', 'shell_string', 'runs_check',
-           'check_scope', 'names_scope', 'elsewhere', 'outside', 'each_of', 'any_of', 'AuditRules']
+           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
+           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'check_scope', 'names_scope', 'elsewhere', 'outside', 'writes_only_outside',
+           'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -415,20 +416,24 @@ def may_write(command: str, written=()) -> bool:
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063r
+def _reads(words: list[str]) -> bool:
+    """Is the simple command a reading program (`sed` without -i) or a reading git command? (Of `_one_writes`, all
+    that can say yes to a reading program; its redirections are asked apart.)"""
+    first = words[0].rpartition("/")[2]
+    if "=" not in words[0] and first in READING and first != "sed":
+        return True  # a reading program named first (no VAR=, no wrapper)
+    name, args = _program(words)
+    if name == "git":
+        return next((a for a in args if not a.startswith("-")), "") in GIT_READING
+    in_place = name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args)
+    return name in READING and not in_place
+
+
 def read_only(command: str) -> bool:
     """Is `command` read-only for sure: every simple command a reading program (`sed` without -i) or a reading
     git command, and no redirection into a file?"""
-    def reads(words: list[str]) -> bool:  # of `_one_writes`, all that can say yes to a reading program
-        first = words[0].rpartition("/")[2]
-        if "=" not in words[0] and first in READING and first != "sed":
-            return True  # a reading program named first (no VAR=, no wrapper); its redirections are asked apart
-        name, args = _program(words)
-        if name == "git":
-            return next((a for a in args if not a.startswith("-")), "") in GIT_READING
-        in_place = name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args)
-        return name in READING and not in_place
     parts = simple_commands(command)
-    return bool(parts) and all(not _targets(words) and reads(words) for words, _ in parts)
+    return bool(parts) and all(not _targets(words) and _reads(words) for words, _ in parts)
 
 
 def files_written(command: str) -> list[str]:
@@ -616,6 +621,35 @@ def outside(folder: str, home: str | None = None) -> bool:
         return os.path.commonpath([folder, home]) != os.path.normpath(home)
     return folder.startswith("~") or not folder.startswith("/") and os.path.normpath(folder).startswith("..")
 
+
+# Programs that change only the paths they name: all of them, or (copies and links) the last one alone.
+CHANGES_NAMED = frozenset({"rm", "rmdir", "mkdir", "touch", "truncate", "chmod", "chown", "mv", "tee"})
+CHANGES_LAST = frozenset({"cp", "install", "ln", "rsync"})
+
+
+def writes_only_outside(command: str, home: str | None) -> bool:
+    """Does `command` change nothing but files outside the session's folder `home`: each simple command a reading
+    one or a program that changes only the paths it names, and each file it changes or redirects into a full path
+    outside `home` (`echo done > /tmp/run.log`, `cp calc.py /tmp/`)? No where `home` is not known, and no for a
+    path that is not a full one (`~`, `$TMPDIR/x` and a relative path may all be inside)."""
+    if not home or not home.startswith("/"):
+        return False
+    parts = simple_commands(command)
+    for words, _fed in parts:
+        name, args = _program(words)
+        named = [a for a in args if not a.startswith("-")]
+        if name in CHANGES_NAMED or name in CHANGES_LAST:
+            changed = named if name in CHANGES_NAMED else named[-1:]
+            if not changed:
+                return False  # `touch` alone, `cp -t DIR a b`: what it changes is not said as a path
+        elif _reads(words):
+            changed = []
+        else:
+            return False
+        if not all(path.startswith("/") and outside(path, home) for path in [*_targets(words), *changed]):
+            return False
+    return bool(parts)
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-081
 import functools
 
@@ -688,8 +722,12 @@ class AuditRules(_Remembers, Rules):
 
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
-        redirected into a file) may have changed files."""
-        return not self.once(read_only, command)  # a program the session wrote, or an interpreter on it, reads not
+        redirected into a file) may have changed files, unless all it changes is outside the session's folder
+        (section 6's `writes_only_outside`)."""
+        return not self.once(read_only, command) and not self.once(self.writes_outside, command)
+
+    def writes_outside(self, command: str) -> bool:
+        return writes_only_outside(command, self.home)
 
     def accounts(self, text: str) -> bool:
         return accounts(text, self.claims(text))
