@@ -296,11 +296,11 @@ def _session(*calls: tuple[str, dict, int], folder: str | None = None, said: str
     audits a transcript (its rules know the session's `folder`)."""
     from collections import Counter
     steps = [tr.Step("prompt", text="Fix add.")]
-    for i, (tool, given, code) in enumerate(calls):
+    for i, (tool, given, code, *output) in enumerate(calls):  # (tool, input, exit code[, its output])
         command = given.get("command")
         steps += [tr.Step("call", call_id=f"c{i}", tool=tool, input=given, action="shell" if command else "other",
                           command=command or ""),
-                  tr.Step("result", call_id=f"c{i}", tool=tool, exit_code=code, ok=code == 0)]
+                  tr.Step("result", call_id=f"c{i}", tool=tool, exit_code=code, ok=code == 0, text="".join(output))]
     imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*steps, tr.Step("reply", text=said)], Counter(), [])
     rules = AuditRules()
     rules.home = folder
@@ -336,6 +336,39 @@ def test_a_tool_not_known_to_read_only_may_have_written_after_the_check(tool):
 @pytest.mark.parametrize("tool", sorted(au.READING_TOOLS))
 def test_a_reading_tool_after_the_check_leaves_the_pass_standing(tool):
     [claim], stretch = _session(EDIT, PASS, (tool, {"file_path": "/work/repo/calc.py"}, 0))
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
+
+
+# What runners print when they ran no test (a folder with none, a filter that selects none), each with exit 0.
+NO_TEST_OUTPUTS = {
+    "unittest": "\n" + "-" * 70 + "\nRan 0 tests in 0.000s\n\nOK\n",
+    "pytest": "============================ no tests ran in 0.01s =============================\n",
+    "pytest collected": "collected 0 items\n\n============================ no tests ran in 0.00s ===\n",
+    "cargo": "    Finished test [unoptimized] target(s) in 0.01s\n     Running unittests\n\nrunning 0 tests\n\n"
+             "test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out\n",
+    "go": "?   \texample.com/calc\t[no test files]\n",
+    "jest": "No tests found, exiting with code 0\n",
+    "mocha": "\n\n  0 passing (1ms)\n\n",
+    "vitest": "No test files found, exiting with code 0\n",
+}
+
+
+@pytest.mark.parametrize("runner", sorted(NO_TEST_OUTPUTS))
+def test_a_passing_check_that_ran_no_test_backs_nothing(runner):
+    """A runner started where there are no tests (another folder's command, a pattern that finds none) exits 0 having
+    run nothing: no evidence for a claim, and the work it followed stays unverified."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": "python3 -m unittest"}, 0, NO_TEST_OUTPUTS[runner]))
+    assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), claim
+    assert "ran no test" in claim.evidence
+
+
+@pytest.mark.parametrize("ran", ["Ran 4 tests in 0.010s\n\nOK\n", "collected 4 items\n\n....\n4 passed in 0.02s\n",
+                                 "ok  \texample.com/calc\t0.002s\n", "test result: ok. 4 passed; 0 failed\n"])
+@pytest.mark.parametrize("runner", ["cargo", "go", "unittest"])
+def test_a_check_that_ran_tests_somewhere_is_a_pass_even_where_one_suite_was_empty(runner, ran):
+    """verify.sh running several suites, one of them empty: the tests that ran elsewhere in its output make it a pass."""
+    output = NO_TEST_OUTPUTS[runner] + ran
+    [claim], stretch = _session(EDIT, ("Bash", {"command": "./verify.sh"}, 0, output))
     assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
 
 

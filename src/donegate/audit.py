@@ -74,6 +74,10 @@ class Rules:
     def files_written(self, command: str) -> tuple[str, ...]:
         return ()  # the files a shell edit names as what it writes: none, here
 
+    def ran_nothing(self, output: str) -> bool:
+        """Does a check's output say it ran no test (unittest's `Ran 0 tests`, pytest's `no tests ran`)?"""
+        return re.search(r"\bRan 0 tests\b|\bno tests ran\b", output) is not None
+
     def written(self) -> set:
         return set()  # the files a session wrote so far (`update` adds, `in` asks), for `writes`
 
@@ -173,6 +177,7 @@ class Action:
     ok: bool = False
     exit_code: int | None = None
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
+    empty: bool = False  # a check whose output says it ran no test (`Ran 0 tests`)
     scope: tuple[str, ...] = ()  # what a narrowed check selected (`Rules.check_scope`): () is the whole suite
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
     changed: int | None = None  # a check whose own script (`verify.sh`) the edit at this seq changed first
@@ -245,6 +250,9 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
             action = by_call.pop(p["call_id"])
             action.done, action.ok, action.exit_code = event.seq, event.type == "tool_completed", p.get("exit_code")
+            output = p.get("output")  # a trajectory keeps a long one as a preview (its head and its tail)
+            action.empty = action.kind == "check" and rules.ran_nothing(
+                str((output.get("preview") if isinstance(output, dict) else output) or ""))
         elif event.type == "verification_result":
             actions.append(Action(event.seq, "check", str(p.get("command")), event.seq, bool(p.get("passed")),
                                   p.get("exit_code")))
@@ -265,6 +273,8 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||`, `&`, `!` or a later command decides it)"), last, []
+    if last.empty and last.passed:
+        return "unsupported", f"the last check ran no test, its output says: #{last.seq} {last.what}", last, []
     if last.passed and last.changed is not None:
         return "unsupported", (f"#{last.seq} {last.what} passed, but the session changed the check's own script first "
                                f"(#{last.changed}): a check the session changed is not the operator's"), last, []
@@ -299,7 +309,7 @@ def work_of(last_edit: Action | None, after: Sequence[Action]) -> tuple[str, str
     """What the work is, given the last edit that ended (None if none) and the checks that ended after it, in the
     order they ended (section 6b's four outcomes, with the evidence in words)."""
     failed = [a for a in after if not a.passed and not a.masked]
-    full = [a for a in after if a.passed and not a.masked and not a.scope and a.changed is None]
+    full = [a for a in after if a.passed and not a.masked and not a.empty and not a.scope and a.changed is None]
     if failed and (not full or failed[-1].done > full[-1].done):  # a narrowed pass after it does not undo it
         return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} (exit {failed[-1].exit_code})"
     if full:
@@ -431,7 +441,8 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += ["", "Timeline (#seq in the imported trajectory)"]
     entries = []
     for action in result.actions:
-        outcome = ("passed" if action.passed else "no result" if action.done is None else f"exit {action.exit_code}") \
+        outcome = ("passed, ran no test" if action.passed and action.empty else "passed" if action.passed else
+                   "no result" if action.done is None else f"exit {action.exit_code}") \
             if action.kind == "check" else \
             ("done" if action.ok else "failed" if action.done else "no result")
         entries.append((action.seq, f"{action.kind:<8} {tj.shorten(action.what, width - 30)}  -> {outcome}"))

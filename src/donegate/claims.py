@@ -15,11 +15,11 @@ from typing import Any, Callable, Iterable, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'check_scope', 'names_scope', 'elsewhere', 'outside', 'writes_only_outside',
-           'each_of', 'any_of', 'AuditRules']
+           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences',
+           'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers',
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words',
+           'checked_words', 'shell_string', 'runs_check', 'check_scope', 'names_scope', 'ran_no_test', 'elsewhere',
+           'outside', 'writes_only_outside', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -589,6 +589,16 @@ def names_scope(sentence: str, scope: Sequence[str]) -> bool:
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", sentence) for w in words)
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071p
+NO_TEST = re.compile(r"\bRan 0 tests?\b|\brunning 0 tests\b|\bcollected 0 items\b|\bno tests? ran\b|\bno tests? (?:were )?"
+                     r"found\b|\bno test files\b|(?m:^\s*0 passing\b)|\bTests:\s+0 total\b", re.I)
+RAN_SOME = re.compile(r"\b[1-9]\d*\s+(?:passed|passing|tests?\b|items?\b|examples?\b|specs?\b)|(?m:^(?:ok|PASS)\s+\S)")
+
+
+def ran_no_test(output: str) -> bool:
+    """Does a check's output say, in any runner's words, that it ran no test, and nowhere that it ran some?"""
+    return NO_TEST.search(output) is not None and RAN_SOME.search(output) is None
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073
 def elsewhere(command: str, home: str | None = None) -> bool:
     """Does the command run in another tree than the session's: above its folder, in the home folder or, where
@@ -748,6 +758,9 @@ class AuditRules(_Remembers, Rules):
 
     def files_written(self, command: str) -> tuple[str, ...]:
         return tuple(self.once(files_written, command))
+
+    def ran_nothing(self, output: str) -> bool:
+        return ran_no_test(output)
 
     def written(self) -> Written:
         return Written()
