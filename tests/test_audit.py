@@ -372,6 +372,56 @@ def test_a_check_that_ran_tests_somewhere_is_a_pass_even_where_one_suite_was_emp
     assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
 
 
+def _looks_only(n: int, seed: int) -> list[tuple[str, str]]:
+    """(a command that only looks at the code, the same told to write): checkers and formatters, run directly or
+    through a runner (whether that runner would find the tool is not the audit's question), with the options that
+    keep them looking, or writing."""
+    import random
+    draw = random.Random(seed)
+    runs = ["{}", "uv run {}", "poetry run {}", "npx {}", "python -m {}", "timeout 60 {}"]
+    tools = [("mypy calc.py", "mypy calc.py > calc.pyi"), ("ruff check .", "ruff check --fix ."),
+             ("ruff format --check .", "ruff format ."), ("black --check -q .", "black -q ."),
+             ("isort --diff calc.py", "isort calc.py"), ("eslint src", "eslint --fix src"),
+             ("prettier --check .", "prettier --write ."), ("flake8 --max-line-length 100", "flake8 > report.txt"),
+             ("pylint calc.py", "pylint calc.py --output=out.txt > lint.txt"), ("tsc --noEmit", "tsc")]
+    found = set()
+    for _ in range(n):
+        run, (looks, writes) = draw.choice(runs), draw.choice(tools)
+        found.add((run.format(looks), run.format(writes)))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("looks,writes", _looks_only(24, 3))
+def test_a_checker_that_only_looks_leaves_the_pass_standing_and_one_told_to_write_does_not(looks, writes):
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": looks}, 0), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), (looks, claim)
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": writes}, 0), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("stale", "unverified"), (writes, claim)
+
+
+@pytest.mark.parametrize("program", ["python3", "node", "npm", "cargo", "make", "terraform", "gh", "whatever-tool"])
+def test_a_question_to_any_program_changes_nothing_but_any_work_it_is_given_may(program):
+    for question in ("--version", "-V", "--help", "-h"):
+        [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": f"{program} {question}"}, 0), folder="/work/repo")
+        assert stretch.work == "verified", (program, question, claim)
+    for work in ("version patch", "run", "build", "gen", "help"):
+        [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": f"{program} {work}"}, 0), folder="/work/repo")
+        assert stretch.work == "unverified", (program, work, claim)
+
+
+@pytest.mark.parametrize("command,work", [
+    ("bash -c 'cd ../other && python3 -m pytest -q'", "unverified"), ("sh -c \"cd /tmp/x && ./verify.sh\"", "unverified"),
+    ("python -m pytest -q ../other/tests", "unverified"), ("pytest /work/other/tests", "unverified"),
+    ("sh ../other/verify.sh", "unverified"), ("cd sub && bash -c 'cd .. && ./verify.sh'", "verified"),
+    ("bash -c './verify.sh'", "verified"), ("python -m pytest -q tests/ --junitxml /tmp/report.xml", "verified"),
+    ("pytest /work/repo/tests", "verified")])
+def test_a_check_counts_where_its_shell_line_and_its_paths_take_it(command, work):
+    """A check given a path outside the session's folder, or run by a shell given a line that goes there, checked
+    another tree; an option's value (a report file) is not where it runs."""
+    _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder="/work/repo")
+    assert stretch.work == work, (command, stretch)
+
+
 def _writes_elsewhere(n: int, seed: int) -> list[str]:
     """Commands that change files only under one full path outside /work/repo (`{0}` marks it): redirections,
     `tee`, copies, links, removals, in many forms. A look-alike sibling (`/work/repo-old`) is outside too."""

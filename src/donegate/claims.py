@@ -15,11 +15,12 @@ from typing import Any, Callable, Iterable, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences',
-           'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words',
-           'checked_words', 'shell_string', 'runs_check', 'check_scope', 'names_scope', 'ran_no_test', 'elsewhere',
-           'outside', 'writes_only_outside', 'each_of', 'any_of', 'AuditRules']
+           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS',
+           'LOOKS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count',
+           'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -541,11 +542,16 @@ def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071s
+def first_check(text: str, checks=CHECK_COMMANDS) -> re.Match | None:
+    """Where a check pattern matches first in `text`, as `runs_check` reads them (None: nowhere)."""
+    return min((m for p in checks if (m := re.search(p, text))), key=re.Match.start, default=None)
+
+
 def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
     """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, and any
     option or variable not known to keep the suite whole (the check is what `checks` matches)."""
-    def first(text: str) -> re.Match | None:  # the check pattern that matches first, as `runs_check` reads them
-        return min((m for p in checks if (m := re.search(p, text))), key=re.Match.start, default=None)
+    def first(text: str) -> re.Match | None:
+        return first_check(text, checks)
 
     scope, assigned = [], []
     for words, _fed in simple_commands(command):
@@ -595,17 +601,27 @@ NO_TEST = re.compile(r"\bRan 0 tests?\b|\brunning 0 tests\b|\bcollected 0 items\
 RAN_SOME = re.compile(r"\b[1-9]\d*\s+(?:passed|passing|tests?\b|items?\b|examples?\b|specs?\b)|(?m:^(?:ok|PASS)\s+\S)")
 
 
+_NO_TEST_BITS = ("0 t", "0 i", "o test", "0 passing", "0 total")  # in each of NO_TEST's forms: a quick first look
+
+
 def ran_no_test(output: str) -> bool:
     """Does a check's output say, in any runner's words, that it ran no test, and nowhere that it ran some?"""
+    if not any(bit in output for bit in _NO_TEST_BITS):
+        return False  # the usual case: no pattern needs to look
     return NO_TEST.search(output) is not None and RAN_SOME.search(output) is None
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073
-def elsewhere(command: str, home: str | None = None) -> bool:
+import shlex
+
+
+def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> bool:
     """Does the command run in another tree than the session's: above its folder, in the home folder or, where
-    the session's folder `home` is known, a full path outside it, through its `cd`s or an option naming the
-    folder (of a program that is not a reading one)?"""
-    if "cd" not in command and "pushd" not in command and not any(option in command for option in MOVED_BY):
-        return False  # it changes no folder and names none: it runs here
+    the session's folder `home` is known, a full path outside it? Through its `cd`s, an option naming the folder
+    (of a program that is not a reading one), the paths the check is given (`pytest ../other/tests`,
+    `sh ../other/verify.sh`) and the line a shell is given (`bash -c 'cd ../other && pytest'`)."""
+    if not any(mark in command for mark in ("cd", "pushd", "..", " /", "~", "-c")) and \
+            not any(option in command for option in MOVED_BY):
+        return False  # it changes no folder, names none, and is given no path that could lead out: it runs here
     here = "."
     for words, _fed in simple_commands(command):
         name, args = _program(words)
@@ -613,11 +629,18 @@ def elsewhere(command: str, home: str | None = None) -> bool:
             target = args[0] if args else "~"
             here = target if target.startswith(("/", "~")) else os.path.normpath(os.path.join(here, target))
             continue
+        if (inner := shell_string(words)) is not None:  # its own line, run from the folder reached so far
+            if elsewhere(inner if here == "." else f"cd {shlex.quote(here)} && {inner}", home, checks):
+                return True
+            continue
         verb = next((a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in MOVED_BY), "")
         if name in READING or name == "git" and verb in GIT_READING:
             continue  # a reading program is no check, wherever it looks
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
+        if checked_words(words, lambda text: first_check(text, checks)) is not None:  # the check itself: a path it is given is where it looks
+            named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
+                      and ("/" in a or a == "..")]
         if any(outside(os.path.join(here, place), home) for place in named):
             return True
     return outside(here, home)
@@ -631,19 +654,49 @@ def outside(folder: str, home: str | None = None) -> bool:
         return os.path.commonpath([folder, home]) != os.path.normpath(home)
     return folder.startswith("~") or not folder.startswith("/") and os.path.normpath(folder).startswith("..")
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074a
+ASKS = frozenset({"--version", "-V", "--help", "-h"})  # all a program is given: a question, no work
+FIND_ACTS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"})
+# Checkers only look unless an option tells them to fix; formatters write unless one tells them only to look.
+CHECKERS = frozenset({"mypy", "dmypy", "pyright", "flake8", "pylint", "pyflakes", "pycodestyle", "pydocstyle", "bandit",
+                      "vulture", "ruff", "eslint", "shellcheck", "yamllint", "hadolint", "staticcheck", "golangci-lint",
+                      ("cargo", "check"), ("cargo", "clippy"), ("go", "vet")})
+FORMATTERS = frozenset({"black", "isort", "prettier", "rustfmt", "gofmt", "autopep8", "yapf", "clang-format", "tsc",
+                        ("ruff", "format"), ("cargo", "fmt")})
+LOOKS = frozenset({"--check", "--check-only", "--diff", "-c", "--list-different", "-l", "-d", "--dry-run", "-n",
+                   "--noEmit"})
+FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty")
 
+
+def asks(words: list[str]) -> bool:
+    """Does the simple command only ask: a version or help, `find` that neither writes nor runs, a checker not
+    told to fix or a formatter told only to look (past `uv run`, `npx`, `python -m`)?"""
+    name, args = _program(words)
+    if args and all(a in ASKS for a in args):
+        return True
+    if name == "find":
+        return FIND_ACTS.isdisjoint(args)
+    ran = program_words(words)
+    name, args = (ran[0].rpartition("/")[2], ran[1:]) if ran else ("", [])
+    if INTERPRETER.fullmatch(name) and args[:1] == ["-m"] and len(args) > 1:
+        name, args = args[1], args[2:]  # `python -m mypy`
+    verb = next((a for a in args if not a.startswith("-")), "")
+    kind = next((k for k in ((name, verb), name) if k in CHECKERS or k in FORMATTERS), None)
+    if kind is None or any(FIXES.fullmatch(a) for a in args):
+        return False
+    return kind in CHECKERS or not LOOKS.isdisjoint(args)  # `ruff format` is the formatter, `ruff check` the checker
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074b
 # Programs that change only the paths they name: all of them, or (copies and links) the last one alone.
 CHANGES_NAMED = frozenset({"rm", "rmdir", "mkdir", "touch", "truncate", "chmod", "chown", "mv", "tee"})
 CHANGES_LAST = frozenset({"cp", "install", "ln", "rsync"})
 
 
-def writes_only_outside(command: str, home: str | None) -> bool:
-    """Does `command` change nothing but files outside the session's folder `home`: each simple command a reading
-    one or a program that changes only the paths it names, and each file it changes or redirects into a full path
-    outside `home` (`echo done > /tmp/run.log`, `cp calc.py /tmp/`)? No where `home` is not known, and no for a
-    path that is not a full one (`~`, `$TMPDIR/x` and a relative path may all be inside)."""
-    if not home or not home.startswith("/"):
-        return False
+def changes_nothing_here(command: str, home: str | None = None) -> bool:
+    """Does `command` change no file of the session's folder `home`: each simple command one that reads or only
+    asks, or a program that changes only the paths it names, and each file it changes or redirects into a full
+    path outside `home`? A path that is not a full one (`~`, `$TMPDIR/x`, a relative one) may be inside, and so
+    may every path where `home` is not known."""
     parts = simple_commands(command)
     for words, _fed in parts:
         name, args = _program(words)
@@ -652,7 +705,7 @@ def writes_only_outside(command: str, home: str | None) -> bool:
             changed = named if name in CHANGES_NAMED else named[-1:]
             if not changed:
                 return False  # `touch` alone, `cp -t DIR a b`: what it changes is not said as a path
-        elif _reads(words):
+        elif _reads(words) or asks(words):
             changed = []
         else:
             return False
@@ -731,13 +784,12 @@ class AuditRules(_Remembers, Rules):
         return list(self.once(find_claims, text))
 
     def writes(self, command: str, written=()) -> bool:
-        """Anything not read-only for sure (section 5's `read_only`: every part a reading program, nothing
-        redirected into a file) may have changed files, unless all it changes is outside the session's folder
-        (section 6's `writes_only_outside`)."""
-        return not self.once(read_only, command) and not self.once(self.writes_outside, command)
+        """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
+        nothing of the session's folder (section 6's `changes_nothing_here`: it only asks, or writes outside)."""
+        return not self.once(read_only, command) and not self.once(self.changes_nothing, command)
 
-    def writes_outside(self, command: str) -> bool:
-        return writes_only_outside(command, self.home)
+    def changes_nothing(self, command: str) -> bool:
+        return changes_nothing_here(command, self.home)
 
     def accounts(self, text: str) -> bool:
         return accounts(text, self.claims(text))
@@ -748,7 +800,7 @@ class AuditRules(_Remembers, Rules):
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 
     def elsewhere(self, command: str) -> bool:
-        return elsewhere(command, self.home)
+        return elsewhere(command, self.home, self.checks)
 
     def check_scope(self, command: str) -> tuple[str, ...]:
         return tuple(check_scope(command, self.checks))
@@ -759,8 +811,7 @@ class AuditRules(_Remembers, Rules):
     def files_written(self, command: str) -> tuple[str, ...]:
         return tuple(self.once(files_written, command))
 
-    def ran_nothing(self, output: str) -> bool:
-        return ran_no_test(output)
+    ran_nothing = staticmethod(ran_no_test)  # section 6: a pass that ran no test, in any runner's words
 
     def written(self) -> Written:
         return Written()
