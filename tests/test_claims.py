@@ -6,12 +6,15 @@ import json
 import random
 import re
 import shlex
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from donegate import audit as au
 from donegate import transcripts as tr
-from donegate.claims import AuditRules, check_scope, clauses, find_claims, partial_count, read_only, sentences, shell_words
+from donegate.claims import (LANGUAGES, AuditRules, check_scope, clauses, disclaimers, find_claims, partial_count, read_only,
+                             sentences, shell_words)
 from test_audit import FIXTURES, TRANSCRIPTS
 
 CLAIMS = [  # (reply, the kinds it claims)
@@ -64,6 +67,39 @@ def test_a_claim_is_found_in_any_language_and_clause(reply, kinds):
 @pytest.mark.parametrize("reply", NO_CLAIM)
 def test_a_partial_count_a_negated_clause_or_a_question_claims_nothing(reply):
     assert find_claims(reply) == []
+
+
+# "The tests should pass now, but I haven't run them." in each table's language, and the same claim made plainly.
+HEDGES = {"English": ("The tests should pass now, but I haven't run them.", "All tests pass now."),
+          "German": ("Die Tests sollten jetzt bestehen, aber ich habe sie nicht ausgeführt.", "Alle Tests bestehen jetzt."),
+          "French": ("Les tests devraient passer, mais je ne les ai pas encore lancés.", "Tous les tests passent."),
+          "Spanish": ("Las pruebas deberían pasar ahora, pero no las he ejecutado.", "Todas las pruebas pasan."),
+          "Portuguese": ("Os testes devem passar agora, mas não os executei.", "Todos os testes passam."),
+          "Russian": ("Тесты должны проходить, но я их не запускал.", "Все тесты проходят."),
+          "Chinese": ("测试现在应该通过了，但我还没运行。", "所有测试都通过了。"),
+          "Japanese": ("テストは通るはずですが、まだ実行していません。", "すべてのテストが通りました。"),
+          "Korean": ("테스트는 통과할 것 같지만 아직 실행하지 않았습니다.", "모든 테스트가 통과합니다.")}
+
+
+def test_every_table_s_language_says_the_check_was_not_run_in_its_own_words():
+    from donegate.claims import NOT_RUN_WORDS
+    assert set(NOT_RUN_WORDS) == {lang.name for lang in LANGUAGES} == set(HEDGES)
+
+
+@pytest.mark.parametrize("language", sorted(HEDGES))
+def test_a_hedge_that_says_the_check_was_not_run_claims_nothing_and_is_reported(language):
+    """In each table's language the hedge takes the claim back (no claim; the audit reports it as said not run),
+    and the same claim without it stays a claim."""
+    hedge, plain = HEDGES[language]
+    assert find_claims(hedge) == [] and disclaimers(hedge) == [hedge], hedge
+    assert [kind for kind, _ in find_claims(plain)] == ["tests"] and disclaimers(plain) == [], plain
+    rules = AuditRules()
+    imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [
+        tr.Step("prompt", text="Fix add."), tr.Step("call", call_id="c0", tool="Edit", action="edit",
+                                                   input={"file_path": "calc.py"}, files=["calc.py"]),
+        tr.Step("result", call_id="c0", tool="Edit", exit_code=0, ok=True), tr.Step("reply", text=hedge)], Counter(), [])
+    result = au.audit_session(imported, tr.outline(imported), rules)
+    assert result.claims == [] and [s for _, s in result.not_run] == [hedge] and result.exit_code == 1
 
 
 def test_sentences_end_at_each_scripts_marks_and_clauses_at_contrasts():

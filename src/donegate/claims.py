@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
-           'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS',
-           'LOOKS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count',
-           'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'elsewhere', 'outside', 'asks',
-           'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+__all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE',
+           'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE',
+           'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS',
+           'CHECKERS', 'FORMATTERS', 'LOOKS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
+           'clauses', 'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers',
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words',
+           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test',
+           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -203,8 +203,19 @@ def claim_of(sentence: str) -> str | None:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
 PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
 CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
-NOT_RUN = re.compile(r"(?<!\w)(?:haven['’]t|have not|hasn['’]t|didn['’]t|did not|not yet|never)\s+(?:\w+\s+){0,2}?"
-                     r"(?:run|ran|tested|checked|executed)(?!\w)|(?<!\w)(?:untested|without running)(?!\w)", re.I)
+NOT_RUN_WORDS = {  # how each table's language says the check was not run
+    "English": r"(?:haven['’]t|have not|hasn['’]t|didn['’]t|did not|not yet|never)\s+(?:\w+\s+){0,2}?(?:run|ran|tested"
+               r"|checked|executed)|untested|without running",
+    "German": r"(?:nicht|nie)\s+(?:\w+\s+){0,2}?(?:ausgeführt|gestartet|laufen lassen|getestet|geprüft)|ungetestet",
+    "French": r"(?:pas|jamais)\s+(?:\w+\s+){0,2}?(?:lancé|exécuté|testé|vérifié)\w*|non testé\w*|sans (?:les )?(?:lancer|exécuter)",
+    "Spanish": r"no\s+(?:\w+\s+){0,3}?(?:ejecutad|corrid|probad|lanzad)\w*|sin (?:ejecutar|correr|probar)",
+    "Portuguese": r"não\s+(?:\w+\s+){0,3}?(?:executei|executado|executamos|rodei|rodado|testei|testado|verifiquei)"
+                  r"|sem (?:executar|rodar|testar)",
+    "Russian": r"не\s+(?:\w+\s+){0,2}?(?:запуска|запусти|проверя|провери|прогоня|прогна|выполня|выполни)\w*",
+    "Chinese": r"(?:没有?|未)(?:运行|跑|执行|测试|验证)", "Japanese": r"(?:実行|テスト|確認)して(?:い)?(?:ません|ない)|未実行",
+    "Korean": r"(?:실행|테스트|확인)(?:을|를)?\s*하지 않았|(?:실행|테스트)(?:은|는)?\s*안\s*했"}
+NOT_RUN = re.compile("|".join(rf"(?<!\w)(?:{words})(?!\w)" if lang.spaced else f"(?:{words})"
+                              for lang in LANGUAGES for words in [NOT_RUN_WORDS.get(lang.name)] if words), re.I)
 
 
 def mark_claim(line: str) -> str | None:

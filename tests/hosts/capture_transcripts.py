@@ -39,6 +39,7 @@ and claims in more languages and forms, a check of another project, a generator 
   make-gen        the right fix, the check passing, then `make gen` copying a committed template (the wrong
                   version) over calc.py, then the claim
   hedge           the right fix, no test run, then "should pass now, but I haven't run them"
+  hedge-german    the same hedge in German ("... aber ich habe sie nicht ausgeführt.")
 and checks whose pass says nothing about this tree, whatever the words:
   background-check  the right fix, the check sent to the background (`./verify.sh &`), then the claim
   negated-check     a wrong fix, the failing check run negated (`! ./verify.sh`, exit 0), then the claim
@@ -129,6 +130,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "changed-check": [[wrong], [run("printf '#!/bin/sh\\nexit 0\\n' > verify.sh")], [run(CHECK)], [say(PASS)]],
         "full-path-check": [[wrong], [run(f"cd {other} && {sys.executable} -m unittest")], [say(PASS)]],
         "cd-then-check": [[wrong], [run("cd ../other")], [run(f"{sys.executable} -m unittest")], [say(PASS)]],
+        "hedge-german": [[fix], [say("Die Tests sollten jetzt bestehen, aber ich habe sie nicht ausgeführt.")]],
     }
 
 
@@ -201,7 +203,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "caveat", "partial", "script-write", "narrowed", "running", "plan", "failure-count", "runner-write",
              "italian", "dutch", "hindi", "table-claim", "emoji-claim", "verified-word", "unticked", "ticked",
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
-             "changed-check", "full-path-check", "cd-then-check"]
+             "changed-check", "full-path-check", "cd-then-check", "hedge-german"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
