@@ -251,7 +251,7 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             action = by_call.pop(p["call_id"])
             action.done, action.ok, action.exit_code = event.seq, event.type == "tool_completed", p.get("exit_code")
             output = p.get("output")  # a trajectory keeps a long one as a preview (its head and its tail)
-            action.empty = action.kind == "check" and rules.ran_nothing(
+            action.empty = action.passed and rules.ran_nothing(
                 str((output.get("preview") if isinstance(output, dict) else output) or ""))
         elif event.type == "verification_result":
             actions.append(Action(event.seq, "check", str(p.get("command")), event.seq, bool(p.get("passed")),

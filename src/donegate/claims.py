@@ -17,10 +17,10 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NO
            'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE',
            'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS',
            'CHECKERS', 'FORMATTERS', 'LOOKS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
-           'clauses', 'partial_count', 'claim_of', 'mark_claim', 'find_claims', 'accounts', 'disclaimers',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words',
-           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test',
-           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
+           'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
+           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
+           'ran_no_test', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -43,6 +43,7 @@ class Language:
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
+    not_run: str = ""  # that the check was not run (section 3's NOT_RUN_WORDS)
     spaced: bool = True  # words stand between spaces (matched as whole words)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
@@ -203,19 +204,31 @@ def claim_of(sentence: str) -> str | None:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
 PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
 CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
+def _each(openers: str, rest: str) -> str:
+    """One branch per opener, each followed by `rest`: branches that open with a plain letter share one search."""
+    return "|".join(opener + rest for opener in openers.split("|"))
+
+
 NOT_RUN_WORDS = {  # how each table's language says the check was not run
-    "English": r"(?:haven['’]t|have not|hasn['’]t|didn['’]t|did not|not yet|never)\s+(?:\w+\s+){0,2}?(?:run|ran|tested"
-               r"|checked|executed)|untested|without running",
-    "German": r"(?:nicht|nie)\s+(?:\w+\s+){0,2}?(?:ausgeführt|gestartet|laufen lassen|getestet|geprüft)|ungetestet",
-    "French": r"(?:pas|jamais)\s+(?:\w+\s+){0,2}?(?:lancé|exécuté|testé|vérifié)\w*|non testé\w*|sans (?:les )?(?:lancer|exécuter)",
+    "English": _each("haven['’]t|have not|hasn['’]t|didn['’]t|did not|not yet|never",
+                     r"\s+(?:\w+\s+){0,2}?(?:run|ran|tested|checked|executed)") + "|untested|without running",
+    "German": _each("nicht|nie", r"\s+(?:\w+\s+){0,2}?(?:ausgeführt|gestartet|laufen lassen|getestet|geprüft)") + "|ungetestet",
+    "French": _each("pas|jamais", r"\s+(?:\w+\s+){0,2}?(?:lancé|exécuté|testé|vérifié)\w*") + r"|non testé\w*|sans (?:les )?"
+              "(?:lancer|exécuter)",
     "Spanish": r"no\s+(?:\w+\s+){0,3}?(?:ejecutad|corrid|probad|lanzad)\w*|sin (?:ejecutar|correr|probar)",
     "Portuguese": r"não\s+(?:\w+\s+){0,3}?(?:executei|executado|executamos|rodei|rodado|testei|testado|verifiquei)"
                   r"|sem (?:executar|rodar|testar)",
     "Russian": r"не\s+(?:\w+\s+){0,2}?(?:запуска|запусти|проверя|провери|прогоня|прогна|выполня|выполни)\w*",
-    "Chinese": r"(?:没有?|未)(?:运行|跑|执行|测试|验证)", "Japanese": r"(?:実行|テスト|確認)して(?:い)?(?:ません|ない)|未実行",
-    "Korean": r"(?:실행|테스트|확인)(?:을|를)?\s*하지 않았|(?:실행|테스트)(?:은|는)?\s*안\s*했"}
-NOT_RUN = re.compile("|".join(rf"(?<!\w)(?:{words})(?!\w)" if lang.spaced else f"(?:{words})"
-                              for lang in LANGUAGES for words in [NOT_RUN_WORDS.get(lang.name)] if words), re.I)
+    "Chinese": _each("没|没有|未", "(?:运行|跑|执行|测试|验证)"), "Japanese": _each("実行|テスト|確認", "して(?:い)?(?:ません|ない)") + "|未実行",
+    "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*하지 않았") + "|" + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
+# One set of searches for all of them, grouped by first letter as the tables' fields are (section 3).
+NOT_RUN = _one_pattern("not_run", languages=[Language(lang.name, "", "", "", "", "", spaced=lang.spaced, not_run=words)
+                                             for lang in LANGUAGES for words in [NOT_RUN_WORDS.get(lang.name)] if words])
+
+
+def said_not_run(sentence: str) -> bool:
+    """Does the sentence say, in any table's language, that the check was not run?"""
+    return any(pattern.search(sentence) for pattern in NOT_RUN)
 
 
 def mark_claim(line: str) -> str | None:
@@ -235,7 +248,7 @@ def find_claims(text: str) -> list[tuple[str, str]]:
         if box is not None:
             if box.group(1) != " ":
                 found.append((claim_of(sentence[box.end():]) or "done", sentence))
-        elif (kind := claim_of(sentence) or mark_claim(sentence)) and not NOT_RUN.search(sentence):
+        elif (kind := claim_of(sentence) or mark_claim(sentence)) and not said_not_run(sentence):
             found.append((kind, sentence))
     return found
 
@@ -244,13 +257,13 @@ def accounts(text: str, found: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
     question, a count, a negation, a plan or a disclaimer, in any table's words? (`found`: its claims, if read.)"""
     return bool(find_claims(text) if found is None else found) or any(
-        CHECKBOX.match(s) or s.rstrip().endswith(("?", "？")) or NOT_RUN.search(s) or partial_count(s)
+        CHECKBOX.match(s) or s.rstrip().endswith(("?", "？")) or said_not_run(s) or partial_count(s)
         or _says(s, "no claim") for s in sentences(text))
 
 
 def disclaimers(text: str) -> list[str]:
     """The sentences of a reply that say the check was not run."""
-    return [s for s in sentences(text) if NOT_RUN.search(s)]
+    return [s for s in sentences(text) if said_not_run(s)]
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
