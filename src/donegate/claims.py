@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE',
+__all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'INTERPRETER', 'INLINE',
            'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE',
            'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS',
            'CHECKERS', 'FORMATTERS', 'LOOKS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
@@ -201,9 +201,7 @@ def claim_of(sentence: str) -> str | None:
         return "tests"
     return "done" if any(_claims(c, "done") for c in parts) else None
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-033
-PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
-CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033n
 def _each(openers: str, rest: str) -> str:
     """One branch per opener, each followed by `rest`: branches that open with a plain letter share one search."""
     return "|".join(opener + rest for opener in openers.split("|"))
@@ -229,6 +227,10 @@ NOT_RUN = _one_pattern("not_run", languages=[Language(lang.name, "", "", "", "",
 def said_not_run(sentence: str) -> bool:
     """Does the sentence say, in any table's language, that the check was not run?"""
     return any(pattern.search(sentence) for pattern in NOT_RUN)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033
+PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
+CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
 
 
 def mark_claim(line: str) -> str | None:
