@@ -383,7 +383,9 @@ def _looks_only(n: int, seed: int) -> list[tuple[str, str]]:
              ("ruff format --check .", "ruff format ."), ("black --check -q .", "black -q ."),
              ("isort --diff calc.py", "isort calc.py"), ("eslint src", "eslint --fix src"),
              ("prettier --check .", "prettier --write ."), ("flake8 --max-line-length 100", "flake8 > report.txt"),
-             ("pylint calc.py", "pylint calc.py --output=out.txt > lint.txt"), ("tsc --noEmit", "tsc")]
+             ("pylint calc.py", "pylint calc.py --output=lint.txt"), ("tsc --noEmit", "tsc --declaration"),
+             ("mypy --strict .", "mypy --junit-xml report.xml ."), ("gofmt -l .", "gofmt -d -w ."),
+             ("bandit -r src", "bandit -r src -o bandit.json")]
     found = set()
     for _ in range(n):
         run, (looks, writes) = draw.choice(runs), draw.choice(tools)

@@ -16,11 +16,11 @@ from typing import Any, Callable, Iterable, Sequence
 __all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'INTERPRETER', 'INLINE',
            'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE',
            'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS',
-           'CHECKERS', 'FORMATTERS', 'LOOKS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
-           'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
-           'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
-           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
-           'ran_no_test', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
+           'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts', 'disclaimers',
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words',
+           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test',
+           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -664,7 +664,7 @@ def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> b
             continue  # a reading program is no check, wherever it looks
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
-        if checked_words(words, lambda text: first_check(text, checks)) is not None:  # the check itself: a path it is given is where it looks
+        if checked_words(words, lambda text: first_check(text, checks)) is not None:  # the check: where its paths are
             named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
                       and ("/" in a or a == "..")]
         if any(outside(os.path.join(here, place), home) for place in named):
@@ -687,11 +687,13 @@ FIND_ACTS = frozenset({"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint
 CHECKERS = frozenset({"mypy", "dmypy", "pyright", "flake8", "pylint", "pyflakes", "pycodestyle", "pydocstyle", "bandit",
                       "vulture", "ruff", "eslint", "shellcheck", "yamllint", "hadolint", "staticcheck", "golangci-lint",
                       ("cargo", "check"), ("cargo", "clippy"), ("go", "vet")})
-FORMATTERS = frozenset({"black", "isort", "prettier", "rustfmt", "gofmt", "autopep8", "yapf", "clang-format", "tsc",
-                        ("ruff", "format"), ("cargo", "fmt")})
-LOOKS = frozenset({"--check", "--check-only", "--diff", "-c", "--list-different", "-l", "-d", "--dry-run", "-n",
-                   "--noEmit"})
-FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty")
+FORMATTERS = {"black": {"--check", "--diff"}, "isort": {"--check", "--check-only", "-c", "--diff"}, "rustfmt": {"--check"},
+              "prettier": {"--check", "-c", "--list-different", "-l"}, "gofmt": {"-l", "-d"}, "autopep8": {"--diff", "-d"},
+              "yapf": {"--diff", "-d"}, "clang-format": {"--dry-run", "-n"}, "tsc": {"--noEmit"},
+              ("ruff", "format"): {"--check", "--diff"}, ("cargo", "fmt"): {"--check"}}  # each with what only looks
+# What makes any of them write: a fix, a file rewritten in place, a report written to a file.
+FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty"
+                   r"|-o|--\S*(?:output|report|xml|html)\S*")
 
 
 def asks(words: list[str]) -> bool:
@@ -710,7 +712,7 @@ def asks(words: list[str]) -> bool:
     kind = next((k for k in ((name, verb), name) if k in CHECKERS or k in FORMATTERS), None)
     if kind is None or any(FIXES.fullmatch(a) for a in args):
         return False
-    return kind in CHECKERS or not LOOKS.isdisjoint(args)  # `ruff format` is the formatter, `ruff check` the checker
+    return kind in CHECKERS or not FORMATTERS[kind].isdisjoint(args)  # `ruff format` formats, `ruff check` checks
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-074b
 # Programs that change only the paths they name: all of them, or (copies and links) the last one alone.
