@@ -692,7 +692,7 @@ FORMATTERS = {"black": {"--check", "--diff"}, "isort": {"--check", "--check-only
               "yapf": {"--diff", "-d"}, "clang-format": {"--dry-run", "-n"}, "tsc": {"--noEmit"},
               ("ruff", "format"): {"--check", "--diff"}, ("cargo", "fmt"): {"--check"}}  # each with what only looks
 # What makes any of them write: a fix, a file rewritten in place, a report written to a file, a new settings file.
-FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty|--init"
+FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty|--init|--add-noqa"
                    r"|-o|--\S*(?:output|report|xml|html)\S*")
 
 
