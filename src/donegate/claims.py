@@ -229,7 +229,7 @@ def said_not_run(sentence: str) -> bool:
     return any(pattern.search(sentence) for pattern in NOT_RUN)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
-PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑", "❌✗✘⛔", "🧪"
+PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "🧪"
 CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
 
 
