@@ -412,6 +412,20 @@ def test_a_question_to_any_program_changes_nothing_but_any_work_it_is_given_may(
 
 
 @pytest.mark.parametrize("command,work", [
+    ("env | grep PATH", "verified"), ("printenv HOME", "verified"), ("FOO=1", "verified"), ("ps aux | grep pytest", "verified"),
+    ("git -C /work/repo status", "verified"), ("git -c color.ui=never diff HEAD", "verified"), ("git stash list", "verified"),
+    ("sha256sum calc.py", "verified"), ("sort calc.py | uniq", "verified"), ("sed -n 1,5p calc.py", "verified"),
+    ("git stash", "unverified"), ("git -C . checkout -- calc.py", "unverified"), ("env python3 gen.py", "unverified"),
+    ("sort -o calc.py calc.py", "unverified"), ("uniq calc.py calc2.py", "unverified"), ("tree -o tree.txt", "unverified"),
+    ("sed -i.bak s/+/-/ calc.py", "unverified")])
+def test_a_reading_program_reads_unless_told_to_write_and_git_is_read_past_its_options(command, work):
+    """After the passing check: a reading program, a git verb that reads (past `-C PATH`, `-c KEY=VALUE`), variables
+    set alone change nothing; the same programs told to write a file (`sort -o`, `uniq IN OUT`, `sed -i`) may have."""
+    _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": command}, 0), folder="/work/repo")
+    assert stretch.work == work, (command, stretch)
+
+
+@pytest.mark.parametrize("command,work", [
     ("bash -c 'cd ../other && python3 -m pytest -q'", "unverified"), ("sh -c \"cd /tmp/x && ./verify.sh\"", "unverified"),
     ("python -m pytest -q ../other/tests", "unverified"), ("pytest /work/other/tests", "unverified"),
     ("sh ../other/verify.sh", "unverified"), ("cd sub && bash -c 'cd .. && ./verify.sh'", "verified"),

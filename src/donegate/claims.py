@@ -14,13 +14,13 @@ from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'INTERPRETER', 'INLINE',
-           'WRAPPERS', 'EDITING', 'READING', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE',
-           'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS', 'FIND_ACTS',
-           'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts', 'disclaimers',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words',
-           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test',
-           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'WRAPPERS', 'EDITING', 'READING', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE',
+           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS',
+           'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
+           'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
+           'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
+           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
+           'ran_no_test', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -278,7 +278,11 @@ EDITING = re.compile(r"mv|cp|rm|rmdir|touch|truncate|patch|install|ln|tee|dd|chm
 READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "printf",
                      "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df", "true", "false",
                      "test", "[", "date", "whoami", "uname", "jq", "nl", "realpath", "dirname", "basename", "sed", "sleep",
-                     "sort", "uniq", "cut", "tr"})
+                     "sort", "uniq", "cut", "tr", "printenv", "id", "hostname", "ps", "pgrep", "nproc", "free", "uptime",
+                     "readlink", "md5sum", "sha1sum", "sha256sum", "cksum", "xxd", "od", "hexdump", "strings", "column"})
+# how a reading program is told to write a file after all: its options (`sort -o`), or (`uniq in out`) a second path
+WRITES_IF = {"sed": re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*"), "sort": re.compile(r"-o\S*|--output\S*"),
+             "tree": re.compile(r"-o\S*")}
 # git commands that change no file of the working tree (a commit's own hooks could, and are not seen)
 GIT_READING = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe", "branch",
                          "add", "commit", "push", "fetch", "tag", "shortlog", "reflog", "ls-tree", "cat-file", "rev-list"})
@@ -447,13 +451,17 @@ def _reads(words: list[str]) -> bool:
     """Is the simple command a reading program (`sed` without -i) or a reading git command? (Of `_one_writes`, all
     that can say yes to a reading program; its redirections are asked apart.)"""
     first = words[0].rpartition("/")[2]
-    if "=" not in words[0] and first in READING and first != "sed":
-        return True  # a reading program named first (no VAR=, no wrapper)
+    if "=" not in words[0] and first in READING and first not in WRITES_IF and first != "uniq":
+        return True  # a reading program named first (no VAR=, no wrapper) that no option makes write
     name, args = _program(words)
-    if name == "git":
-        return next((a for a in args if not a.startswith("-")), "") in GIT_READING
-    in_place = name == "sed" and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args)
-    return name in READING and not in_place
+    if not name:
+        return True  # variables set, or a wrapper given no program (`env`, `FOO=1`): no program runs
+    if name == "git":  # its verb, past the values of -C and -c
+        verbs = [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in ("-C", "-c")]
+        return bool(verbs) and (verbs[0] in GIT_READING or verbs[:2] in (["stash", "list"], ["stash", "show"]))
+    told = WRITES_IF.get(name)
+    return name in READING and not (told and any(told.fullmatch(a) for a in args)) and not (
+        name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1)
 
 
 def read_only(command: str) -> bool:
