@@ -177,7 +177,7 @@ class Action:
     ok: bool = False
     exit_code: int | None = None
     masked: bool = False  # a check whose exit code is another command's (`pytest | tail`, `pytest || true`)
-    empty: bool = False  # a check whose output says it ran no test (`Ran 0 tests`)
+    empty: bool = False  # a check that passed, and whose output says it ran no test (`Ran 0 tests`)
     scope: tuple[str, ...] = ()  # what a narrowed check selected (`Rules.check_scope`): () is the whole suite
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
     changed: int | None = None  # a check whose own script (`verify.sh`) the edit at this seq changed first
@@ -273,7 +273,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     if last.masked and last.passed:
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||`, `&`, `!` or a later command decides it)"), last, []
-    if last.empty and last.passed:
+    if last.empty:
         return "unsupported", f"the last check ran no test, its output says: #{last.seq} {last.what}", last, []
     if last.passed and last.changed is not None:
         return "unsupported", (f"#{last.seq} {last.what} passed, but the session changed the check's own script first "
@@ -441,7 +441,7 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += ["", "Timeline (#seq in the imported trajectory)"]
     entries = []
     for action in result.actions:
-        outcome = ("passed, ran no test" if action.passed and action.empty else "passed" if action.passed else
+        outcome = ("passed, ran no test" if action.empty else "passed" if action.passed else
                    "no result" if action.done is None else f"exit {action.exit_code}") \
             if action.kind == "check" else \
             ("done" if action.ok else "failed" if action.done else "no result")
