@@ -14,10 +14,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'INTERPRETER', 'INLINE',
-           'WRAPPERS', 'EDITING', 'READING', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE',
-           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'ASKS',
-           'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
-           'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
+           'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY',
+           'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME',
+           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences',
+           'Language', 'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
            'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
            'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
            'ran_no_test', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
@@ -281,8 +281,8 @@ READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg"
                      "sort", "uniq", "cut", "tr", "printenv", "id", "hostname", "ps", "pgrep", "nproc", "free", "uptime",
                      "readlink", "md5sum", "sha1sum", "sha256sum", "cksum", "xxd", "od", "hexdump", "strings", "column"})
 # how a reading program is told to write a file after all: its options (`sort -o`), or (`uniq in out`) a second path
-WRITES_IF = {"sed": re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*"), "sort": re.compile(r"-o\S*|--output\S*"),
-             "tree": re.compile(r"-o\S*")}
+IN_PLACE = re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*")  # `sed -i`, `perl -pi -e`: the file rewritten where it is
+WRITES_IF = {"sed": IN_PLACE, "sort": re.compile(r"-o\S*|--output\S*"), "tree": re.compile(r"-o\S*")}
 # git commands that change no file of the working tree (a commit's own hooks could, and are not seen)
 GIT_READING = frozenset({"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "grep", "describe", "branch",
                          "add", "commit", "push", "fetch", "tag", "shortlog", "reflog", "ls-tree", "cat-file", "rev-list"})
@@ -291,7 +291,7 @@ GIT_WRITING = frozenset({"apply", "checkout", "restore", "reset", "stash", "reve
 _HEREDOC = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?")
 _REDIRECT = re.compile(r"[<>&|]+")
 _INTO = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})  # the marks that send output into a file
-_ASSIGNMENT, _IN_PLACE, _INLINE_FLAGS = re.compile(r"\w+=.*"), re.compile(r"-[a-zA-Z]*i\S*"), re.compile(r"-[a-zA-Z]*[ce]")
+_ASSIGNMENT, _INLINE_FLAGS = re.compile(r"\w+=.*"), re.compile(r"-[a-zA-Z]*[ce]")
 
 
 def _lines(command: str) -> list[tuple[str, bool]]:
@@ -422,7 +422,7 @@ def _one_writes(words: list[str], fed: bool, written: Written) -> bool:
         return True
     if name == "git":
         return next((a for a in args if not a.startswith("-")), "") in GIT_WRITING
-    if name in ("sed", "perl") and any(a == "--in-place" or _IN_PLACE.fullmatch(a) for a in args):
+    if name in ("sed", "perl") and any(IN_PLACE.fullmatch(a) for a in args):
         return True
     if words and _wrote(words[0], written):  # a program the session wrote
         return True
@@ -822,7 +822,7 @@ class AuditRules(_Remembers, Rules):
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
         nothing of the session's folder (section 6's `changes_nothing_here`: it only asks, or writes outside)."""
-        return not self.once(read_only, command) and not self.once(self.changes_nothing, command)
+        return not self.once(self.changes_nothing, command)  # read-only for sure is one way to change nothing
 
     def changes_nothing(self, command: str) -> bool:
         return changes_nothing_here(command, self.home)
