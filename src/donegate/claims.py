@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Sequence
 
 # %% auto #0
@@ -43,7 +43,7 @@ class Language:
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
-    not_run: str = ""  # that the check was not run (section 3's NOT_RUN_WORDS)
+    not_run: str = ""  # that the check was not run ("I haven't run them"; filled in from NOT_RUN_WORDS)
     spaced: bool = True  # words stand between spaces (matched as whole words)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
@@ -128,10 +128,12 @@ def _by_first_letter(branches: Sequence[str]) -> str:
     return "|".join([f"{head}(?:{'|'.join(rests)})" for head, rests in heads.items()] + others)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-030d
-def _one_pattern(*fields: str, languages: Sequence[Language] = LANGUAGES) -> tuple[re.Pattern, ...]:
-    """The fields' words in every language as the fewest searches that ask all the tables at once: the words of
-    spaced scripts between word bounds; the others that open with a character of no case (CJK), which `re` finds
-    by skipping to the characters that open them; the rest (CI). Each grouped by its first letter."""
+def _one_pattern(*fields: str, languages: Sequence[Language] | None = None) -> tuple[re.Pattern, ...]:
+    """The fields' words in every language (None: the tables as they are when asked) as the fewest searches that
+    ask all the tables at once: the words of spaced scripts between word bounds; the others that open with a
+    character of no case (CJK), which `re` finds by skipping to the characters that open them; the rest (CI).
+    Each grouped by its first letter."""
+    languages = LANGUAGES if languages is None else languages
     spaced, unspaced = ([branch for lang in languages if lang.spaced is spaced for f in fields if getattr(lang, f)
                          for branch in _branches(getattr(lang, f))] for spaced in (True, False))
     caseless = [b for b in unspaced if _LITERAL.fullmatch(b[:1]) and b[:1].lower() == b[:1].upper()
@@ -219,9 +221,9 @@ NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "Russian": r"не\s+(?:\w+\s+){0,2}?(?:запуска|запусти|проверя|провери|прогоня|прогна|выполня|выполни)\w*",
     "Chinese": _each("没|没有|未", "(?:运行|跑|执行|测试|验证)"), "Japanese": _each("実行|テスト|確認", "して(?:い)?(?:ません|ない)") + "|未実行",
     "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*하지 않았") + "|" + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
-# One set of searches for all of them, grouped by first letter as the tables' fields are (section 3).
-NOT_RUN = _one_pattern("not_run", languages=[Language(lang.name, "", "", "", "", "", spaced=lang.spaced, not_run=words)
-                                             for lang in LANGUAGES for words in [NOT_RUN_WORDS.get(lang.name)] if words])
+# Each table takes its words as one field more, searched as its other fields are (section 3: by first letter).
+LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, "")) for lang in LANGUAGES)
+NOT_RUN = _one_pattern("not_run")
 
 
 def said_not_run(sentence: str) -> bool:
