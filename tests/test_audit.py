@@ -382,7 +382,8 @@ def _looks_only(n: int, seed: int) -> list[tuple[str, str]]:
     tools = [("mypy calc.py", "mypy calc.py > calc.pyi"), ("ruff check .", "ruff check --fix ."),
              ("ruff format --check .", "ruff format ."), ("black --check -q .", "black -q ."),
              ("isort --diff calc.py", "isort calc.py"), ("eslint src", "eslint --fix src"),
-             ("prettier --check .", "prettier --write ."), ("eslint .", "eslint --init"), ("flake8 --max-line-length 100", "flake8 > report.txt"),
+             ("prettier --check .", "prettier --write ."), ("eslint .", "eslint --init"),
+             ("flake8 --max-line-length 100", "flake8 > report.txt"),
              ("pylint calc.py", "pylint calc.py --output=lint.txt"), ("tsc --noEmit", "tsc --declaration"),
              ("mypy --strict .", "mypy --junit-xml report.xml ."), ("gofmt -l .", "gofmt -d -w ."),
              ("bandit -r src", "bandit -r src -o bandit.json")]
