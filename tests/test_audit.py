@@ -578,3 +578,24 @@ def test_a_folder_the_transcript_gives_as_no_full_path_says_nowhere(cwd, tmp_pat
     path.write_text(text.replace("./verify.sh", "cd /tmp && ./verify.sh"))
     result = tr.audit_transcript(path)
     assert result.imported.folder is None and [c.verdict for c in result.claims] == ["supported"]
+
+
+def test_the_plot_draws_a_pass_that_ran_no_test_as_an_empty_circle():
+    """A check that passed having run nothing is not drawn as the filled circle of a real pass."""
+    from collections import Counter
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    for output, filled in (("Ran 0 tests in 0.000s\n\nOK\n", False), ("4 passed in 0.02s\n", True)):
+        rules = AuditRules()
+        imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [
+            tr.Step("prompt", text="Fix add."),
+            tr.Step("call", call_id="c0", tool="Bash", input={"command": "./verify.sh"}, action="shell",
+                    command="./verify.sh"),
+            tr.Step("result", call_id="c0", tool="Bash", exit_code=0, ok=True, text=output)], Counter(), [])
+        ax = au.plot_audit(au.audit_session(imported, tr.outline(imported), rules))
+        [check] = [c for c in ax.collections if len(c.get_offsets()) and c.get_offsets()[0][1] == 2]  # the checks' row
+        faces = check.get_facecolors()  # none at all for an empty marker
+        assert (len(faces) > 0 and faces[0][3] > 0) == filled, output
+        plt.close(ax.figure)

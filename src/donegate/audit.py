@@ -464,7 +464,8 @@ COLOURS = {"supported": "#1a7f37", "contradicted": "#b3261e", "stale": "#e08a00"
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-073
 def plot_audit(result: Audit, ax=None, title: str | None = None):
     """The session on one line per kind (edits, check runs, hook decisions, claims), in trajectory order: a
-    check is a filled circle when it passed and a cross when it failed; a claim is coloured by its verdict."""
+    check is a filled circle when it passed, an empty one when it passed having run no test, a cross when it
+    failed; a claim is coloured by its verdict."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
     if ax is None:
@@ -474,8 +475,9 @@ def plot_audit(result: Audit, ax=None, title: str | None = None):
         if a.kind == "edit":
             ax.scatter(a.seq, rows["edits"], marker="s", color="#555555", s=60)
         elif a.kind == "check":
-            ax.scatter(a.seq, rows["checks"], marker="o" if a.passed else "X", s=90,
-                       color="#1a7f37" if a.passed else "#b3261e")
+            colour = "#1a7f37" if a.passed else "#b3261e"
+            ax.scatter(a.seq, rows["checks"], marker="o" if a.passed else "X", s=90, linewidths=2, edgecolors=colour,
+                       facecolors="none" if a.empty else colour)
     for e in hook_decisions(result):
         ax.scatter(e.seq, rows["hooks"], marker="v", s=80, color="#b3261e" if e.payload.get("action") == "block"
                    else "#1a7f37")
