@@ -439,6 +439,37 @@ def test_a_check_counts_where_its_shell_line_and_its_paths_take_it(command, work
     assert stretch.work == work, (command, stretch)
 
 
+AWAY = ["../other", "/tmp/w", "~", '"$(mktemp -d)"', "$(mktemp -d)", "`mktemp -d`", "$WORKDIR"]  # no place here
+CHECKS = ["./verify.sh", "python -m pytest -q", "npm test"]
+
+
+def _moves(away: list[str], forms: list[str]) -> list[str]:
+    """Every place in `away` in every form (a check given as {c} in it), the checks taken in turn."""
+    return [form.format(a=a, c=CHECKS[i % len(CHECKS)]) for i, (a, form) in enumerate(
+        (a, form) for a in away for form in forms)]
+
+
+@pytest.mark.parametrize("command", _moves(AWAY, ["cd {a} && {c}", "(cd {a}; {c})", "pushd {a} && {c}; popd",
+                                                  "cd {a} && cd sub && {c}"]))
+def test_a_check_run_in_a_folder_not_known_to_be_the_sessions_backs_nothing(command):
+    """A check that ran in another folder, or one the audit cannot name (a variable, a command's output), checked
+    no tree known to be this one."""
+    _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder="/work/repo")
+    assert stretch.work == "unverified", (command, stretch)
+
+
+# (An unquoted `$(...)` after the check reads as a subshell there, whose exit code would be the line's: the safe side.)
+@pytest.mark.parametrize("command", _moves([a for a in AWAY if not a.startswith("$(")], ["(cd {a} && make) && {c}", "pushd {a}; popd; {c}", "cd {a}; cd -; {c}",
+                                                  "{c} && cd {a}"]) + [
+    'cd "$(git rev-parse --show-toplevel)" && ./verify.sh', "cd $(git rev-parse --show-toplevel) && npm test",
+    "(cd tests && python -m pytest -q)"])
+def test_a_check_run_back_in_the_sessions_folder_counts(command):
+    """A subshell's `cd` ends with it, `popd` and `cd -` come back, a `cd` after the check moves nothing it ran, and
+    the repository's top (`git rev-parse --show-toplevel`) is the session's repository."""
+    _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder="/work/repo")
+    assert stretch.work == "verified", (command, stretch)
+
+
 def _writes_elsewhere(n: int, seed: int) -> list[str]:
     """Commands that change files only under one full path outside /work/repo (`{0}` marks it): redirections,
     `tee`, copies, links, removals, in many forms. A look-alike sibling (`/work/repo-old`) is outside too."""

@@ -10,17 +10,18 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'INTERPRETER', 'INLINE',
            'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY',
            'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME',
-           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences',
-           'Language', 'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
-           'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
-           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
-           'ran_no_test', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST',
+           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims',
+           'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
+           'files_written', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check',
+           'check_scope', 'names_scope', 'ran_no_test', 'folders', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -646,6 +647,53 @@ def ran_no_test(output: str) -> bool:
         return False  # the usual case: no pattern needs to look
     return NO_TEST.search(output) is not None and RAN_SOME.search(output) is None
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-073f
+SOMEWHERE = "~?"  # a folder the command line does not name (`cd "$(mktemp -d)"`, `cd $DIR`): not known to be here
+_TOPLEVEL = re.compile(r"""(["']?)\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)\1""")  # the repository's top
+
+
+def _moved(here: str, target: str) -> str:
+    """The folder `cd target` reaches from `here` ("." is the session's own)."""
+    if not target or "$" in target or "`" in target:
+        return SOMEWHERE
+    if target.startswith(("/", "~")):
+        return target
+    moved = os.path.normpath(os.path.join(here, target))
+    return SOMEWHERE if here.startswith("~") and not moved.startswith("~") else moved  # `cd ~ && cd ..`
+
+
+def folders(command: str) -> Iterator[tuple[list[str], str]]:
+    """Each simple command of `command` with the folder it runs in, as the shell moves: `cd`, `pushd` and `popd`,
+    `cd -`, and a subshell's parentheses, whose moves end with them."""
+    here, back, pushed, groups = ".", SOMEWHERE, [], []
+    for line, _heredoc in _lines(_TOPLEVEL.sub(".", command)):
+        try:
+            tokens = shell_words(line)
+        except ValueError:  # an unclosed quote
+            tokens = line.split()
+        words = []
+        for token in [*tokens, ";"]:
+            if token.strip("();|&"):  # a word or a redirection: the simple command goes on
+                words.append(token)
+                continue
+            name, args = _program(words) if words else ("", [])
+            targets = [a for a in args if a == "-" or not a.startswith("-")]
+            if name in ("cd", "pushd"):
+                pushed += [here] * (name == "pushd")
+                target = targets[0] if targets else "~" if name == "cd" else ""
+                here, back = (back, here) if target == "-" else (_moved(here, target), here)
+            elif name == "popd":
+                here, back = (pushed.pop() if pushed else here), here
+            elif words:
+                yield words, here
+            words = []
+            for mark in token:  # `(` opens a subshell, `)` ends it and the moves made in it
+                if mark == "(":
+                    groups.append(here)
+                elif mark == ")" and groups:
+                    here = groups.pop()
+
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073
 import shlex
 
@@ -658,13 +706,9 @@ def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> b
     if not any(mark in command for mark in ("cd", "pushd", "..", " /", "~", "-c")) and \
             not any(option in command for option in MOVED_BY):
         return False  # it changes no folder, names none, and is given no path that could lead out: it runs here
-    here = "."
-    for words, _fed in simple_commands(command):
-        name, args = _program(words)
-        if name in ("cd", "pushd"):
-            target = args[0] if args else "~"
-            here = target if target.startswith(("/", "~")) else os.path.normpath(os.path.join(here, target))
-            continue
+    last, checked = ".", False
+    for words, here in folders(command):
+        name, args, last = *_program(words), here
         if (inner := shell_string(words)) is not None:  # its own line, run from the folder reached so far
             if elsewhere(inner if here == "." else f"cd {shlex.quote(here)} && {inner}", home, checks):
                 return True
@@ -674,12 +718,15 @@ def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> b
             continue  # a reading program is no check, wherever it looks
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
-        if checked_words(words, lambda text: first_check(text, checks)) is not None:  # the check: where its paths are
+        if checked_words(words, lambda text: first_check(text, checks)) is not None:  # the check: where it ran, and
+            if outside(here, home):                                                 # where its paths are
+                return True
+            checked = True
             named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
                       and ("/" in a or a == "..")]
         if any(outside(os.path.join(here, place), home) for place in named):
             return True
-    return outside(here, home)
+    return not checked and outside(last, home)  # a check the lines above did not find: where the line ended
 
 
 def outside(folder: str, home: str | None = None) -> bool:
