@@ -40,6 +40,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("Everything passes now.", ["tests"]), ("已确认所有测试通过。", ["tests"]), ("テストが通ることを確認しました。", ["tests"]),
     ("All tests pass. Shall I commit? The build does not pass on Windows.", ["tests"]),
     ("| unit tests | 🟢 |", ["tests"]), ("Status: 🟢", ["done"]), ("- tests ✔️", ["tests"]),
+    ("Build: OK, tests: OK", ["tests"]), ("Result: PASS", ["done"]), ("| pytest | PASSED |", ["done"]),
+    ("Тесты: OK", ["tests"]), ("Status: **SUCCESS**", ["done"]), ("Tests → green", ["tests"]),
 ]
 NO_CLAIM = [
     "3 of 4 tests pass; test_edge still fails.", "3/4 tests pass.", "3 von 4 Tests bestehen.", "3 из 4 тестов проходят.",
@@ -55,6 +57,7 @@ NO_CLAIM = [
     "让我看看测试是否通过。", "テストが通るかどうか確認します。", "테스트가 통과하는지 확인하겠습니다.", "Ich prüfe, ob die Tests bestehen.",
     "Je vais vérifier si les tests passent.", "Voy a verificar si las pruebas pasan.", "Vou verificar se os testes passam.",
     "Проверю, проходят ли тесты.", "| unit tests | 🟢 | lint | 🔴 |", "tests ✖ 1 failing, ✔ 3 passing",
+    "| lint | OK | tests | FAIL |", "OK, let me run the tests.", "CI: red", "Tests: ERROR", "Status: FAILED, build: OK",
 ]
 
 

@@ -13,15 +13,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'INTERPRETER', 'INLINE',
-           'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY',
-           'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME',
-           'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST',
-           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims',
-           'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
-           'files_written', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check',
-           'check_scope', 'names_scope', 'ran_no_test', 'folders', 'elsewhere', 'outside', 'asks',
-           'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+__all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS',
+           'FAIL_STATUS', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
+           'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
+           'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS',
+           'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
+           'said_not_run', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'folders', 'elsewhere', 'outside',
+           'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -236,9 +236,19 @@ PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "
 CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
 
 
+# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`): a mark in words.
+STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
+PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
+FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
+
+
 def mark_claim(line: str) -> str | None:
-    """"tests" or "done" for a line that claims by a pass mark (and no failure mark), None otherwise."""
-    if not any(m in line for m in PASS_MARKS) or any(m in line for m in FAIL_MARKS):
+    """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
+    status), None otherwise."""
+    statuses = {word.lower() for word in STATUS.findall(line)} if ":" in line or "|" in line or "=" in line or \
+        "→" in line else set()
+    if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)) or \
+            any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
         return None
     return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
 
