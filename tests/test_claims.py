@@ -348,11 +348,14 @@ RUNS = ["./verify.sh", "bash verify.sh", "sh ./verify.sh", "timeout 60 ./verify.
         "uv run pytest -q", "poetry run pytest", "npx jest", "python -m pytest -q", "python3 -m unittest discover",
         "cd sub && pytest", "! pytest", 'bash -c "pytest -q"', "sh -c 'cd x && ./verify.sh'", "npm test", "make test",
         "go test ./...", "cargo test", "tox -e py", "/usr/bin/pytest -q", "(cd sub && pytest)", "pytest -q | tail -3",
-        "env CI=1 pytest", "time pytest", "pytest -q > out.txt 2>&1"]
+        "env CI=1 pytest", "time pytest", "pytest -q > out.txt 2>&1", "uv run --frozen pytest -q",
+        "uv run --with pytest-cov pytest", "uv run -p 3.12 --no-sync pytest", "npx -y jest", "npx --package jest jest",
+        "poetry run -- pytest", "./gradlew test", "gradle check", "mvn -q verify"]
 MENTIONS = ["pip install pytest", "cat verify.sh", "cat pytest.ini", "grep -rn pytest .", "echo run tox later",
             "which pytest", 'ls && echo "go test ./..."', "sed -i s/x/y/ verify.sh", "chmod +x verify.sh",
             "git diff verify.sh", "python3 -m pip install pytest", "npm run build", "vim verify.sh", "man pytest",
-            "git log --grep=pytest", "cp verify.sh /tmp/", "rm -rf .pytest_cache"]
+            "git log --grep=pytest", "cp verify.sh /tmp/", "rm -rf .pytest_cache", "uv run --with pytest python app.py",
+            "npx --package jest node build.js"]
 
 
 @pytest.mark.parametrize("command", RUNS)

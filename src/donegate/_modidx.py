@@ -165,6 +165,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._one_branch': ('reading_claims.html#_one_branch', 'donegate/claims.py'),
                                  'donegate.claims._one_pattern': ('reading_claims.html#_one_pattern', 'donegate/claims.py'),
                                  'donegate.claims._one_writes': ('reading_claims.html#_one_writes', 'donegate/claims.py'),
+                                 'donegate.claims._past_options': ('reading_claims.html#_past_options', 'donegate/claims.py'),
                                  'donegate.claims._program': ('reading_claims.html#_program', 'donegate/claims.py'),
                                  'donegate.claims._reads': ('reading_claims.html#_reads', 'donegate/claims.py'),
                                  'donegate.claims._says': ('reading_claims.html#_says', 'donegate/claims.py'),

@@ -28,7 +28,7 @@ CHECK_COMMANDS: tuple[str, ...] = (
     r"\bpytest\b", r"\bpython[\d.]*\s+-m\s+(pytest|unittest|tox|nox)\b", r"\b(tox|nox)\b",
     r"\b(npm|pnpm|yarn|bun)\s+(run\s+)?test\b", r"\b(jest|vitest|mocha|rspec|phpunit|ctest)\b",
     r"\b(go|cargo|dotnet|deno|mix|swift)\s+test\b", r"\bmake\s+(test|check)\b",
-    r"\b(mvn|gradle|\./gradlew)\b.*\b(test|verify|check)\b",
+    r"\b(mvn|gradlew?)\b.*\b(test|verify|check)\b",
 )
 # Which shell commands are known to change no file: one reading program, no redirect, no second command. Any
 # other command may have changed files (a make target, a package script, a script of the repository).

@@ -16,12 +16,12 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 __all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS',
            'FAIL_STATUS', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
            'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
-           'RUNNERS', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS',
-           'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
-           'said_not_run', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'folders', 'elsewhere', 'outside',
-           'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'RUNNERS', 'SHELLS', 'RUNNER_VALUES', 'NO_TEST', 'RAN_SOME', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS',
+           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count',
+           'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'folders',
+           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -542,6 +542,28 @@ _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k")}  # a runner's own way t
 RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "rye": "run", "pixi": "run",
            "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+# The options of those tools that take a value (`uv run --with pytest pytest`, `npx --package jest jest`), from their
+# own --help; any other option before the program is a flag (`uv run --frozen pytest`, `npx -y jest`).
+RUNNER_VALUES = frozenset({
+    "--extra", "--no-extra", "--group", "--no-group", "--only-group", "--no-editable-package", "--env-file", "-w",
+    "--with", "--with-editable", "--with-requirements", "--package", "--python-platform", "--index", "--default-index",
+    "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--index-strategy", "--keyring-provider", "-P",
+    "--upgrade-package", "--upgrade-group", "--resolution", "--prerelease", "--prerelease-package", "--fork-strategy",
+    "--exclude-newer", "--exclude-newer-package", "--no-sources-package", "--reinstall-package", "--link-mode", "-C",
+    "--config-setting", "--config-settings-package", "--no-build-isolation-package", "--no-build-package",
+    "--no-binary-package", "--cache-dir", "--refresh-package", "-p", "--python", "--color", "--allow-insecure-host",
+    "--directory", "--project", "--config-file",                                                     # uv run
+    "--workspace", "-c", "--call", "--allow-scripts", "--gemfile", "-e", "--environment"})  # npx, pixi, bundle, pdm
+
+
+def _past_options(words: list[str]) -> list[str]:
+    """The words from the program a runner is given on: past its options and their values, and a `--`."""
+    at = 0
+    while at < len(words) and words[at].startswith("-"):
+        if words[at] == "--":
+            return words[at + 1:]
+        at += 1 + (words[at] in RUNNER_VALUES)
+    return words[at:]
 
 
 def program_words(words: list[str]) -> list[str]:
@@ -552,7 +574,7 @@ def program_words(words: list[str]) -> list[str]:
     while words:
         name, verb = words[0], RUNNERS.get(words[0])
         if verb is not None and (not verb or words[1:2] == [verb]):
-            name, args = _program(words[1 + bool(verb):])
+            name, args = _program(_past_options(words[1 + bool(verb):]))
             words = [name, *args] if name else []
         elif name in SHELLS and len(words) > 1 and not words[1].startswith("-"):
             words = words[1:]
