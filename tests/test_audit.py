@@ -155,7 +155,9 @@ def test_the_rule_is_the_last_check_before_the_claim():
     assert au.judge(10, [check(1, 2, True, 0), edit(4), check(6, 7, False, 1)])[0] == "contradicted"
     assert au.judge(10, [check(1, 2, False, 1), edit(4), check(6, 7, True, 0)])[0] == "supported"
     assert au.judge(10, [check(1, 2, True, 0), check(8, 12, False, 1)])[0] == "supported"  # ended after the claim
-    assert au.judge(10, [check(1, 2, True, 0), au.Action(4, "edit", "x", 5, False, 1)])[0] == "supported"  # a refused edit
+    assert au.judge(10, [check(1, 2, True, 0), au.Action(4, "edit", "x", 5, False, 1, tool=True)])[0] == "supported"
+    # a refused edit tool's call wrote nothing; a command that failed may have written before it failed
+    assert au.judge(10, [check(1, 2, True, 0), au.Action(4, "edit", "make gen", 5, False, 2)])[0] == "stale"
 
 
 def test_a_shell_edit_counts_as_an_edit_and_a_question_is_no_claim():
@@ -239,7 +241,9 @@ def _event(seq: int, kind: str) -> tj.Event:
     ([_act(1, "edit", 2), _act(3, "check", 4, exit_code=1), _act(5, "check", 6, scope=("t.py",))], "failing"),
     ([_act(1, "edit", 2), _act(3, "check", 4, masked=True)], "unverified"),          # `pytest | tail`
     ([_act(1, "edit", 2), _act(3, "check", None)], "unverified"),                     # still running
-    ([_act(1, "edit", 2, ok=False)], "nothing"),                                      # an edit that failed
+    ([_act(1, "edit", 2, ok=False, tool=True)], "nothing"),                           # an edit tool's that failed
+    ([_act(1, "edit", 2, ok=False, exit_code=2)], "unverified"),                      # a command that failed
+    ([_act(1, "edit", 2), _act(3, "check", 4), _act(5, "edit", 6, ok=False, exit_code=137)], "unverified"),
     ([_act(1, "edit", 2), _act(3, "elsewhere", 4)], "unverified"),                    # checked another folder
     ([_act(1, "check", 5), _act(2, "edit", 3)], "verified"),                          # ended in that order
 ])
@@ -331,6 +335,20 @@ def test_a_tool_not_known_to_read_only_may_have_written_after_the_check(tool):
     [claim], stretch = _session(EDIT, PASS, (tool, {"path": "/work/repo/calc.py", "content": "x"}, 0))
     assert claim.verdict == "stale" and [e.what for e in claim.edits] == [tool], claim
     assert stretch.work == "unverified"
+
+
+WRITERS = ["make gen", "python scripts/gen.py", "./scripts/build.sh", "npm run codegen", "sed -i s/a/b/ calc.py",
+           "cp templates/calc.py calc.py", "git checkout calc.py", "cargo run --bin gen", "bash -c 'cat t > calc.py; exit 3'"]
+
+
+@pytest.mark.parametrize("command,code", [(c, code) for i, c in enumerate(WRITERS) for code in [(1, 2, 130, 137)[i % 4]]])
+def test_a_command_that_may_write_counts_as_an_edit_whatever_its_exit_code(command, code):
+    """A command that failed may have written before it failed (a template copied, then the next step stopped), so
+    it leaves the pass stale; an edit tool's call that failed wrote nothing, and leaves it standing."""
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": command}, code))
+    assert (claim.verdict, stretch.work) == ("stale", "unverified"), (command, claim, stretch)
+    [claim], stretch = _session(EDIT, PASS, (*EDIT[:2], 1))
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), (claim, stretch)
 
 
 @pytest.mark.parametrize("tool", sorted(au.READING_TOOLS))

@@ -181,10 +181,27 @@ class Action:
     scope: tuple[str, ...] = ()  # what a narrowed check selected (`Rules.check_scope`): () is the whole suite
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
     changed: int | None = None  # a check whose own script (`verify.sh`) the edit at this seq changed first
+    tool: bool = False  # an edit tool's edit (Edit, Write, apply_patch ...): it writes all of it or nothing
 
     @property
     def passed(self) -> bool:
         return self.kind == "check" and self.done is not None and self.ok and self.exit_code == 0
+
+    @property
+    def wrote(self) -> bool:
+        """An edit that may have changed files: an edit tool's once it succeeded (a failed one wrote nothing), any
+        other (a command, a tool not known to read) once it ended, whatever its exit code (`make gen` may copy a
+        file over `calc.py` and then fail)."""
+        return self.kind == "edit" and self.done is not None and (self.ok or not self.tool)
+
+    @property
+    def outcome(self) -> str:
+        """How it ended, in the timeline's words."""
+        if self.done is None:
+            return "no result"
+        if self.kind == "check":
+            return "passed, ran no test" if self.empty else "passed" if self.passed else f"exit {self.exit_code}"
+        return "done" if self.ok else "failed, may have written" if self.wrote else "failed"
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-052
 @dataclass
@@ -222,7 +239,7 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
     tool = str(event.payload.get("tool"))
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         files = tuple(ours.get("files") or [str(given.get("file_path") or "")])
-        return Action(event.seq, "edit", ", ".join(files) or tool, files=files)
+        return Action(event.seq, "edit", ", ".join(files) or tool, files=files, tool=True)
     if command:
         edit = rules.writes(command, written)
         return Action(event.seq, "edit" if edit else "command", command,
@@ -231,8 +248,8 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
-    """The session's edits, check runs and other commands, each with its outcome. An edit counts once it
-    succeeded; a check passed only with exit code 0. donegate's own verification_result events are checks."""
+    """The session's edits, check runs and other commands, each with its outcome (an edit counts as
+    `Action.wrote` says; a check passed only with exit code 0). donegate's own verification_result events are checks."""
     actions, by_call, written, seen = [], {}, rules.written(), {}  # the files edited so far; the command lines read
     scripts = {}  # each script name (`verify.sh`) an edit wrote or named, and the seq of that edit
     for event in events:
@@ -284,7 +301,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     if not last.passed:
         return "contradicted", f"the last check before it failed: #{last.seq} {last.what} (exit {last.exit_code})", \
             last, []
-    edits = [a for a in actions if a.kind == "edit" and a.ok and a.done is not None and last.done < a.done < seq]
+    edits = [a for a in actions if a.wrote and last.done < a.done < seq]
     if edits:
         return "stale", (f"#{last.seq} {last.what} passed, then {len(edits)} edit(s) came after it: "
                          + "; ".join(f"#{e.seq} {e.what}" for e in edits)), last, edits
@@ -328,7 +345,7 @@ def stretches(events: Sequence[tj.Event], actions: Sequence[Action]) -> list[Str
     starts = [e.seq for e in events if e.type == "turn_started"] or [events[0].seq]
     ends = [*starts[1:], events[-1].seq + 1]
     replies = [e.seq for e in events if e.type == "model_reply"]
-    ended = sorted((a for a in actions if a.done is not None and (a.kind == "check" or a.kind == "edit" and a.ok)),
+    ended = sorted((a for a in actions if a.done is not None and (a.kind == "check" or a.wrote)),
                    key=lambda a: a.done)
     found, at, last_edit, after = [], 0, None, []
     for start, end in zip(starts, ends):
@@ -441,11 +458,7 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += ["", "Timeline (#seq in the imported trajectory)"]
     entries = []
     for action in result.actions:
-        outcome = ("passed, ran no test" if action.empty else "passed" if action.passed else
-                   "no result" if action.done is None else f"exit {action.exit_code}") \
-            if action.kind == "check" else \
-            ("done" if action.ok else "failed" if action.done else "no result")
-        entries.append((action.seq, f"{action.kind:<8} {tj.shorten(action.what, width - 30)}  -> {outcome}"))
+        entries.append((action.seq, f"{action.kind:<8} {tj.shorten(action.what, width - 30)}  -> {action.outcome}"))
     entries += [(c.seq, f"{'claim':<8} \"{tj.shorten(c.sentence, width - 40)}\"  -> {c.verdict}") for c in result.claims]
     entries += [(e.seq, f"{'hook':<8} {e.payload.get('event')} {e.payload.get('action')}: "
                         f"{tj.shorten(e.payload.get('reason', ''), width - 40)}") for e in hook_decisions(result)]
@@ -501,8 +514,7 @@ def audit_html(result: Audit) -> str:
                    f"<td>{escape(c.evidence)}</td></tr>" for c in result.claims) or \
         "<tr><td colspan='4'>No reply in this session claims the tests pass or the work is done.</td></tr>"
     steps = "".join(f"<tr><td>#{a.seq}</td><td>{a.kind}</td><td><code>{escape(a.what)}</code></td>"
-                    f"<td>{'passed' if a.passed else 'exit ' + str(a.exit_code) if a.kind == 'check' else 'done' if a.ok else 'failed'}"
-                    f"</td></tr>" for a in result.actions)
+                    f"<td>{a.outcome}</td></tr>" for a in result.actions)
     work = "".join(f"<tr class='{s.work}'><td>#{s.start}-#{s.end - 1}</td><td>{s.work.upper()}</td><td>{escape(s.evidence)}"
                    f"</td></tr>" for s in result.work)
     style = ("body{font-family:sans-serif;max-width:60em;margin:2em auto}td{padding:.2em .6em;vertical-align:top}"
