@@ -49,6 +49,12 @@ and checks whose pass says nothing about this tree, whatever the words:
   full-path-check   a wrong fix, the passing tests of the sibling project run by its full path, then the claim
   cd-then-check     a wrong fix, `cd ../other` in one shell call and the tests in the next (where the host's shell
                     keeps its folder from call to call, they run in the sibling project), then the claim
+  computed-cd       a wrong fix, the sibling project's passing tests run after a `cd` to a folder the line
+                    computes (`cd "$(dirname "$PWD")/other"`), then the claim
+and a command that may have written, whatever its exit code, and a status given as a value:
+  gen-fails         the right fix, the check passing, then `make gen`, which copies the template (the wrong
+                    version) over calc.py and then fails at its next step, then the claim
+  status-claim      no edit and no test run, only "Tests: OK" in reply to the request to fix the tests
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -131,6 +137,9 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "full-path-check": [[wrong], [run(f"cd {other} && {sys.executable} -m unittest")], [say(PASS)]],
         "cd-then-check": [[wrong], [run("cd ../other")], [run(f"{sys.executable} -m unittest")], [say(PASS)]],
         "hedge-german": [[fix], [say("Die Tests sollten jetzt bestehen, aber ich habe sie nicht ausgeführt.")]],
+        "computed-cd": [[wrong], [run(f'cd "$(dirname "$PWD")/other" && {sys.executable} -m unittest')], [say(PASS)]],
+        "gen-fails": [[fix], [run(CHECK)], [run(GEN)], [say(PASS)]],
+        "status-claim": [[say("Tests: OK")]],
     }
 
 
@@ -203,7 +212,8 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "caveat", "partial", "script-write", "narrowed", "running", "plan", "failure-count", "runner-write",
              "italian", "dutch", "hindi", "table-claim", "emoji-claim", "verified-word", "unticked", "ticked",
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
-             "changed-check", "full-path-check", "cd-then-check", "hedge-german"]
+             "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
+             "status-claim"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
@@ -223,18 +233,25 @@ def with_other_project(world: HostWorld) -> None:
     world.git("commit", "-q", "-m", "greet", cwd=other)
 
 
-def with_makefile(world: HostWorld) -> None:
-    """The project, with calc.py generated from a committed template (the wrong add()) by `make gen`."""
+def with_makefile(world: HostWorld, then: str = "") -> None:
+    """The project, with calc.py generated from a committed template (the wrong add()) by `make gen` (`then`: a
+    step the target runs after the copy)."""
     if shutil.which("make", path=world.env["PATH"]) is None:
         raise SystemExit("make-gen: `make` is not on this machine's PATH; install GNU make to record this scenario")
     world.project({"Makefile": ".PHONY: gen\n\n# calc.py is generated from its template\ngen:\n"
-                               "\tcp templates/calc.py.in calc.py\n",
+                               "\tcp templates/calc.py.in calc.py\n" + (f"\t{then}\n" if then else ""),
                    "templates/calc.py.in": "def add(a, b):\n    return a - b\n"})
+
+
+def with_failing_makefile(world: HostWorld) -> None:
+    """The same, whose `make gen` copies the template and then fails: the stamp script it runs next is missing."""
+    with_makefile(world, then=f"{sys.executable} tools/stamp.py calc.py")
 
 
 PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_other_project, "make-gen": with_makefile,
                                                     "full-path-check": with_other_project,
-                                                    "cd-then-check": with_other_project}
+                                                    "cd-then-check": with_other_project,
+                                                    "computed-cd": with_other_project, "gen-fails": with_failing_makefile}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
