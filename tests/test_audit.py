@@ -449,7 +449,9 @@ def test_a_reading_program_reads_unless_told_to_write_and_git_is_read_past_its_o
     ("python -m pytest -q ../other/tests", "unverified"), ("pytest /work/other/tests", "unverified"),
     ("sh ../other/verify.sh", "unverified"), ("cd sub && bash -c 'cd .. && ./verify.sh'", "verified"),
     ("bash -c './verify.sh'", "verified"), ("python -m pytest -q tests/ --junitxml /tmp/report.xml", "verified"),
-    ("pytest /work/repo/tests", "verified")])
+    ("pytest /work/repo/tests", "verified"), ("make -C ../lib && ./verify.sh", "verified"),
+    ("mkdir -p ../out && python -m pytest -q", "verified"), ("git -C ../other stash && ./verify.sh", "verified"),
+    ("gradle -p ../other test", "unverified"), ("./gradlew --project-dir=/work/other check", "unverified")])
 def test_a_check_counts_where_its_shell_line_and_its_paths_take_it(command, work):
     """A check given a path outside the session's folder, or run by a shell given a line that goes there, checked
     another tree; an option's value (a report file) is not where it runs."""

@@ -499,7 +499,7 @@ def files_written(command: str) -> list[str]:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071
 from .audit import CHECK_COMMANDS
 
-MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory"})  # options that name a command's folder
+MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory", "--dir", "-p", "--project-dir"})  # a folder
 _SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter", "--tests",
                         "--testPathPattern", "--testPathPatterns"})
 _RERUNS = frozenset({"--lf", "--last-failed", "--sw", "--stepwise", "--only-failures", "--onlyFailures"})  # the failed ones
@@ -732,9 +732,10 @@ import shlex
 
 def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> bool:
     """Does the command run in another tree than the session's: above its folder, in the home folder or, where
-    the session's folder `home` is known, a full path outside it? Through its `cd`s, an option naming the folder
-    (of a program that is not a reading one), the paths the check is given (`pytest ../other/tests`,
-    `sh ../other/verify.sh`) and the line a shell is given (`bash -c 'cd ../other && pytest'`)."""
+    the session's folder `home` is known, a full path outside it? Through its `cd`s (`folders`), an option of the
+    check naming its folder (`make -C ../other test`), the paths the check is given (`pytest ../other/tests`,
+    `sh ../other/verify.sh`) and the line a shell is given (`bash -c 'cd ../other && pytest'`); where another
+    program of the line looks (`make -C ../lib && pytest`) says nothing of where the check ran."""
     if not any(mark in command for mark in ("cd", "pushd", "..", " /", "~", "-c")) and \
             not any(option in command for option in MOVED_BY):
         return False  # it changes no folder, names none, and is given no path that could lead out: it runs here
@@ -748,14 +749,15 @@ def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> b
         verb = next((a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in MOVED_BY), "")
         if name in READING or name == "git" and verb in GIT_READING:
             continue  # a reading program is no check, wherever it looks
+        if checked_words(words, lambda text: first_check(text, checks)) is None:
+            continue  # not the check
+        if outside(here, home):  # the check: where it ran, the folder its options name, the paths it is given
+            return True
+        checked = True
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
-        if checked_words(words, lambda text: first_check(text, checks)) is not None:  # the check: where it ran, and
-            if outside(here, home):                                                 # where its paths are
-                return True
-            checked = True
-            named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
-                      and ("/" in a or a == "..")]
+        named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
+                  and ("/" in a or a == "..")]
         if any(outside(os.path.join(here, place), home) for place in named):
             return True
     return not checked and outside(last, home)  # a check the lines above did not find: where the line ended
