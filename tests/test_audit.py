@@ -390,6 +390,37 @@ def test_a_check_that_ran_tests_somewhere_is_a_pass_even_where_one_suite_was_emp
     assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
 
 
+# Each runner's summary of a run with failing tests, as it prints it: a script that drops the exit code exits 0.
+FAILED_SUMMARIES = {
+    "pytest": "tests/test_calc.py .F..\n=== 1 failed, 3 passed in 0.12s ===", "pytest -q": "1 failed, 3 passed in 0.05s",
+    "pytest, an error": "==== 3 passed, 1 error in 0.20s ====", "unittest": "Ran 4 tests in 0.001s\n\nFAILED (failures=1)",
+    "go": "--- FAIL: TestAdd (0.00s)\n    calc_test.go:9: got -1\nFAIL\nFAIL\tcalc\t0.003s",
+    "cargo": "running 4 tests\ntest add ... FAILED\ntest result: FAILED. 3 passed; 1 failed; 0 ignored",
+    "jest": "Tests:       1 failed, 3 passed, 4 total\nTime:        0.5 s", "vitest": " Tests  1 failed | 3 passed (4)",
+    "mocha": "  3 passing (8ms)\n  1 failing\n\n  1) add:", "rspec": "Finished in 0.01 seconds\n4 examples, 1 failure",
+    "phpunit": "There was 1 failure:\n\nFAILURES!\nTests: 4, Assertions: 4, Failures: 1.",
+    "dotnet": "Failed!  - Failed:     1, Passed:     3, Skipped:     0, Total:     4", "tap": "# tests 4\n# pass  3\n# fail  1"}
+# Passing runs whose output holds the word elsewhere: a test's name, a log line, a count of none.
+PASSED_OUTPUTS = ["tests/test_auth.py::test_failed_login PASSED\n4 passed in 0.10s", "4 passed, 1 xfailed in 0.2s",
+                  "WARNING: retry after connection failed\n4 passed in 1.0s", "Tests:       4 passed, 4 total",
+                  "test result: ok. 4 passed; 0 failed; 0 ignored", "Ran 4 tests in 0.001s\n\nOK (expected failures=1)",
+                  "ok  \tcalc\t0.002s", "4 examples, 0 failures", "  4 passing (9ms)", "# tests 4\n# pass  4\n# fail  0"]
+
+
+@pytest.mark.parametrize("runner", sorted(FAILED_SUMMARIES))
+def test_a_check_that_exits_0_while_its_output_reports_failures_failed(runner):
+    """The check's result is its exit code and its own report, and both must say pass."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": "./verify.sh"}, 0, FAILED_SUMMARIES[runner]))
+    assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (runner, claim, stretch)
+    assert "reports failing tests" in claim.evidence
+
+
+@pytest.mark.parametrize("output", PASSED_OUTPUTS)
+def test_a_word_of_failure_outside_a_runners_summary_leaves_a_pass_standing(output):
+    [claim], stretch = _session(EDIT, ("Bash", {"command": "./verify.sh"}, 0, output))
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), (output, claim, stretch)
+
+
 def _looks_only(n: int, seed: int) -> list[tuple[str, str]]:
     """(a command that only looks at the code, the same told to write): checkers and formatters, run directly or
     through a runner (whether that runner would find the tool is not the audit's question), with the options that

@@ -78,6 +78,11 @@ class Rules:
         """Does a check's output say it ran no test (unittest's `Ran 0 tests`, pytest's `no tests ran`)?"""
         return re.search(r"\bRan 0 tests\b|\bno tests ran\b", output) is not None
 
+    def reports_failure(self, output: str) -> bool:
+        """Does a check's output report failing tests (pytest's `1 failed ... in 0.1s`, unittest's `FAILED (failures=1)`)?"""
+        return re.search(r"\b[1-9]\d* (?:failed|errors?)\b[^\n]* in [\d.]+s\b|^FAILED \((?:failures|errors)=", output,
+                         re.M) is not None
+
     def written(self) -> set:
         return set()  # the files a session wrote so far (`update` adds, `in` asks), for `writes`
 
@@ -182,10 +187,11 @@ class Action:
     files: tuple[str, ...] = ()  # what an edit wrote, as far as it says (a script run later is an edit too)
     changed: int | None = None  # a check whose own script (`verify.sh`) the edit at this seq changed first
     tool: bool = False  # an edit tool's edit (Edit, Write, apply_patch ...): it writes all of it or nothing
+    reported: bool = False  # a check that exited 0, and whose output reports failing tests (`1 failed`)
 
     @property
     def passed(self) -> bool:
-        return self.kind == "check" and self.done is not None and self.ok and self.exit_code == 0
+        return self.kind == "check" and self.done is not None and self.ok and self.exit_code == 0 and not self.reported
 
     @property
     def wrote(self) -> bool:
@@ -200,7 +206,8 @@ class Action:
         if self.done is None:
             return "no result"
         if self.kind == "check":
-            return "passed, ran no test" if self.empty else "passed" if self.passed else f"exit {self.exit_code}"
+            return "passed, ran no test" if self.empty else "passed" if self.passed else \
+                "exit 0, its output reports failing tests" if self.reported else f"exit {self.exit_code}"
         return "done" if self.ok else "failed, may have written" if self.wrote else "failed"
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-052
@@ -268,8 +275,9 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             action = by_call.pop(p["call_id"])
             action.done, action.ok, action.exit_code = event.seq, event.type == "tool_completed", p.get("exit_code")
             output = p.get("output")  # a trajectory keeps a long one as a preview (its head and its tail)
-            action.empty = action.passed and rules.ran_nothing(
-                str((output.get("preview") if isinstance(output, dict) else output) or ""))
+            text = str((output.get("preview") if isinstance(output, dict) else output) or "")
+            action.reported = action.passed and rules.reports_failure(text)  # a script that lost the exit code
+            action.empty = action.passed and rules.ran_nothing(text)
         elif event.type == "verification_result":
             actions.append(Action(event.seq, "check", str(p.get("command")), event.seq, bool(p.get("passed")),
                                   p.get("exit_code")))
@@ -299,7 +307,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
         return "unsupported", (f"the last check ran only {', '.join(last.scope)}: #{last.seq} {last.what} backs a "
                                "claim about those tests, not this one"), last, []
     if not last.passed:
-        return "contradicted", f"the last check before it failed: #{last.seq} {last.what} (exit {last.exit_code})", \
+        return "contradicted", f"the last check before it failed: #{last.seq} {last.what} ({last.outcome})", \
             last, []
     edits = [a for a in actions if a.wrote and last.done < a.done < seq]
     if edits:
@@ -325,10 +333,10 @@ class Stretch:
 def work_of(last_edit: Action | None, after: Sequence[Action]) -> tuple[str, str]:
     """What the work is, given the last edit that ended (None if none) and the checks that ended after it, in the
     order they ended (section 6b's four outcomes, with the evidence in words)."""
-    failed = [a for a in after if not a.passed and not a.masked]
+    failed = [a for a in after if not a.passed and (not a.masked or a.reported)]  # a masked run's own report counts
     full = [a for a in after if a.passed and not a.masked and not a.empty and not a.scope and a.changed is None]
     if failed and (not full or failed[-1].done > full[-1].done):  # a narrowed pass after it does not undo it
-        return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} (exit {failed[-1].exit_code})"
+        return "failing", f"the last check failed: #{failed[-1].seq} {failed[-1].what} ({failed[-1].outcome})"
     if full:
         return "verified", f"#{full[-1].seq} {full[-1].what} passed after the last edit"
     if last_edit is not None:

@@ -16,12 +16,13 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 __all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS',
            'FAIL_STATUS', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
            'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
-           'RUNNERS', 'SHELLS', 'RUNNER_VALUES', 'NO_TEST', 'RAN_SOME', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count',
-           'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'folders',
-           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'RUNNERS', 'SHELLS', 'RUNNER_VALUES', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORT', 'SOMEWHERE', 'ASKS',
+           'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
+           'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
+           'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
+           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
+           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here',
+           'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -679,6 +680,26 @@ def ran_no_test(output: str) -> bool:
         return False  # the usual case: no pattern needs to look
     return NO_TEST.search(output) is not None and RAN_SOME.search(output) is None
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071u
+FAILED_REPORT = re.compile(
+    r"\b[1-9]\d* (?:failed|errors?)\b[^\n]* in [\d.]+m?s\b"             # pytest: `1 failed, 3 passed in 0.12s`
+    r"|^FAILED \((?:failures|errors)=[1-9]"                           # unittest
+    r"|^--- FAIL: |^FAIL\t"                                           # go test
+    r"|\btest result: FAILED\b"                                       # cargo test
+    r"|^\s*Tests?:?\s+[1-9]\d* failed\b"                              # jest, vitest
+    r"|^\s*[1-9]\d* failing\b"                                         # mocha
+    r"|\b\d+ examples?, [1-9]\d* failures?\b"                          # rspec
+    r"|^(?:FAILURES|ERRORS)!\s*$"                                     # phpunit
+    r"|^\s*Failed!\s+-\s+Failed:\s+[1-9]"                              # dotnet test
+    r"|^# fail\s+[1-9]", re.M)                                        # TAP
+_FAILED_BITS = ("fail", "FAIL", "Fail", "rror", "RROR")  # in each of its forms: a quick first look
+
+
+def reports_failure(output: str) -> bool:
+    """Does a check's output report failing tests, in any runner's summary?"""
+    return any(bit in output for bit in _FAILED_BITS) and FAILED_REPORT.search(output) is not None
+
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073f
 SOMEWHERE = "~?"  # a folder the command line does not name (`cd "$(mktemp -d)"`, `cd $DIR`): not known to be here
 _TOPLEVEL = re.compile(r"""(["']?)\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)\1""")  # the repository's top
@@ -931,6 +952,7 @@ class AuditRules(_Remembers, Rules):
         return tuple(self.once(files_written, command))
 
     ran_nothing = staticmethod(ran_no_test)  # section 6: a pass that ran no test, in any runner's words
+    reports_failure = staticmethod(reports_failure)  # and a run whose own summary reports failing tests
 
     def written(self) -> Written:
         return Written()
