@@ -13,12 +13,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'NOT_RUN_WORDS', 'NOT_RUN', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS',
-           'FAIL_STATUS', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
-           'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
-           'RUNNERS', 'SHELLS', 'RUNNER_VALUES', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORT', 'SOMEWHERE', 'ASKS',
-           'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language',
-           'clauses', 'partial_count', 'claim_of', 'said_not_run', 'mark_claim', 'find_claims', 'accounts',
+__all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
+           'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE',
+           'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
+           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'RUNNER_VALUES', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORT', 'SOMEWHERE',
+           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences',
+           'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts',
            'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
            'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
            'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here',
@@ -205,6 +205,27 @@ def claim_of(sentence: str) -> str | None:
         return "tests"
     return "done" if any(_claims(c, "done") for c in parts) else None
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033s
+PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "🧪"
+CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
+
+
+# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`): a mark in words.
+STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
+PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
+FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
+
+
+def mark_claim(line: str) -> str | None:
+    """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
+    status), None otherwise."""
+    statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
+    if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)) or \
+            any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
+        return None
+    return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
+
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033n
 def _each(openers: str, rest: str) -> str:
     """One branch per opener, each followed by `rest`: branches that open with a plain letter share one search."""
@@ -233,27 +254,6 @@ def said_not_run(sentence: str) -> bool:
     return any(pattern.search(sentence) for pattern in NOT_RUN)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
-PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "🧪"
-CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
-
-
-# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`): a mark in words.
-STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
-PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
-FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
-
-
-def mark_claim(line: str) -> str | None:
-    """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
-    status), None otherwise."""
-    statuses = {word.lower() for word in STATUS.findall(line)} if ":" in line or "|" in line or "=" in line or \
-        "→" in line else set()
-    if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)) or \
-            any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
-        return None
-    return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
-
-
 def find_claims(text: str) -> list[tuple[str, str]]:
     """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
     in words, a ticked checklist item or a pass mark; never an unticked item or a sentence saying the check
@@ -951,8 +951,7 @@ class AuditRules(_Remembers, Rules):
     def files_written(self, command: str) -> tuple[str, ...]:
         return tuple(self.once(files_written, command))
 
-    ran_nothing = staticmethod(ran_no_test)  # section 6: a pass that ran no test, in any runner's words
-    reports_failure = staticmethod(reports_failure)  # and a run whose own summary reports failing tests
+    ran_nothing, reports_failure = staticmethod(ran_no_test), staticmethod(reports_failure)  # section 6, any runner
 
     def written(self) -> Written:
         return Written()
