@@ -535,7 +535,8 @@ SHORT_FLAGS = re.compile(r"-(?:[qvsxlb]+|r[a-zA-Z]*|[nj]\d+|vv+)")  # -q, -vv, -
 QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONHASHSEED", "CI",
                              "NODE_ENV", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "TZ", "RUST_BACKTRACE",
                              "CARGO_TERM_COLOR", "PATH", "HOME"})  # variables that select no test
-_OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k")}  # a runner's own way to select (`-p` is pytest's plugin)
+_OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k"),  # a runner's own way to select (`-p` is pytest's plugin)
+                  "tox": ("-l", "--listenvs", "-a", "--listenvs-all")}  # or to list what it would run, and run none
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071r
