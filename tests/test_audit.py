@@ -467,7 +467,10 @@ def test_a_question_to_any_program_changes_nothing_but_any_work_it_is_given_may(
     ("sha256sum calc.py", "verified"), ("sort calc.py | uniq", "verified"), ("sed -n 1,5p calc.py", "verified"),
     ("git stash", "unverified"), ("git -C . checkout -- calc.py", "unverified"), ("env python3 gen.py", "unverified"),
     ("sort -o calc.py calc.py", "unverified"), ("uniq calc.py calc2.py", "unverified"), ("tree -o tree.txt", "unverified"),
-    ("sed -i.bak s/+/-/ calc.py", "unverified")])
+    ("sed -i.bak s/+/-/ calc.py", "unverified"), ("bash -lc 'cat calc.py'", "verified"),
+    ("/bin/bash -lc 'git status && git diff'", "verified"), ("sh -c 'ls -la | head'", "verified"),
+    ("bash -lc 'cat calc.py > calc2.py'", "unverified"), ("bash -lc 'ls' > files.txt", "unverified"),
+    ("zsh -ec 'python3 gen.py'", "unverified")])
 def test_a_reading_program_reads_unless_told_to_write_and_git_is_read_past_its_options(command, work):
     """After the passing check: a reading program, a git verb that reads (past `-C PATH`, `-c KEY=VALUE`), variables
     set alone change nothing; the same programs told to write a file (`sort -o`, `uniq IN OUT`, `sed -i`) may have."""

@@ -351,12 +351,14 @@ RUNS = ["./verify.sh", "bash verify.sh", "sh ./verify.sh", "timeout 60 ./verify.
         "go test ./...", "cargo test", "tox -e py", "/usr/bin/pytest -q", "(cd sub && pytest)", "pytest -q | tail -3",
         "env CI=1 pytest", "time pytest", "pytest -q > out.txt 2>&1", "uv run --frozen pytest -q",
         "uv run --with pytest-cov pytest", "uv run -p 3.12 --no-sync pytest", "npx -y jest", "npx --package jest jest",
-        "poetry run -- pytest", "./gradlew test", "gradle check", "mvn -q verify"]
+        "poetry run -- pytest", "./gradlew test", "gradle check", "mvn -q verify", "bash -lc './verify.sh'",
+        "/bin/bash -lc 'python -m pytest -q'", "bash -l -c pytest", "sh -ec './verify.sh'", "bash --login -c 'npm test'",
+        "bash -x ./verify.sh", "bash -o pipefail -c 'pytest -q | tail -3'"]
 MENTIONS = ["pip install pytest", "cat verify.sh", "cat pytest.ini", "grep -rn pytest .", "echo run tox later",
             "which pytest", 'ls && echo "go test ./..."', "sed -i s/x/y/ verify.sh", "chmod +x verify.sh",
             "git diff verify.sh", "python3 -m pip install pytest", "npm run build", "vim verify.sh", "man pytest",
             "git log --grep=pytest", "cp verify.sh /tmp/", "rm -rf .pytest_cache", "uv run --with pytest python app.py",
-            "npx --package jest node build.js"]
+            "npx --package jest node build.js", "bash -lc 'cat verify.sh'", "bash -lc 'pip install pytest'"]
 
 
 @pytest.mark.parametrize("command", RUNS)

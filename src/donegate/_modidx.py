@@ -203,6 +203,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims.runs_check': ('reading_claims.html#runs_check', 'donegate/claims.py'),
                                  'donegate.claims.said_not_run': ('reading_claims.html#said_not_run', 'donegate/claims.py'),
                                  'donegate.claims.sentences': ('reading_claims.html#sentences', 'donegate/claims.py'),
+                                 'donegate.claims.shell_parts': ('reading_claims.html#shell_parts', 'donegate/claims.py'),
                                  'donegate.claims.shell_string': ('reading_claims.html#shell_string', 'donegate/claims.py'),
                                  'donegate.claims.shell_words': ('reading_claims.html#shell_words', 'donegate/claims.py'),
                                  'donegate.claims.simple_commands': ('reading_claims.html#simple_commands', 'donegate/claims.py')},

@@ -20,9 +20,9 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'ST
            'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences',
            'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts',
            'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
-           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope',
-           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here',
-           'each_of', 'any_of', 'AuditRules']
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -544,6 +544,17 @@ _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k"),  # a runner's own way t
 RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "rye": "run", "pixi": "run",
            "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})  # a shell's options that take a value
+
+
+def shell_parts(words: list[str]) -> tuple[bool, list[str]]:
+    """Of a shell's words: was it given `-c` (alone or among other letters: `bash -lc`, `sh -ec`), and the words
+    after its options (the line to run, or a script and its arguments)?"""
+    at, given_c = 1, False
+    while at < len(words) and words[at][:1] in ("-", "+") and words[at] not in ("-", "--"):
+        given_c |= not words[at].startswith("--") and "c" in words[at][1:]
+        at += 1 + (words[at] in _SHELL_VALUES)
+    return given_c, words[at + (words[at:at + 1] == ["--"]):]
 # The options of those tools that take a value (`uv run --with pytest pytest`, `npx --package jest jest`), from their
 # own --help; any other option before the program is a flag (`uv run --frozen pytest`, `npx -y jest`).
 RUNNER_VALUES = frozenset({
@@ -578,8 +589,8 @@ def program_words(words: list[str]) -> list[str]:
         if verb is not None and (not verb or words[1:2] == [verb]):
             name, args = _program(_past_options(words[1 + bool(verb):]))
             words = [name, *args] if name else []
-        elif name in SHELLS and len(words) > 1 and not words[1].startswith("-"):
-            words = words[1:]
+        elif name in SHELLS and not (parts := shell_parts(words))[0] and parts[1]:
+            words = parts[1]  # a script and its arguments
         else:
             return words
     return words
@@ -595,9 +606,13 @@ def checked_words(words: list[str], search) -> list[str] | None:
 
 
 def shell_string(words: list[str]) -> str | None:
-    """The command line a shell runs given with `-c` (`bash -c 'pytest -q'`); None for any other simple command."""
+    """The command line a shell runs given with `-c` (`bash -c 'pytest -q'`, `bash -lc ...`); None for any other
+    simple command."""
     words = program_words(words)
-    return words[2] if len(words) > 2 and words[0] in SHELLS and words[1] == "-c" else None
+    if not words or words[0] not in SHELLS:
+        return None
+    given_c, rest = shell_parts(words)
+    return rest[0] if given_c and rest else None
 
 
 def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
@@ -840,6 +855,10 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
     may every path where `home` is not known."""
     parts = simple_commands(command)
     for words, _fed in parts:
+        if (inner := shell_string(words)) is not None and not _targets(words):  # `bash -lc 'cat calc.py'`
+            if changes_nothing_here(inner, home):
+                continue
+            return False
         name, args = _program(words)
         named = [a for a in args if not a.startswith("-")]
         if name in CHANGES_NAMED or name in CHANGES_LAST:
