@@ -309,7 +309,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     if not last.passed:
         return "contradicted", f"the last check before it failed: #{last.seq} {last.what} ({last.outcome})", \
             last, []
-    edits = [a for a in actions if a.wrote and last.done < a.done < seq]
+    edits = [a for a in actions if a.kind == "edit" and a.done is not None and last.done < a.done < seq and a.wrote]
     if edits:
         return "stale", (f"#{last.seq} {last.what} passed, then {len(edits)} edit(s) came after it: "
                          + "; ".join(f"#{e.seq} {e.what}" for e in edits)), last, edits

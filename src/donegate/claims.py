@@ -713,6 +713,8 @@ FAILED_REPORTS = tuple((bit, re.compile(pattern, re.M)) for bit, pattern in (  #
 
 def reports_failure(output: str) -> bool:
     """Does a check's output report failing tests, in any runner's summary?"""
+    if "ail" not in output and "AIL" not in output and "rror" not in output and "S!" not in output:
+        return False  # in every piece above: the usual case, no pattern needs to look
     return any(bit in output and pattern.search(output) for bit, pattern in FAILED_REPORTS)
 
 
@@ -855,10 +857,6 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
     may every path where `home` is not known."""
     parts = simple_commands(command)
     for words, _fed in parts:
-        if (inner := shell_string(words)) is not None and not _targets(words):  # `bash -lc 'cat calc.py'`
-            if changes_nothing_here(inner, home):
-                continue
-            return False
         name, args = _program(words)
         named = [a for a in args if not a.startswith("-")]
         if name in CHANGES_NAMED or name in CHANGES_LAST:
@@ -867,6 +865,10 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
                 return False  # `touch` alone, `cp -t DIR a b`: what it changes is not said as a path
         elif _reads(words) or asks(words):
             changed = []
+        elif (inner := shell_string(words)) is not None and not _targets(words):  # `bash -lc 'cat calc.py'`
+            if not changes_nothing_here(inner, home):
+                return False
+            continue
         else:
             return False
         if not all(path.startswith("/") and outside(path, home) for path in [*_targets(words), *changed]):
