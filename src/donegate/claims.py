@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
            'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE',
            'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'RUNNERS', 'SHELLS', 'RUNNER_VALUES', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS',
+           'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS',
            'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST',
            'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims',
            'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
@@ -539,22 +539,11 @@ _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k"),  # a runner's own way t
                   "tox": ("-l", "--listenvs", "-a", "--listenvs-all")}  # or to list what it would run, and run none
 
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-071r
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071rv
 # each runs the program it names next (after its verb, if any)
 RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "rye": "run", "pixi": "run",
            "bundle": "exec", "npx": "", "bunx": "", "pnpx": "", "!": ""}
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
-_SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})  # a shell's options that take a value
 
-
-def shell_parts(words: list[str]) -> tuple[bool, list[str]]:
-    """Of a shell's words: was it given `-c` (alone or among other letters: `bash -lc`, `sh -ec`), and the words
-    after its options (the line to run, or a script and its arguments)?"""
-    at, given_c = 1, False
-    while at < len(words) and words[at][:1] in ("-", "+") and words[at] not in ("-", "--"):
-        given_c |= not words[at].startswith("--") and "c" in words[at][1:]
-        at += 1 + (words[at] in _SHELL_VALUES)
-    return given_c, words[at + (words[at:at + 1] == ["--"]):]
 # The options of those tools that take a value (`uv run --with pytest pytest`, `npx --package jest jest`), from their
 # own --help; any other option before the program is a flag (`uv run --frozen pytest`, `npx -y jest`).
 RUNNER_VALUES = frozenset({
@@ -577,6 +566,21 @@ def _past_options(words: list[str]) -> list[str]:
             return words[at + 1:]
         at += 1 + (words[at] in RUNNER_VALUES)
     return words[at:]
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071r
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+_SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})  # a shell's options that take a value
+
+
+def shell_parts(words: list[str]) -> tuple[bool, list[str]]:
+    """Of a shell's words: was it given `-c` (alone or among other letters: `bash -lc`, `sh -ec`), and the words
+    after its options (the line to run, or a script and its arguments)?"""
+    at, given_c = 1, False
+    while at < len(words) and words[at][:1] in ("-", "+") and words[at] not in ("-", "--"):
+        given_c |= not words[at].startswith("--") and "c" in words[at][1:]
+        at += 1 + (words[at] in _SHELL_VALUES)
+    return given_c, words[at + (words[at:at + 1] == ["--"]):]
 
 
 def program_words(words: list[str]) -> list[str]:
