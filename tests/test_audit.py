@@ -513,8 +513,8 @@ def test_a_check_run_in_a_folder_not_known_to_be_the_sessions_backs_nothing(comm
 
 
 # (An unquoted `$(...)` after the check reads as a subshell there, whose exit code would be the line's: the safe side.)
-@pytest.mark.parametrize("command", _moves([a for a in AWAY if not a.startswith("$(")], ["(cd {a} && make) && {c}", "pushd {a}; popd; {c}", "cd {a}; cd -; {c}",
-                                                  "{c} && cd {a}"]) + [
+@pytest.mark.parametrize("command", _moves([a for a in AWAY if not a.startswith("$(")], [
+    "(cd {a} && make) && {c}", "pushd {a}; popd; {c}", "cd {a}; cd -; {c}", "{c} && cd {a}"]) + [
     'cd "$(git rev-parse --show-toplevel)" && ./verify.sh', "cd $(git rev-parse --show-toplevel) && npm test",
     "(cd tests && python -m pytest -q)"])
 def test_a_check_run_back_in_the_sessions_folder_counts(command):
