@@ -776,7 +776,7 @@ import shlex
 def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> bool:
     """Does the command run in another tree than the session's: above its folder, in the home folder or, where
     the session's folder `home` is known, a full path outside it? Through its `cd`s (`folders`), an option of the
-    check naming its folder (`make -C ../other test`), the paths the check is given (`pytest ../other/tests`,
+    check naming its folder (`npm test --prefix ../other`), the paths the check is given (`pytest ../other/tests`,
     `sh ../other/verify.sh`) and the line a shell is given (`bash -c 'cd ../other && pytest'`); where another
     program of the line looks (`make -C ../lib && pytest`) says nothing of where the check ran."""
     if not any(mark in command for mark in ("cd", "pushd", "..", " /", "~", "-c")) and \
