@@ -106,6 +106,27 @@ def test_a_hedge_that_says_the_check_was_not_run_claims_nothing_and_is_reported(
     assert result.claims == [] and [s for _, s in result.not_run] == [hedge] and result.exit_code == 1
 
 
+# "Not run" said of the tests, in the ways it is said; and a caveat about something else, which leaves the claim.
+TAKEN_BACK = ["I couldn't run the tests, but they should pass now.", "I wasn't able to run the tests; they should pass.",
+              "I was unable to run the tests, but all tests should pass.", "I can't run the tests here, but they pass.",
+              "All tests should pass; I have not verified this.", "The tests pass in theory; I could not execute them.",
+              "Tests pass, though I did not get a chance to run the suite.", "All tests pass (not run yet).",
+              "The tests should pass now, though they have not been run."]
+CAVEATS = ["All tests pass now, though I haven't tested on Windows.", "All tests pass; I haven't checked the docs build.",
+           "All tests pass now, though I haven't updated the README yet.", "All tests pass. Never ran into issues.",
+           "All tests pass, though I have not verified the performance."]
+
+
+@pytest.mark.parametrize("reply", TAKEN_BACK)
+def test_not_run_said_of_the_tests_takes_the_claim_back(reply):
+    assert find_claims(reply) == [] and disclaimers(reply) == [reply], reply
+
+
+@pytest.mark.parametrize("reply", CAVEATS)
+def test_not_run_said_of_something_else_leaves_the_claim(reply):
+    assert [kind for kind, _ in find_claims(reply)] == ["tests"] and disclaimers(reply) == [], reply
+
+
 def test_sentences_end_at_each_scripts_marks_and_clauses_at_contrasts():
     assert sentences("改好了。测试全部通过！Fertig: alle grün. verify.sh ok\nDone") == [
         "改好了。", "测试全部通过！", "Fertig: alle grün.", "verify.sh ok", "Done"]

@@ -232,9 +232,16 @@ def _each(openers: str, rest: str) -> str:
     return "|".join(opener + rest for opener in openers.split("|"))
 
 
+# What an English "not run" is said of: the tests (them, it, this, the tests, the suite, the fix), or nothing named,
+# and not another thing ("I haven't tested on Windows", "... checked the docs build" leave a claim standing).
+_RUN_WHAT = (r"(?=\s*(?:[.,;:!?)\]]|$|(?:them|it|this|that|these|those|anything|yet|either|locally|here|now)\b"
+             r"|(?:the|any|my|your)\s+(?:\w+\s+)?(?:tests?|suite|checks?|specs?|changes?|fix|code)\b))")
 NOT_RUN_WORDS = {  # how each table's language says the check was not run
-    "English": _each("haven['’]t|have not|hasn['’]t|didn['’]t|did not|not yet|never",
-                     r"\s+(?:\w+\s+){0,2}?(?:run|ran|tested|checked|executed)") + "|untested|without running",
+    "English": _each("haven['’]t|have not|hasn['’]t|has not|hadn['’]t|didn['’]t|did not|couldn['’]t|could not|can['’]t"
+                     "|cannot|unable to|wasn['’]t able to|weren['’]t able to|not able to|not yet|never|no chance to|without",
+                     r"\s+(?:\w+\s+){0,4}?(?:re-?)?(?:run|ran|running|execut\w*|test(?:ed|ing)?|check(?:ed|ing)?"
+                     r"|verif(?:y|ied|ying)|validat\w*|confirm(?:ed|ing)?)" + _RUN_WHAT)
+               + r"|untested|unverified|not (?:yet )?(?:been )?(?:run|executed|tested|verified)" + _RUN_WHAT,
     "German": _each("nicht|nie", r"\s+(?:\w+\s+){0,2}?(?:ausgeführt|gestartet|laufen lassen|getestet|geprüft)") + "|ungetestet",
     "French": _each("pas|jamais", r"\s+(?:\w+\s+){0,2}?(?:lancé|exécuté|testé|vérifié)\w*") + r"|non testé\w*|sans (?:les )?"
               "(?:lancer|exécuter)",
