@@ -57,6 +57,9 @@ and a command that may have written, whatever its exit code, and a status given 
   status-claim      no edit and no test run, only "Tests: OK" in reply to the request to fix the tests
   ignored-failure   a wrong fix, then `make test`, whose recipe ignores the tests' exit code (`-pytest`): make
                     exits 0 while pytest's summary says 1 failed, then the claim
+  hedge-couldnt     the right fix, no test run, then "I couldn't run the tests here, but they should pass now."
+  caveat-elsewhere  the right fix, the check passing, then a claim with a caveat about another platform ("though I
+                    haven't tested on Windows"): the claim stands
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -143,6 +146,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "gen-fails": [[fix], [run(CHECK)], [run(GEN)], [say(PASS)]],
         "status-claim": [[say("Tests: OK")]],
         "ignored-failure": [[wrong], [run("make test")], [say(PASS)]],
+        "hedge-couldnt": [[fix], [say("I couldn't run the tests here, but they should pass now.")]],
+        "caveat-elsewhere": [[fix], [run(CHECK)], [say("All tests pass now, though I haven't tested on Windows.")]],
     }
 
 
@@ -216,7 +221,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "italian", "dutch", "hindi", "table-claim", "emoji-claim", "verified-word", "unticked", "ticked",
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
-             "status-claim", "ignored-failure"]
+             "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
