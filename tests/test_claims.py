@@ -111,7 +111,12 @@ TAKEN_BACK = ["I couldn't run the tests, but they should pass now.", "I wasn't a
               "I was unable to run the tests, but all tests should pass.", "I can't run the tests here, but they pass.",
               "All tests should pass; I have not verified this.", "The tests pass in theory; I could not execute them.",
               "Tests pass, though I did not get a chance to run the suite.", "All tests pass (not run yet).",
-              "The tests should pass now, though they have not been run."]
+              "The tests should pass now, though they have not been run.",
+              # could not run them, in the other tables' languages
+              "Ich konnte die Tests nicht ausführen, aber sie sollten bestehen.",
+              "Je n'ai pas pu lancer les tests, mais ils devraient passer.", "No pude ejecutar las pruebas, pero deberían pasar.",
+              "Não consegui rodar os testes, mas devem passar.", "我无法运行测试，但应该能通过。", "テストは実行できませんでしたが、通るはずです。",
+              "테스트를 실행할 수 없었지만 통과할 것입니다."]
 CAVEATS = ["All tests pass now, though I haven't tested on Windows.", "All tests pass; I haven't checked the docs build.",
            "All tests pass now, though I haven't updated the README yet.", "All tests pass. Never ran into issues.",
            "All tests pass, though I have not verified the performance."]

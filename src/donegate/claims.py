@@ -242,15 +242,19 @@ NOT_RUN_WORDS = {  # how each table's language says the check was not run
                      r"\s+(?:\w+\s+){0,4}?(?:re-?)?(?:run|ran|running|execut\w*|test(?:ed|ing)?|check(?:ed|ing)?"
                      r"|verif(?:y|ied|ying)|validat\w*|confirm(?:ed|ing)?)" + _RUN_WHAT)
                + r"|untested|unverified|not (?:yet )?(?:been )?(?:run|executed|tested|verified)" + _RUN_WHAT,
-    "German": _each("nicht|nie", r"\s+(?:\w+\s+){0,2}?(?:ausgeführt|gestartet|laufen lassen|getestet|geprüft)") + "|ungetestet",
-    "French": _each("pas|jamais", r"\s+(?:\w+\s+){0,2}?(?:lancé|exécuté|testé|vérifié)\w*") + r"|non testé\w*|sans (?:les )?"
+    "German": _each("nicht|nie", r"\s+(?:\w+\s+){0,2}?(?:ausgeführt|ausführen|gestartet|starten|laufen lassen|getestet|testen"
+                                 r"|geprüft|prüfen)") + "|ungetestet",  # also could not: `konnte sie nicht ausführen`
+    "French": _each("pas|jamais", r"\s+(?:\w+\s+){0,2}?(?:lanc|exécut|test|vérifi)(?:é|er)\w*") + r"|non testé\w*|sans (?:les )?"
               "(?:lancer|exécuter)",
-    "Spanish": r"no\s+(?:\w+\s+){0,3}?(?:ejecutad|corrid|probad|lanzad)\w*|sin (?:ejecutar|correr|probar)",
-    "Portuguese": r"não\s+(?:\w+\s+){0,3}?(?:executei|executado|executamos|rodei|rodado|testei|testado|verifiquei)"
-                  r"|sem (?:executar|rodar|testar)",
+    "Spanish": r"no\s+(?:\w+\s+){0,3}?(?:ejecut\w*|corr(?:er|id\w*|í)|prob(?:ar|ad\w*|é)|lanz(?:ar|ad\w*))"
+               r"|sin (?:ejecutar|correr|probar)",
+    "Portuguese": r"não\s+(?:\w+\s+){0,3}?(?:executei|executado|executamos|executar|rodei|rodado|rodar|testei|testado|testar"
+                  r"|verifiquei|verificar)|sem (?:executar|rodar|testar)",
     "Russian": r"не\s+(?:\w+\s+){0,2}?(?:запуска|запусти|проверя|провери|прогоня|прогна|выполня|выполни)\w*",
-    "Chinese": _each("没|没有|未", "(?:运行|跑|执行|测试|验证)"), "Japanese": _each("実行|テスト|確認", "して(?:い)?(?:ません|ない)") + "|未実行",
-    "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*하지 않았") + "|" + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
+    "Chinese": _each("没|没有|未|无法|不能|没能", "(?:运行|跑|执行|测试|验证)"),
+    "Japanese": _each("実行|テスト|確認", "(?:が|は)?(?:して(?:い)?(?:ません|ない)|でき(?:ません|ない|なかった))") + "|未実行",
+    "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*(?:하지 않았|할\s*수\s*없|하지\s*못)") + "|"
+              + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
 # Each table takes its words as one field more, searched as its other fields are (section 3: by first letter).
 LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, "")) for lang in LANGUAGES)
 NOT_RUN = _one_pattern("not_run")
