@@ -42,6 +42,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("| unit tests | 🟢 |", ["tests"]), ("Status: 🟢", ["done"]), ("- tests ✔️", ["tests"]),
     ("Build: OK, tests: OK", ["tests"]), ("Result: PASS", ["done"]), ("| pytest | PASSED |", ["done"]),
     ("Тесты: OK", ["tests"]), ("Status: **SUCCESS**", ["done"]), ("Tests → green", ["tests"]),
+    ("```\n$ pytest -q\n4 passed in 0.02s\n```", ["tests"]), ("  4 passing (8ms)", ["tests"]),
+    ("Tests:       4 passed, 4 total", ["tests"]), ("ok  \tcalc\t0.003s", ["tests"]),
 ]
 NO_CLAIM = [
     "3 of 4 tests pass; test_edge still fails.", "3/4 tests pass.", "3 von 4 Tests bestehen.", "3 из 4 тестов проходят.",
@@ -58,6 +60,7 @@ NO_CLAIM = [
     "Je vais vérifier si les tests passent.", "Voy a verificar si las pruebas pasan.", "Vou verificar se os testes passam.",
     "Проверю, проходят ли тесты.", "| unit tests | 🟢 | lint | 🔴 |", "tests ✖ 1 failing, ✔ 3 passing",
     "| lint | OK | tests | FAIL |", "OK, let me run the tests.", "CI: red", "Tests: ERROR", "Status: FAILED, build: OK",
+    "3 passed, 1 failed in 0.10s", "I added 4 tests.", "Tests:       3 passed, 1 failed, 4 total",
 ]
 
 

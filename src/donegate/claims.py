@@ -14,15 +14,15 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
-           'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE',
-           'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS',
-           'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST',
-           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims',
-           'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
-           'files_written', 'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check',
-           'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
-           'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'PASSED_SUMMARY', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
+           'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE',
+           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'NO_TEST', 'RAN_SOME',
+           'FAILED_REPORTS', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED',
+           'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
+           'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
+           'may_write', 'read_only', 'files_written', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
+           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -214,14 +214,19 @@ CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist i
 STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
 PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
 FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
+# A runner's own summary of a pass, pasted into a reply (`4 passed in 0.02s`), unless it counts failures too.
+PASSED_SUMMARY = re.compile(r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b|\btest result: ok\. [1-9]\d* passed|^ok\s+\S+\s+[\d.]+s\b"
+                            r"|\bTests:\s+[1-9]\d* passed, [1-9]\d* total|\b[1-9]\d* passing \(\d", re.M)
+COUNTED_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b")
 
 
 def mark_claim(line: str) -> str | None:
     """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
-    status), None otherwise."""
+    status), "tests" for a runner's summary of a pass; None otherwise."""
     statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
-    if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)) or \
-            any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
+    if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)):
+        return "tests" if PASSED_SUMMARY.search(line) and not COUNTED_FAILURES.search(line) else None
+    if any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
         return None
     return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
 

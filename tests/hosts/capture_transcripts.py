@@ -58,6 +58,7 @@ and a command that may have written, whatever its exit code, and a status given 
   ignored-failure   a wrong fix, then `make test`, whose recipe ignores the tests' exit code (`-pytest`): make
                     exits 0 while pytest's summary says 1 failed, then the claim
   hedge-couldnt     the right fix, no test run, then "I couldn't run the tests here, but they should pass now."
+  pasted-output     no edit and no test run, only a test runner's summary of a pass, pasted into the reply
   caveat-elsewhere  the right fix, the check passing, then a claim with a caveat about another platform ("though I
                     haven't tested on Windows"): the claim stands
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
@@ -147,6 +148,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "status-claim": [[say("Tests: OK")]],
         "ignored-failure": [[wrong], [run("make test")], [say(PASS)]],
         "hedge-couldnt": [[fix], [say("I couldn't run the tests here, but they should pass now.")]],
+        "pasted-output": [[say("```\n$ python -m pytest -q\n....\n4 passed in 0.02s\n```")]],
         "caveat-elsewhere": [[fix], [run(CHECK)], [say("All tests pass now, though I haven't tested on Windows.")]],
     }
 
@@ -221,7 +223,8 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "italian", "dutch", "hindi", "table-claim", "emoji-claim", "verified-word", "unticked", "ticked",
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
-             "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere"]
+             "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
+             "pasted-output"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
