@@ -43,10 +43,18 @@ def test_every_host_has_a_fixture_of_every_scenario():
     assert sorted(FIXTURES) == sorted(f"{h}/{s}" for h in tr.HOSTS for s in EXPECTED)
 
 
+def test_the_console_script_prints_and_exits_as_the_command_line_does():
+    """`donegate audit` as a person runs it (a process of its own) is the command line each fixture is judged by below."""
+    for name in ("claude-code/supported", "codex/contradicted"):
+        run, same = donegate_audit(str(FIXTURES[name])), cli(str(FIXTURES[name]))
+        assert (run.returncode, run.stdout) == (same.returncode, same.stdout) and run.returncode == EXPECTED[
+            name.split("/")[1]]["exit"], run.stdout + run.stderr
+
+
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
     scenario = name.split("/")[1]
-    run = donegate_audit(str(FIXTURES[name]))
+    run = cli(str(FIXTURES[name]))
     assert run.returncode == EXPECTED[scenario]["exit"], run.stdout + run.stderr
     printed = [line.split()[0].lower() for line in run.stdout.splitlines()
                if line.startswith("  ") and line.split() and line.split()[0] in au.LABELS.values()]

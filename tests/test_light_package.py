@@ -173,13 +173,26 @@ def test_install_doctor_init_status_and_ledger_run_from_the_wheel(light, tmp_pat
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_the_audit_from_the_wheel_gives_the_expected_verdicts(light, tmp_path, host):
+    """The wheel's `donegate audit` command on one session, then the wheel's own audit on every scenario of the host,
+    in one process of the wheel's environment (a process per scenario would pay for Python's start each time)."""
     expected = json.loads((TRANSCRIPTS / "expected.json").read_text())
-    for scenario, want in sorted(expected.items()):
-        (path,) = (TRANSCRIPTS / host / scenario).rglob("*.json*")
-        done = subprocess.run([light / "donegate", "audit", path, "--html", tmp_path / f"{scenario}.html"],
-                              capture_output=True, text=True)
-        assert done.returncode == want["exit"], (scenario, done.stdout, done.stderr)
-        assert (tmp_path / f"{scenario}.html").stat().st_size > 0
+    paths = {scenario: str(next((TRANSCRIPTS / host / scenario).rglob("*.json*"))) for scenario in expected}
+    done = subprocess.run([light / "donegate", "audit", paths["supported"], "--html", tmp_path / "supported.html"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "SUPPORTED" in done.stdout, (done.stdout, done.stderr)
+    assert (tmp_path / "supported.html").stat().st_size > 0
+    every = ("import contextlib, io, json, sys\nfrom donegate.transcripts import audit_command\n"
+             "paths, out = json.loads(sys.argv[1]), sys.argv[2]\ncodes = {}\n"
+             "for name, path in paths.items():\n"
+             "    with contextlib.redirect_stdout(io.StringIO()):\n"
+             "        codes[name] = audit_command(path, html=f'{out}/{name}.html')\n"
+             "print(json.dumps(codes))\n")
+    done = subprocess.run([light / "python", "-c", every, json.dumps(paths), str(tmp_path)], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    codes = json.loads(done.stdout.splitlines()[-1])
+    assert codes == {scenario: want["exit"] for scenario, want in expected.items()}
+    assert all((tmp_path / f"{scenario}.html").stat().st_size > 0 for scenario in expected)
 
 
 RUNS = {"check": ["labs/lab01-fail-open-hooks/lab01-fail-open-hooks.ipynb"], "start": ["lab01"],
