@@ -345,6 +345,18 @@ def test_a_tool_not_known_to_read_only_may_have_written_after_the_check(tool):
     assert stretch.work == "unverified"
 
 
+@pytest.mark.parametrize("tool,path,folder,work", [
+    ("Write", "/tmp/notes.md", "/work/repo", "verified"), ("Write", "/root/.claude/plans/plan.md", "/work/repo", "verified"),
+    ("Edit", "/work/repo2/calc.py", "/work/repo", "verified"), ("write_file", "/home/u/scratch.txt", "/work/repo", "verified"),
+    ("Edit", "/work/repo/calc.py", "/work/repo", "unverified"), ("Write", "notes.md", "/work/repo", "unverified"),
+    ("Write", "/work/repo/../repo/calc.py", "/work/repo", "unverified"), ("Write", "/tmp/notes.md", None, "unverified")])
+def test_an_edit_tool_counts_when_it_may_have_written_a_file_of_the_sessions_folder(tool, path, folder, work):
+    """A note an edit tool writes to a full path outside the folder the session ran in changes nothing of this tree;
+    a relative path, one inside, or any path where the transcript does not give the folder may."""
+    _claims, stretch = _session(EDIT, PASS, (tool, {"file_path": path, "content": "x"}, 0), folder=folder)
+    assert stretch.work == work, (tool, path, folder, stretch)
+
+
 WRITERS = ["make gen", "python scripts/gen.py", "./scripts/build.sh", "npm run codegen", "sed -i s/a/b/ calc.py",
            "cp templates/calc.py calc.py", "git checkout calc.py", "cargo run --bin gen", "bash -c 'cat t > calc.py; exit 3'"]
 

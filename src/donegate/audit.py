@@ -86,6 +86,9 @@ class Rules:
     def written(self) -> set:
         return set()  # the files a session wrote so far (`update` adds, `in` asks), for `writes`
 
+    def outside(self, path: str) -> bool:
+        return False  # is a file an edit tool wrote outside the session's folder? This chapter knows no folder
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041m
 def _masks(self: Rules, command: str) -> bool:
     """True when the command's exit code is not the check's word on the tree: the check is negated (`!`), sent to
@@ -246,6 +249,8 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
     tool = str(event.payload.get("tool"))
     if ours.get("kind") == "edit" or tool in EDIT_TOOLS:
         files = tuple(ours.get("files") or [str(given.get("file_path") or "")])
+        if all(files) and all(rules.outside(f) for f in files):
+            return None  # it wrote only outside the session's folder (a note in /tmp): nothing of this tree
         return Action(event.seq, "edit", ", ".join(files) or tool, files=files, tool=True)
     if command:
         edit = rules.writes(command, written)

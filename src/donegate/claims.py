@@ -981,9 +981,6 @@ class AuditRules(_Remembers, Rules):
 
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 
-    def elsewhere(self, command: str) -> bool:
-        return elsewhere(command, self.home, self.checks)
-
     def check_scope(self, command: str) -> tuple[str, ...]:
         return tuple(check_scope(command, self.checks))
 
@@ -997,3 +994,16 @@ class AuditRules(_Remembers, Rules):
 
     def written(self) -> Written:
         return Written()
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-091f
+# The two questions of where, asked from the folder the session ran in (`home`, where the transcript gives it).
+def _elsewhere(self: AuditRules, command: str) -> bool:
+    return elsewhere(command, self.home, self.checks)
+
+
+def _outside(self: AuditRules, path: str) -> bool:  # a file an edit tool wrote, named by a full path outside `home`
+    return path.startswith("/") and self.home is not None and outside(path, self.home)
+
+
+AuditRules.elsewhere, AuditRules.outside = _elsewhere, _outside
+
