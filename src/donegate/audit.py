@@ -74,15 +74,6 @@ class Rules:
     def files_written(self, command: str) -> tuple[str, ...]:
         return ()  # the files a shell edit names as what it writes: none, here
 
-    def ran_nothing(self, output: str) -> bool:
-        """Does a check's output say it ran no test (unittest's `Ran 0 tests`, pytest's `no tests ran`)?"""
-        return re.search(r"\bRan 0 tests\b|\bno tests ran\b", output) is not None
-
-    def reports_failure(self, output: str) -> bool:
-        """Does a check's output report failing tests (pytest's `1 failed ... in 0.1s`, unittest's `FAILED (failures=1)`)?"""
-        return re.search(r"\b[1-9]\d* (?:failed|errors?)\b[^\n]* in [\d.]+s\b|^FAILED \((?:failures|errors)=", output,
-                         re.M) is not None
-
     def written(self) -> set:
         return set()  # the files a session wrote so far (`update` adds, `in` asks), for `writes`
 
@@ -109,6 +100,21 @@ def _masks(self: Rules, command: str) -> bool:
 
 
 Rules.masks = _masks
+
+
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-041o
+def _ran_nothing(self: Rules, output: str) -> bool:
+    """Does a check's output say it ran no test (unittest's `Ran 0 tests`, pytest's `no tests ran`)?"""
+    return re.search(r"\bRan 0 tests\b|\bno tests ran\b", output) is not None
+
+
+def _reports_failure(self: Rules, output: str) -> bool:
+    """Does a check's output report failing tests (pytest's `1 failed ... in 0.1s`, unittest's `FAILED (failures=1)`)?"""
+    return re.search(r"\b[1-9]\d* (?:failed|errors?)\b[^\n]* in [\d.]+s\b|^FAILED \((?:failures|errors)=", output,
+                     re.M) is not None
+
+
+Rules.ran_nothing, Rules.reports_failure = _ran_nothing, _reports_failure
 
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
