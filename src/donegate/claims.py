@@ -20,9 +20,9 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'ST
            'FAILED_REPORTS', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED',
            'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
            'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
-           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'may_write', 'read_only', 'files_written', 'split_options', 'shell_parts', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure',
+           'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -574,14 +574,12 @@ RUNNER_VALUES = frozenset({
     "--workspace", "-c", "--call", "--allow-scripts", "--gemfile", "-e", "--environment"})  # npx, pixi, bundle, pdm
 
 
-def _past_options(words: list[str]) -> list[str]:
-    """The words from the program a runner is given on: past its options and their values, and a `--`."""
+def split_options(words: list[str], values: frozenset[str], marks: str = "-") -> tuple[list[str], list[str]]:
+    """(the options that open `words`, with the values of those in `values`; the words after them and a `--`)."""
     at = 0
-    while at < len(words) and words[at].startswith("-"):
-        if words[at] == "--":
-            return words[at + 1:]
-        at += 1 + (words[at] in RUNNER_VALUES)
-    return words[at:]
+    while at < len(words) and words[at][:1] in marks and words[at] not in ("-", "--"):
+        at += 1 + (words[at] in values)
+    return words[:at], words[at + (words[at:at + 1] == ["--"]):]
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071r
@@ -592,11 +590,8 @@ _SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})  
 def shell_parts(words: list[str]) -> tuple[bool, list[str]]:
     """Of a shell's words: was it given `-c` (alone or among other letters: `bash -lc`, `sh -ec`), and the words
     after its options (the line to run, or a script and its arguments)?"""
-    at, given_c = 1, False
-    while at < len(words) and words[at][:1] in ("-", "+") and words[at] not in ("-", "--"):
-        given_c |= not words[at].startswith("--") and "c" in words[at][1:]
-        at += 1 + (words[at] in _SHELL_VALUES)
-    return given_c, words[at + (words[at:at + 1] == ["--"]):]
+    options, rest = split_options(words[1:], _SHELL_VALUES, "-+")
+    return any(o[:1] in "-+" and not o.startswith("--") and "c" in o[1:] for o in options), rest
 
 
 def program_words(words: list[str]) -> list[str]:
@@ -607,7 +602,7 @@ def program_words(words: list[str]) -> list[str]:
     while words:
         name, verb = words[0], RUNNERS.get(words[0])
         if verb is not None and (not verb or words[1:2] == [verb]):
-            name, args = _program(_past_options(words[1 + bool(verb):]))
+            name, args = _program(split_options(words[1 + bool(verb):], RUNNER_VALUES)[1])
             words = [name, *args] if name else []
         elif name in SHELLS and not (parts := shell_parts(words))[0] and parts[1]:
             words = parts[1]  # a script and its arguments
@@ -800,19 +795,16 @@ def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> b
         return False  # it changes no folder, names none, and is given no path that could lead out: it runs here
     last, checked = ".", False
     for words, here in folders(command):
-        name, args, last = *_program(words), here
+        last = here
         if (inner := shell_string(words)) is not None:  # its own line, run from the folder reached so far
             if elsewhere(inner if here == "." else f"cd {shlex.quote(here)} && {inner}", home, checks):
                 return True
             continue
-        verb = next((a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in MOVED_BY), "")
-        if name in READING or name == "git" and verb in GIT_READING:
-            continue  # a reading program is no check, wherever it looks
         if checked_words(words, lambda text: first_check(text, checks)) is None:
             continue  # not the check
         if outside(here, home):  # the check: where it ran, the folder its options name, the paths it is given
             return True
-        checked = True
+        checked, args = True, _program(words)[1]
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
         named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
