@@ -244,11 +244,15 @@ def with_other_project(world: HostWorld) -> None:
     world.git("commit", "-q", "-m", "greet", cwd=other)
 
 
+def need_make(world: HostWorld) -> None:
+    if shutil.which("make", path=world.env["PATH"]) is None:
+        raise SystemExit("`make` is not on this machine's PATH; install GNU make to record this scenario")
+
+
 def with_makefile(world: HostWorld, then: str = "") -> None:
     """The project, with calc.py generated from a committed template (the wrong add()) by `make gen` (`then`: a
     step the target runs after the copy)."""
-    if shutil.which("make", path=world.env["PATH"]) is None:
-        raise SystemExit("make-gen: `make` is not on this machine's PATH; install GNU make to record this scenario")
+    need_make(world)
     world.project({"Makefile": ".PHONY: gen\n\n# calc.py is generated from its template\ngen:\n"
                                "\tcp templates/calc.py.in calc.py\n" + (f"\t{then}\n" if then else ""),
                    "templates/calc.py.in": "def add(a, b):\n    return a - b\n"})
@@ -256,8 +260,7 @@ def with_makefile(world: HostWorld, then: str = "") -> None:
 
 def with_ignoring_makefile(world: HostWorld) -> None:
     """The project, with a `make test` whose recipe ignores the tests' exit code (a leading `-`)."""
-    if shutil.which("make", path=world.env["PATH"]) is None:
-        raise SystemExit("ignored-failure: `make` is not on this machine's PATH; install GNU make to record this scenario")
+    need_make(world)
     world.project({"Makefile": f".PHONY: test\n\ntest:\n\t-{TESTS}\n"})
 
 
