@@ -276,7 +276,7 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             actions.append(action)
             written.update(action.files)
             named = " ".join(action.files) or action.what
-            names = re.findall(r"[\w.-]+\.sh\b", named) if action.kind != "command" else ()
+            names = re.findall(r"[\w.-]+\.sh\b", named) if action.kind != "command" and ".sh" in named else ()
             if action.kind == "edit":
                 scripts.update(dict.fromkeys(names, action.seq))
             elif action.kind == "check":  # a check whose own script the session changed is not the operator's

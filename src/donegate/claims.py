@@ -814,12 +814,16 @@ def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> b
     return not checked and outside(last, home)  # a check the lines above did not find: where the line ended
 
 
+def _normal(path: str) -> str:  # `os.path.normpath`, asked only of a path it would change
+    return os.path.normpath(path) if "/." in path or "//" in path or path.endswith("/") else path
+
+
 def outside(folder: str, home: str | None = None) -> bool:
     """Is `folder` (relative to the session's, or full) outside the session's folder `home`? A full path is taken
     to be inside when `home` is not known (or not a full path)."""
     if home is not None and home.startswith("/") and not folder.startswith("~"):
-        folder = os.path.normpath(os.path.join(home, folder))  # a full path stays itself
-        return os.path.commonpath([folder, home]) != os.path.normpath(home)
+        folder, home = _normal(os.path.join(home, folder)), _normal(home)  # a full path stays itself
+        return folder != home and not folder.startswith(home.rstrip("/") + "/")
     return folder.startswith("~") or not folder.startswith("/") and os.path.normpath(folder).startswith("..")
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-074a
@@ -869,13 +873,13 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
     may every path where `home` is not known."""
     parts = simple_commands(command)
     for words, _fed in parts:
-        name, args = _program(words)
-        named = [a for a in args if not a.startswith("-")]
+        name, args = ("", []) if _reads(words) else _program(words)  # no program that reads changes a named path
         if name in CHANGES_NAMED or name in CHANGES_LAST:
+            named = [a for a in args if not a.startswith("-")]
             changed = named if name in CHANGES_NAMED else named[-1:]
             if not changed:
                 return False  # `touch` alone, `cp -t DIR a b`: what it changes is not said as a path
-        elif _reads(words) or asks(words):
+        elif not name or asks(words):
             changed = []
         elif (inner := shell_string(words)) is not None and not _targets(words):  # `bash -lc 'cat calc.py'`
             if not changes_nothing_here(inner, home):
@@ -951,7 +955,10 @@ from .audit import Rules
 class AuditRules(_Remembers, Rules):
     """Chapter 09's `Rules` answered as this appendix reads: the rules of `donegate audit`."""
 
-    def is_check(self, command: str) -> bool:
+    def is_check(self, command: str) -> bool:  # asked of each call when it is read, and again on the timeline
+        return self.once(self.runs_check, command)
+
+    def runs_check(self, command: str) -> bool:
         return runs_check(command, self.checks)
 
     def claims(self, text: str) -> list[tuple[str, str]]:
