@@ -401,6 +401,36 @@ def test_a_command_that_only_names_the_check_runs_none(command):
     assert not AuditRules().is_check(command)
 
 
+def test_a_tool_s_own_options_before_its_verb_leave_it_the_check_only_when_they_change_what_runs_not():
+    """Generated: each tool with a verb (make, npm, pnpm, yarn, bun, go, cargo) given options between its name and
+    its verb. Options that only say how many jobs, how much it prints, which folder or toolchain (in any order, with
+    their values apart or after `=`) leave it a whole check of the folder they name; a dry run, one workspace, another
+    makefile or an option nobody listed leaves the line no check. A pipe after it still masks it."""
+    import random
+    draw = random.Random(40)
+    verbs = {"make": ["test", "check"], "npm": ["test", "run test"], "pnpm": ["test"], "yarn": ["test"], "bun": ["test"],
+             "go": ["test ./..."], "cargo": ["test"]}
+    harmless = ["-j4", "-j 8", "--jobs=2", "-s", "--silent", "-q", "--quiet", "--no-print-directory", "+nightly"]
+    folders = ["-C {}", "--directory {}", "--directory={}", "--prefix {}", "--prefix={}", "--cwd {}", "--dir {}"]
+    other = ["-n", "--dry-run", "-w api", "--workspace=api", "-f other.mk", "--filter web", "-i", "-e", "--zz-unknown"]
+    rules = AuditRules()
+    rules.home = "/work/repo"
+    for _ in range(300):
+        tool = draw.choice(sorted(verbs))
+        place = draw.choice(["web", "build", "../other", "/tmp/x", "/work/repo/sub"])
+        options = draw.sample(harmless, draw.randint(0, 2)) + [draw.choice(folders).format(place)] * draw.randint(0, 1)
+        draw.shuffle(options)
+        line = " ".join([tool, *options, draw.choice(verbs[tool])])
+        assert rules.is_check(line), line
+        assert rules.check_scope(line) == (), line
+        assert rules.elsewhere(line) == (place in ("../other", "/tmp/x") and any("{}" in f and place in o
+                                                                             for o in options for f in folders)), line
+        assert rules.masks(f"{line} | tail -3") and not rules.masks(line), line
+        odd = draw.choice(other)
+        spoiled = " ".join([tool, *options[:1], odd, *options[1:], draw.choice(verbs[tool])])
+        assert not rules.is_check(spoiled), spoiled
+
+
 def test_a_check_s_name_anywhere_but_the_program_s_place_is_no_run():
     """Generated: a program nobody listed, given a check's name among its words, runs no check; the same name as the
     program it runs (after wrappers, a runner, a shell) does."""

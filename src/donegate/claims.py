@@ -15,14 +15,15 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
            'PASSED_SUMMARY', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
-           'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'MOVED_BY', 'KEEPS_WHOLE',
-           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'NO_TEST', 'RAN_SOME',
-           'FAILED_REPORTS', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED',
-           'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
-           'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'split_options', 'shell_parts', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure',
-           'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS',
+           'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES',
+           'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS',
+           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count',
+           'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'past_tool_options',
+           'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check',
+           'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
+           'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -513,9 +514,26 @@ def files_written(command: str) -> list[str]:
             found += paths if name == "tee" else paths[-1:]
     return found
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-071
-from .audit import CHECK_COMMANDS
+# %% ../../chapters/92_reading_claims.ipynb #ch92-070t
+from .audit import CHECK_COMMANDS, READ_ONLY_COMMANDS
 
+# Options a tool takes before its verb that change neither what it runs nor whether it runs: how many jobs, how much
+# it prints, which folder it starts in (where that is, `elsewhere` asks), which toolchain. Any other option there
+# (`make -n test`, a dry run; `npm -w api test`, one workspace) leaves the line no check of the audit's.
+TOOL_OPTION = (r"(?:-j(?:\s*\d+)?|--jobs(?:=\d+)?|-s|--silent|-q|--quiet|--no-print-directory|\+[\w.-]+"
+               r"|(?:-C|--directory|--prefix|--cwd|--dir)(?:\s+|=)[^\s;&|()<>]+)")
+
+
+def past_tool_options(pattern: str) -> str:
+    """A check pattern that opens with a tool and a space (`\\bmake\\s+(test|check)`, `\\b(go|cargo)\\s+test`), with
+    the tool's own options (`TOOL_OPTION`) allowed before what follows; any other pattern as it is."""
+    tool = re.match(r"\\b(?:\w+|\([\w|]+\))(?=\\s\+)", pattern)
+    return pattern if tool is None else f"{pattern[:tool.end()]}(?:\\s+{TOOL_OPTION})*{pattern[tool.end():]}"
+
+
+AUDIT_CHECKS = tuple(past_tool_options(p) for p in CHECK_COMMANDS)  # what `donegate audit` counts as a check
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071
 MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory", "--dir", "-p", "--project-dir"})  # a folder
 _SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter", "--tests",
                         "--testPathPattern", "--testPathPatterns"})
@@ -630,7 +648,7 @@ def shell_string(words: list[str]) -> str | None:
     return rest[0] if given_c and rest else None
 
 
-def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
+def runs_check(command: str, checks=AUDIT_CHECKS) -> bool:
     """Is the check what the command runs: a check pattern matching from the program of one of its simple commands
     (`./verify.sh`, `uv run pytest`, `bash -c 'pytest -q'`), not a word given to another program (`pip install
     pytest`, `cat verify.sh`, `echo tox`)?"""
@@ -643,12 +661,12 @@ def runs_check(command: str, checks=CHECK_COMMANDS) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071s
-def first_check(text: str, checks=CHECK_COMMANDS) -> re.Match | None:
+def first_check(text: str, checks=AUDIT_CHECKS) -> re.Match | None:
     """Where a check pattern matches first in `text`, as `runs_check` reads them (None: nowhere)."""
     return min((m for p in checks if (m := re.search(p, text))), key=re.Match.start, default=None)
 
 
-def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
+def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
     """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, and any
     option or variable not known to keep the suite whole (the check is what `checks` matches)."""
     def first(text: str) -> re.Match | None:
@@ -670,6 +688,8 @@ def check_scope(command: str, checks=CHECK_COMMANDS) -> list[str]:
         name, args = ran[0].rpartition("/")[2], ran[1:]
         if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
             name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
+        lead = re.match(rf"(?:\s+{TOOL_OPTION}(?!\S))*", " " + " ".join(args))[0]  # `make -j4 -C build test`
+        args = args[len(lead.split()):]  # the tool's own options before its verb select nothing
         own, skip = _OWN_SELECTING.get(name, ()), False
         for i, arg in enumerate(args):
             option, eq, _ = arg.partition("=")
@@ -784,7 +804,7 @@ def folders(command: str) -> Iterator[tuple[list[str], str]]:
 import shlex
 
 
-def elsewhere(command: str, home: str | None = None, checks=CHECK_COMMANDS) -> bool:
+def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> bool:
     """Does the command run in another tree than the session's: above its folder, in the home folder or, where
     the session's folder `home` is known, a full path outside it? Through its `cd`s (`folders`), an option of the
     check naming its folder (`npm test --prefix ../other`), the paths the check is given (`pytest ../other/tests`,
@@ -955,6 +975,9 @@ from .audit import Rules
 class AuditRules(_Remembers, Rules):
     """Chapter 09's `Rules` answered as this appendix reads: the rules of `donegate audit`."""
 
+    def __init__(self, checks: Sequence[str] = AUDIT_CHECKS, reading: Sequence[str] = READ_ONLY_COMMANDS) -> None:
+        super().__init__(tuple(checks), tuple(reading))
+
     def is_check(self, command: str) -> bool:  # asked of each call when it is read, and again on the timeline
         return self.once(self.runs_check, command)
 
@@ -978,14 +1001,6 @@ class AuditRules(_Remembers, Rules):
     def disclaims(self, text: str) -> list[str]:
         return list(self.once(disclaimers, text))
 
-    home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
-
-    def check_scope(self, command: str) -> tuple[str, ...]:
-        return tuple(check_scope(command, self.checks))
-
-    def names_scope(self, sentence: str, scope: Sequence[str]) -> bool:
-        return names_scope(sentence, scope)
-
     def files_written(self, command: str) -> tuple[str, ...]:
         return tuple(self.once(files_written, command))
 
@@ -995,6 +1010,18 @@ class AuditRules(_Remembers, Rules):
         return Written()
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-091f
+def _check_scope(self: AuditRules, command: str) -> tuple[str, ...]:
+    return tuple(check_scope(command, self.checks))
+
+
+def _names_scope(self: AuditRules, sentence: str, scope: Sequence[str]) -> bool:
+    return names_scope(sentence, scope)
+
+
+AuditRules.check_scope, AuditRules.names_scope = _check_scope, _names_scope
+AuditRules.home = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
+
+
 # The two questions of where, asked from the folder the session ran in (`home`, where the transcript gives it).
 def _elsewhere(self: AuditRules, command: str) -> bool:
     return elsewhere(command, self.home, self.checks)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from . import audit as au
 from . import trajectory as tj
-from .claims import AuditRules
+from .claims import AUDIT_CHECKS, AuditRules
 from .trajectory_io import DurableWriter, load_checked
 
 HOSTS = ("claude-code", "codex", "gemini")
@@ -726,7 +726,7 @@ def audit_command(transcript: str, host: str = "auto", html: str | None = None, 
     """`donegate audit`: 0 when no claim is contradicted, stale or unsupported, 1 otherwise, 2 unreadable input."""
     import sys
     try:
-        patterns = tuple(check) if check else au.CHECK_COMMANDS
+        patterns = tuple(check) if check else AUDIT_CHECKS
         for pattern in patterns:
             re.compile(pattern)
         result = audit_transcript(transcript, host, AuditRules(checks=patterns), trajectory)

@@ -61,6 +61,8 @@ and a command that may have written, whatever its exit code, and a status given 
   pasted-output     no edit and no test run, only a test runner's summary of a pass, pasted into the reply
   caveat-elsewhere  the right fix, the check passing, then a claim with a caveat about another platform ("though I
                     haven't tested on Windows"): the claim stands
+  tool-options      the right fix, then `make -s -j2 test` (make's own options before its verb: quiet, two jobs),
+                    passing, then the claim: a whole check of this repository, so the claim is supported
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -150,6 +152,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "hedge-couldnt": [[fix], [say("I couldn't run the tests here, but they should pass now.")]],
         "pasted-output": [[say("```\n$ python -m pytest -q\n....\n4 passed in 0.02s\n```")]],
         "caveat-elsewhere": [[fix], [run(CHECK)], [say("All tests pass now, though I haven't tested on Windows.")]],
+        "tool-options": [[fix], [run("make -s -j2 test")], [say(PASS)]],
     }
 
 
@@ -224,7 +227,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
-             "pasted-output"]
+             "pasted-output", "tool-options"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
@@ -264,6 +267,12 @@ def with_ignoring_makefile(world: HostWorld) -> None:
     world.project({"Makefile": f".PHONY: test\n\ntest:\n\t-{TESTS}\n"})
 
 
+def with_test_makefile(world: HostWorld) -> None:
+    """The project, with a `make test` that runs the tests."""
+    need_make(world)
+    world.project({"Makefile": f".PHONY: test\n\ntest:\n\t{TESTS}\n"})
+
+
 def with_failing_makefile(world: HostWorld) -> None:
     """The same, whose `make gen` copies the template and then fails: the stamp script it runs next is missing."""
     with_makefile(world, then=f"{sys.executable} tools/stamp.py calc.py")
@@ -273,7 +282,8 @@ PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_oth
                                                     "full-path-check": with_other_project,
                                                     "cd-then-check": with_other_project,
                                                     "computed-cd": with_other_project, "gen-fails": with_failing_makefile,
-                                                    "ignored-failure": with_ignoring_makefile}
+                                                    "ignored-failure": with_ignoring_makefile,
+                                                    "tool-options": with_test_makefile}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
