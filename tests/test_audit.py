@@ -505,10 +505,14 @@ def test_a_reading_program_reads_unless_told_to_write_and_git_is_read_past_its_o
     ("bash -c './verify.sh'", "verified"), ("python -m pytest -q tests/ --junitxml /tmp/report.xml", "verified"),
     ("pytest /work/repo/tests", "verified"), ("make -C ../lib && ./verify.sh", "verified"),
     ("mkdir -p ../out && python -m pytest -q", "verified"), ("git -C ../other stash && ./verify.sh", "verified"),
-    ("gradle -p ../other test", "unverified"), ("./gradlew --project-dir=/work/other check", "unverified")])
+    ("gradle -p ../other test", "unverified"), ("./gradlew --project-dir=/work/other check", "unverified"),
+    ("../other/verify.sh", "unverified"), ("/work/other/verify.sh", "unverified"), ("/work/repo/verify.sh", "verified"),
+    ("scripts/../verify.sh", "verified"), ("../other/.venv/bin/pytest -q", "verified"), ("/usr/bin/pytest -q", "verified"),
+    ("~/.local/bin/pytest", "verified"), ("node_modules/.bin/jest", "verified")])
 def test_a_check_counts_where_its_shell_line_and_its_paths_take_it(command, work):
-    """A check given a path outside the session's folder, or run by a shell given a line that goes there, checked
-    another tree; an option's value (a report file) is not where it runs."""
+    """A check given a path outside the session's folder, run by a shell given a line that goes there, or a project's
+    script run by its path from another folder (`../other/verify.sh`), checked another tree; an option's value (a
+    report file) is not where it runs, nor is the `bin` folder a test runner is installed in."""
     _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder="/work/repo")
     assert stretch.work == work, (command, stretch)
 

@@ -17,10 +17,10 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'ST
            'PASSED_SUMMARY', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS',
            'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES',
-           'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses', 'partial_count',
-           'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'past_tool_options',
+           'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
+           'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
+           'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts', 'disclaimers',
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'past_tool_options',
            'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check',
            'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
            'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
@@ -804,14 +804,18 @@ def folders(command: str) -> Iterator[tuple[list[str], str]]:
 import shlex
 
 
+TOOL_FOLDERS = frozenset({"bin", "sbin", ".bin", "Scripts"})  # where installed programs live, whatever project runs them
+
+
 def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> bool:
     """Does the command run in another tree than the session's: above its folder, in the home folder or, where
     the session's folder `home` is known, a full path outside it? Through its `cd`s (`folders`), an option of the
     check naming its folder (`npm test --prefix ../other`), the paths the check is given (`pytest ../other/tests`,
-    `sh ../other/verify.sh`) and the line a shell is given (`bash -c 'cd ../other && pytest'`); where another
+    `sh ../other/verify.sh`), the folder of a script it runs by its path (`../other/verify.sh`; a program run from a
+    `bin` folder, `../other/.venv/bin/pytest`, is a tool, wherever it is) and the line a shell is given (`bash -c 'cd ../other && pytest'`); where another
     program of the line looks (`make -C ../lib && pytest`) says nothing of where the check ran."""
     if not any(mark in command for mark in ("cd", "pushd", "..", " /", "~", "-c")) and \
-            not any(option in command for option in MOVED_BY):
+            not command.lstrip().startswith("/") and not any(option in command for option in MOVED_BY):
         return False  # it changes no folder, names none, and is given no path that could lead out: it runs here
     last, checked = ".", False
     for words, here in folders(command):
@@ -820,7 +824,7 @@ def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> boo
             if elsewhere(inner if here == "." else f"cd {shlex.quote(here)} && {inner}", home, checks):
                 return True
             continue
-        if checked_words(words, lambda text: first_check(text, checks)) is None:
+        if (ran := checked_words(words, lambda text: first_check(text, checks))) is None:
             continue  # not the check
         if outside(here, home):  # the check: where it ran, the folder its options name, the paths it is given
             return True
@@ -829,6 +833,9 @@ def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> boo
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
         named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
                   and ("/" in a or a == "..")]
+        program = next((w for w in words if "/" in w and w.rpartition("/")[2] == ran[0].rpartition("/")[2]), "/bin/")
+        if os.path.basename(os.path.dirname(program)) not in TOOL_FOLDERS:  # a script of a project: `../other/verify.sh`
+            named.append(os.path.dirname(program) or "/")
         if any(outside(os.path.join(here, place), home) for place in named):
             return True
     return not checked and outside(last, home)  # a check the lines above did not find: where the line ended

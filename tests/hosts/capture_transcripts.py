@@ -61,6 +61,8 @@ and a command that may have written, whatever its exit code, and a status given 
   pasted-output     no edit and no test run, only a test runner's summary of a pass, pasted into the reply
   caveat-elsewhere  the right fix, the check passing, then a claim with a caveat about another platform ("though I
                     haven't tested on Windows"): the claim stands
+  other-script      a wrong fix, then the sibling project's own verify.sh run by its path (`../other/verify.sh`),
+                    which passes, then the claim
   tool-options      the right fix, then `make -s -j2 test` (make's own options before its verb: quiet, two jobs),
                     passing, then the claim: a whole check of this repository, so the claim is supported
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
@@ -153,6 +155,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "pasted-output": [[say("```\n$ python -m pytest -q\n....\n4 passed in 0.02s\n```")]],
         "caveat-elsewhere": [[fix], [run(CHECK)], [say("All tests pass now, though I haven't tested on Windows.")]],
         "tool-options": [[fix], [run("make -s -j2 test")], [say(PASS)]],
+        "other-script": [[wrong], [run("../other/verify.sh")], [say(PASS)]],
     }
 
 
@@ -227,13 +230,13 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
-             "pasted-output", "tool-options"]
+             "pasted-output", "tool-options", "other-script"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
 def with_other_project(world: HostWorld) -> None:
     """The project, and a sibling project next to it (outside the repository): a git repository of its own
-    whose small unittest suite passes."""
+    whose small unittest suite passes (its verify.sh runs it from the sibling's own folder)."""
     world.project()
     other = world.repo.parent / "other"
     other.mkdir()
@@ -242,6 +245,8 @@ def with_other_project(world: HostWorld) -> None:
                                          "class GreetTest(unittest.TestCase):\n"
                                          "    def test_greet(self):\n"
                                          "        self.assertEqual(greet(\"ada\"), \"hello, ada\")\n")
+    (other / "verify.sh").write_text(f'#!/bin/sh\ncd "$(dirname "$0")" && exec {sys.executable} -m unittest\n')
+    (other / "verify.sh").chmod(0o755)
     world.git("init", "-q", cwd=other)
     world.git("add", "-A", cwd=other)
     world.git("commit", "-q", "-m", "greet", cwd=other)
@@ -283,7 +288,8 @@ PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_oth
                                                     "cd-then-check": with_other_project,
                                                     "computed-cd": with_other_project, "gen-fails": with_failing_makefile,
                                                     "ignored-failure": with_ignoring_makefile,
-                                                    "tool-options": with_test_makefile}
+                                                    "tool-options": with_test_makefile,
+                                                    "other-script": with_other_project}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
