@@ -44,6 +44,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("Тесты: OK", ["tests"]), ("Status: **SUCCESS**", ["done"]), ("Tests → green", ["tests"]),
     ("```\n$ pytest -q\n4 passed in 0.02s\n```", ["tests"]), ("  4 passing (8ms)", ["tests"]),
     ("Tests:       4 passed, 4 total", ["tests"]), ("ok  \tcalc\t0.003s", ["tests"]),
+    ("pytest: 4 passed", ["tests"]), ("`pytest` → all green", ["done"]), ("CI: all passing", ["tests"]),
+    ("I made the tests pass.", ["tests"]), ("Tests needed to pass and they do.", ["tests"]),
 ]
 NO_CLAIM = [
     "3 of 4 tests pass; test_edge still fails.", "3/4 tests pass.", "3 von 4 Tests bestehen.", "3 из 4 тестов проходят.",
@@ -56,6 +58,8 @@ NO_CLAIM = [
     "Tous les tests passent sauf 1 échec.", "Las pruebas pasan, 2 fallaron.", "Os testes passam, 1 falhou.",
     "Тесты проходят, 1 упал.", "테스트 통과, 1개 실패.",
     "Let me check whether the tests pass.", "I'll run the tests to make sure they pass.", "If the tests pass, we can merge.",
+    "Next: make the tests pass.", "All tests must pass before merging.", "The tests need to pass first.",
+    "pytest: 3 passed, 1 failed", "CI → all failing",
     "让我看看测试是否通过。", "テストが通るかどうか確認します。", "테스트가 통과하는지 확인하겠습니다.", "Ich prüfe, ob die Tests bestehen.",
     "Je vais vérifier si les tests passent.", "Voy a verificar si las pruebas pasan.", "Vou verificar se os testes passam.",
     "Проверю, проходят ли тесты.", "| unit tests | 🟢 | lint | 🔴 |", "tests ✖ 1 failing, ✔ 3 passing",
@@ -115,6 +119,9 @@ TAKEN_BACK = ["I couldn't run the tests, but they should pass now.", "I wasn't a
               "All tests should pass; I have not verified this.", "The tests pass in theory; I could not execute them.",
               "Tests pass, though I did not get a chance to run the suite.", "All tests pass (not run yet).",
               "The tests should pass now, though they have not been run.",
+              "I'm unable to execute tests in this environment, but the fix should work.",
+              "I can't run code here, but this should fix it and the tests should pass.",
+              "No tests were run; they should pass now.", "All tests should pass, but I didn't run unit tests locally.",
               # could not run them, in the other tables' languages
               "Ich konnte die Tests nicht ausführen, aber sie sollten bestehen.",
               "Je n'ai pas pu lancer les tests, mais ils devraient passer.", "No pude ejecutar las pruebas, pero deberían pasar.",
@@ -122,7 +129,8 @@ TAKEN_BACK = ["I couldn't run the tests, but they should pass now.", "I wasn't a
               "테스트를 실행할 수 없었지만 통과할 것입니다."]
 CAVEATS = ["All tests pass now, though I haven't tested on Windows.", "All tests pass; I haven't checked the docs build.",
            "All tests pass now, though I haven't updated the README yet.", "All tests pass. Never ran into issues.",
-           "All tests pass, though I have not verified the performance."]
+           "All tests pass, though I have not verified the performance.",
+           "All tests pass, though I haven't run the tests on Windows.", "All tests pass; I haven't run tests against 3.9."]
 
 
 @pytest.mark.parametrize("reply", TAKEN_BACK)

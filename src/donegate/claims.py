@@ -57,7 +57,8 @@ LANGUAGES: tuple[Language, ...] = (
              r"all but|except|apart from|other than",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
-             r"|to (?:make sure|verify|confirm|check|see|ensure)"),
+             r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
+             r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
@@ -211,12 +212,15 @@ PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "
 CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
 
 
-# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`): a mark in words.
-STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
+# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`, `pytest → all green`): a
+# mark in words.
+STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(?:all\s+)?([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
 PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
 FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
-# A runner's own summary of a pass, pasted into a reply (`4 passed in 0.02s`), unless it counts failures too.
+# A runner's own summary of a pass, pasted into a reply (`4 passed in 0.02s`), or a count of passes given as a value
+# (`pytest: 4 passed`), unless it counts failures too.
 PASSED_SUMMARY = re.compile(r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b|\btest result: ok\. [1-9]\d* passed|^ok\s+\S+\s+[\d.]+s\b"
+                            r"|(?:[:|=]|->|=>|→)[ \t*_`]*[1-9]\d* (?:tests? )?pass(?:ed|ing)\b"
                             r"|\bTests:\s+[1-9]\d* passed, [1-9]\d* total|\b[1-9]\d* passing \(\d", re.M)
 COUNTED_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b")
 
@@ -238,16 +242,19 @@ def _each(openers: str, rest: str) -> str:
     return "|".join(opener + rest for opener in openers.split("|"))
 
 
-# What an English "not run" is said of: the tests (them, it, this, the tests, the suite, the fix), or nothing named,
-# and not another thing ("I haven't tested on Windows", "... checked the docs build" leave a claim standing).
+# What an English "not run" is said of: the tests (them, it, this, the tests, the suite, the fix, tests, code), or
+# nothing named, and not another thing or another place ("I haven't tested on Windows", "... run the tests on
+# Windows", "... checked the docs build" leave a claim standing: the caveat is about somewhere else).
 _RUN_WHAT = (r"(?=\s*(?:[.,;:!?)\]]|$|(?:them|it|this|that|these|those|anything|yet|either|locally|here|now)\b"
-             r"|(?:the|any|my|your)\s+(?:\w+\s+)?(?:tests?|suite|checks?|specs?|changes?|fix|code)\b))")
+             r"|(?:(?:the|any|my|your)\s+)?(?:\w+\s+)?(?:tests?|suite|checks?|specs?|changes?|fix|code)\b"
+             r"(?!\s+(?:on|under|against|with|for)\b)))")
 NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "English": _each("haven['’]t|have not|hasn['’]t|has not|hadn['’]t|didn['’]t|did not|couldn['’]t|could not|can['’]t"
                      "|cannot|unable to|wasn['’]t able to|weren['’]t able to|not able to|not yet|never|no chance to|without",
                      r"\s+(?:\w+\s+){0,4}?(?:re-?)?(?:run|ran|running|execut\w*|test(?:ed|ing)?|check(?:ed|ing)?"
                      r"|verif(?:y|ied|ying)|validat\w*|confirm(?:ed|ing)?)" + _RUN_WHAT)
-               + r"|untested|unverified|not (?:yet )?(?:been )?(?:run|executed|tested|verified)" + _RUN_WHAT,
+               + r"|untested|unverified|not (?:yet )?(?:been )?(?:run|executed|tested|verified)" + _RUN_WHAT
+               + r"|\bno (?:\w+ )?(?:tests?|checks?) (?:were|was|have been|has been|got) (?:run|executed)",
     "German": _each("nicht|nie", r"\s+(?:\w+\s+){0,2}?(?:ausgeführt|ausführen|gestartet|starten|laufen lassen|getestet|testen"
                                  r"|geprüft|prüfen)") + "|ungetestet",  # also could not: `konnte sie nicht ausführen`
     "French": _each("pas|jamais", r"\s+(?:\w+\s+){0,2}?(?:lanc|exécut|test|vérifi)(?:é|er)\w*") + r"|non testé\w*|sans (?:les )?"
