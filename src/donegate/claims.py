@@ -20,10 +20,10 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'ST
            'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
            'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
            'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts', 'disclaimers',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'past_tool_options',
-           'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check',
-           'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
-           'outside', 'asks', 'changes_nothing_here', 'each_of', 'any_of', 'AuditRules']
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
+           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -521,6 +521,48 @@ def files_written(command: str) -> list[str]:
             found += paths if name == "tee" else paths[-1:]
     return found
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-081
+import functools
+
+
+class _EachOf:
+    """Patterns searched one at a time: a list whose members cannot be joined into one pattern."""
+
+    def __init__(self, patterns: tuple[str, ...]) -> None:
+        self.patterns = each_of(patterns)
+
+    def search(self, text: str) -> re.Match | None:  # the match that starts first, as one joined pattern's would
+        return min((m for p in self.patterns if (m := p.search(text))), key=re.Match.start, default=None)
+
+
+@functools.lru_cache(maxsize=64)
+def each_of(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
+    """The patterns, each compiled once per list."""
+    return tuple(re.compile(p) for p in patterns)
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-081b
+def _one_branch(pattern: str) -> bool:
+    """Is `pattern` one branch: no `|` outside its groups and classes (section 3's `_branches`)?"""
+    branches = _branches(pattern)
+    return branches is not None and len(branches) == 1
+
+
+@functools.lru_cache(maxsize=64)
+def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
+    """One pattern that matches where any of `patterns` does (compiled once per list). The members that open
+    with a word bound and are one branch share it, `\\b(?:...)`: the bound is asked once per place, not once
+    per member."""
+    if any(re.search(r"\\\d|\(\?P=", p) for p in patterns):  # a back-reference counts groups across members
+        return _EachOf(patterns)
+    bound = [p[2:] for p in patterns if p.startswith("\\b") and _one_branch(p)]
+    rest = [p for p in patterns if not (p.startswith("\\b") and _one_branch(p))]
+    members = [rf"\b(?:{'|'.join(f'(?:{p})' for p in bound)})"] * bool(bound) + [f"(?:{p})" for p in rest]
+    try:
+        return re.compile("|".join(members)) if members else re.compile(r"(?!)")
+    except re.error:  # a member with global flags, or two members naming a group alike
+        return _EachOf(patterns)
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-070t
 from .audit import CHECK_COMMANDS, READ_ONLY_COMMANDS
 
@@ -669,8 +711,9 @@ def runs_check(command: str, checks=AUDIT_CHECKS) -> bool:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071s
 def first_check(text: str, checks=AUDIT_CHECKS) -> re.Match | None:
-    """Where a check pattern matches first in `text`, as `runs_check` reads them (None: nowhere)."""
-    return min((m for p in checks if (m := re.search(p, text))), key=re.Match.start, default=None)
+    """Where a check pattern matches first in `text`, as `runs_check` reads them (None: nowhere): the one search of
+    them all (section 6's `any_of`), whose first match starts where the first of theirs does."""
+    return any_of(tuple(checks)).search(text)
 
 
 def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
@@ -925,48 +968,6 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
             return False
     return bool(parts)
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-081
-import functools
-
-
-class _EachOf:
-    """Patterns searched one at a time: a list whose members cannot be joined into one pattern."""
-
-    def __init__(self, patterns: tuple[str, ...]) -> None:
-        self.patterns = each_of(patterns)
-
-    def search(self, text: str) -> re.Match | None:
-        return next((m for p in self.patterns if (m := p.search(text))), None)
-
-
-@functools.lru_cache(maxsize=64)
-def each_of(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
-    """The patterns, each compiled once per list."""
-    return tuple(re.compile(p) for p in patterns)
-
-
-# %% ../../chapters/92_reading_claims.ipynb #ch92-081b
-def _one_branch(pattern: str) -> bool:
-    """Is `pattern` one branch: no `|` outside its groups and classes (section 3's `_branches`)?"""
-    branches = _branches(pattern)
-    return branches is not None and len(branches) == 1
-
-
-@functools.lru_cache(maxsize=64)
-def any_of(patterns: tuple[str, ...]) -> re.Pattern | _EachOf:
-    """One pattern that matches where any of `patterns` does (compiled once per list). The members that open
-    with a word bound and are one branch share it, `\\b(?:...)`: the bound is asked once per place, not once
-    per member."""
-    if any(re.search(r"\\\d|\(\?P=", p) for p in patterns):  # a back-reference counts groups across members
-        return _EachOf(patterns)
-    bound = [p[2:] for p in patterns if p.startswith("\\b") and _one_branch(p)]
-    rest = [p for p in patterns if not (p.startswith("\\b") and _one_branch(p))]
-    members = [rf"\b(?:{'|'.join(f'(?:{p})' for p in bound)})"] * bool(bound) + [f"(?:{p})" for p in rest]
-    try:
-        return re.compile("|".join(members)) if members else re.compile(r"(?!)")
-    except re.error:  # a member with global flags, or two members naming a group alike
-        return _EachOf(patterns)
-
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
     """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `remembered`
@@ -1003,7 +1004,7 @@ class AuditRules(_Remembers, Rules):
 
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
-        nothing of the session's folder (section 6's `changes_nothing_here`: it only asks, or writes outside)."""
+        nothing of the session's folder (section 7's `changes_nothing_here`: it only asks, or writes outside)."""
         return not self.once(self.changes_nothing, command)  # read-only for sure is one way to change nothing
 
     def changes_nothing(self, command: str) -> bool:
@@ -1018,7 +1019,7 @@ class AuditRules(_Remembers, Rules):
     def files_written(self, command: str) -> tuple[str, ...]:
         return tuple(self.once(files_written, command))
 
-    ran_nothing, reports_failure = staticmethod(ran_no_test), staticmethod(reports_failure)  # section 6, any runner
+    ran_nothing, reports_failure = staticmethod(ran_no_test), staticmethod(reports_failure)  # section 7, any runner
 
     def written(self) -> Written:
         return Written()
