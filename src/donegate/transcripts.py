@@ -675,7 +675,7 @@ import gc
 def collector_paused():
     """Python's cycle collector held off while a session is read and judged. Reading builds tens of thousands of
     small objects (the JSON records, their steps and events) and no cycle among them; each time the collector ran
-    meanwhile it would walk all of them again, about a quarter of the audit's time on a long session. Reference
+    meanwhile it would walk all of them again, about a fifth of the audit's time on a long session. Reference
     counting still frees every object that is let go; the collector runs again, as it was, at the end."""
     was_on = gc.isenabled()
     gc.disable()
