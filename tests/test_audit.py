@@ -289,6 +289,55 @@ def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0(host,
         assert any(c.verdict == "contradicted" for c in result.claims) or result.rules.accounts(said), said
 
 
+def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverified_never_exits_0():
+    """Generated: 400 sessions of random actions (edits by a tool and by shell commands that may write, failed ones
+    too; reading commands; checks passing and failing here in several forms; passing checks of another folder; checks
+    whose exit code is not their own), each ending with random words: many languages, marks, gibberish, a plain
+    claim. A model of the work read from the actions alone (the last check after the last edit decides; no check
+    after it leaves it unverified) must be what the audit finds, and work left unverified or failing exits 1
+    whatever was said."""
+    import random
+    from collections import Counter
+    draw = random.Random(6)
+    writes = ["sed -i s/-/+/ calc.py", "echo x > notes.txt", "python3 gen.py", "make gen", "cp tmpl.py calc.py",
+              "npm run build", "./fix.sh", "git checkout -- calc.py", "black .", "uv run ruff check --fix ."]
+    reads = ["cat calc.py", "git diff", "ls -la", "grep -n add calc.py", "git status", "python --version", "mypy calc.py"]
+    checks = ["./verify.sh", "python -m pytest -q", "pytest -q tests", "uv run pytest", "make test", "bash -lc './verify.sh'",
+              "make -j4 test", "cd tests && python -m pytest -q", "npm --prefix web test"]
+    away = ["cd ../other && pytest -q", "python -m pytest ../other/tests", "../other/verify.sh", "(cd /tmp/x && ./verify.sh)"]
+    masked = ["pytest -q | tail -3", "./verify.sh || true", "./verify.sh; echo done", "./verify.sh &"]
+    words = [*WORDS, "All tests pass now.", "Done.", "Xq zorblat vintu.", "Все тесты проходят.", "🧪✅", ""]
+    for n in range(400):
+        calls, edited, after = [], False, []  # after: how each check since the last edit ended, in order
+        for _ in range(draw.randint(1, 8)):
+            kind = draw.choice(["edit", "write", "read", "pass", "fail", "away", "masked"])
+            if kind == "edit":
+                calls.append(("Edit", {"file_path": f"/work/repo/m{draw.randint(0, 3)}.py"}, 0))
+            elif kind == "write":
+                calls.append(("Bash", {"command": draw.choice(writes)}, draw.choice([0, 0, 2])))
+            elif kind == "read":
+                calls.append(("Bash", {"command": draw.choice(reads)}, 0))
+            elif kind in ("pass", "fail"):
+                calls.append(("Bash", {"command": draw.choice(checks)}, int(kind == "fail"),
+                              "4 passed in 0.02s" if kind == "pass" else "1 failed, 3 passed in 0.02s"))
+            else:
+                calls.append(("Bash", {"command": draw.choice(away if kind == "away" else masked)}, 0, "4 passed in 0.02s"))
+            edited, after = (True, []) if kind in ("edit", "write") else (edited, after + [kind] * (kind in ("pass", "fail")))
+        model = ("failing" if after[-1] == "fail" else "verified") if after else "unverified" if edited else "nothing"
+        steps = [tr.Step("prompt", text="Fix add.")]
+        for i, (tool, given, code, *output) in enumerate(calls):
+            steps += [tr.Step("call", call_id=f"c{i}", tool=tool, input=given, action="shell" if tool == "Bash" else "edit",
+                              command=given.get("command", ""), files=[given.get("file_path", "")] * (tool == "Edit")),
+                      tr.Step("result", call_id=f"c{i}", tool=tool, exit_code=code, ok=code == 0, text="".join(output))]
+        said = " ".join(draw.choice(words) for _ in range(draw.randint(1, 3)))
+        imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*steps, tr.Step("reply", text=said)], Counter(), [])
+        rules = AuditRules()
+        rules.home = "/work/repo"
+        result = au.audit_session(imported, tr.outline(imported), rules)
+        assert result.work[-1].work == model, (n, calls, result.work[-1])
+        assert model not in ("unverified", "failing") or result.exit_code == 1, (n, calls, said, result.claims)
+
+
 @pytest.mark.parametrize("folder,kind", [("../other", "elsewhere"), ("/work/repo", "check"), ("sub", "check"), (None, "check")])
 def test_a_check_counts_for_the_folder_its_tool_ran_it_in(folder, kind):
     """Codex's `workdir`, Gemini's `dir_path`: a check run by a tool in a folder above the session's checks
