@@ -709,13 +709,12 @@ def runs_check(command: str, checks=AUDIT_CHECKS) -> bool:
                for words, _fed in simple_commands(command))
 
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-071s
 def first_check(text: str, checks=AUDIT_CHECKS) -> re.Match | None:
     """Where a check pattern matches first in `text`, as `runs_check` reads them (None: nowhere): the one search of
     them all (section 6's `any_of`), whose first match starts where the first of theirs does."""
     return any_of(tuple(checks)).search(text)
 
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071s
 def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
     """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, and any
     option or variable not known to keep the suite whole (the check is what `checks` matches)."""
@@ -756,7 +755,6 @@ def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
             elif ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
                 scope.append(arg)
     return scope
-
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071n
 def names_scope(sentence: str, scope: Sequence[str]) -> bool:
@@ -890,7 +888,7 @@ def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> boo
             return True
     return not checked and outside(last, home)  # a check the lines above did not find: where the line ended
 
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-073o
 def _normal(path: str) -> str:  # `os.path.normpath`, asked only of a path it would change
     return os.path.normpath(path) if "/." in path or "//" in path or path.endswith("/") else path
 
