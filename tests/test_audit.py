@@ -76,6 +76,23 @@ def test_an_audit_leaves_no_folder_behind(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_audit_leaves_python_s_cycle_collector_as_it_found_it(tmp_path):
+    """The audit pauses the cycle collector while it reads and judges; after it, and after input it cannot read, the
+    collector is on or off as the caller had it."""
+    import gc
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("not json\n")
+    try:
+        for on in (True, False):
+            (gc.enable if on else gc.disable)()
+            assert tr.audit_transcript(FIXTURES["claude-code/mixed"]).claims and gc.isenabled() == on
+            with pytest.raises(tr.TranscriptError):
+                tr.audit_transcript(damaged)
+            assert gc.isenabled() == on
+    finally:
+        gc.enable()
+
+
 def test_a_session_without_a_claim_says_so_and_exits_0():
     for host in tr.HOSTS:
         run = cli(str(FIXTURES[f"{host}/no-claim"]))
