@@ -130,7 +130,8 @@ TAKEN_BACK = ["I couldn't run the tests, but they should pass now.", "I wasn't a
 CAVEATS = ["All tests pass now, though I haven't tested on Windows.", "All tests pass; I haven't checked the docs build.",
            "All tests pass now, though I haven't updated the README yet.", "All tests pass. Never ran into issues.",
            "All tests pass, though I have not verified the performance.",
-           "All tests pass, though I haven't run the tests on Windows.", "All tests pass; I haven't run tests against 3.9."]
+           "All tests pass, though I haven't run the tests on Windows.", "All tests pass; I haven't run tests against 3.9.",
+           "All tests pass; I didn't check the code style."]
 
 
 @pytest.mark.parametrize("reply", TAKEN_BACK)

@@ -244,10 +244,12 @@ def _each(openers: str, rest: str) -> str:
 
 # What an English "not run" is said of: the tests (them, it, this, the tests, the suite, the fix, tests, code), or
 # nothing named, and not another thing or another place ("I haven't tested on Windows", "... run the tests on
-# Windows", "... checked the docs build" leave a claim standing: the caveat is about somewhere else).
+# Windows", "... checked the docs build", "... checked the code style" leave a claim standing: the caveat is about
+# something else). What may follow the tests named: the sentence's end, or a word that says when, where or why.
+_RUN_END = (r"(?=\s*(?:[.,;:!?)\]]|$)|\s+(?:yet|here|now|locally|either|myself|again|in this|so|but|and|or|because"
+            r"|as|since|though|although|before|after)\b)")
 _RUN_WHAT = (r"(?=\s*(?:[.,;:!?)\]]|$|(?:them|it|this|that|these|those|anything|yet|either|locally|here|now)\b"
-             r"|(?:(?:the|any|my|your)\s+)?(?:\w+\s+)?(?:tests?|suite|checks?|specs?|changes?|fix|code)\b"
-             r"(?!\s+(?:on|under|against|with|for)\b)))")
+             r"|(?:(?:the|any|my|your)\s+)?(?:\w+\s+)?(?:tests?|suite|checks?|specs?|changes?|fix|code)\b" + _RUN_END + "))")
 NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "English": _each("haven['’]t|have not|hasn['’]t|has not|hadn['’]t|didn['’]t|did not|couldn['’]t|could not|can['’]t"
                      "|cannot|unable to|wasn['’]t able to|weren['’]t able to|not able to|not yet|never|no chance to|without",
