@@ -158,6 +158,11 @@ def test_input_it_cannot_read_exits_2_and_says_why(tmp_path):
     assert wrong_host.returncode == 2 and "looks like a claude-code transcript" in wrong_host.stderr
     bad_rule = cli(str(FIXTURES["codex/stale"]), "--check", "(")
     assert bad_rule.returncode == 2 and "not a regular expression" in bad_rule.stderr
+    folder = cli(str(tmp_path))
+    assert folder.returncode == 2 and "a folder; give the file of one session" in folder.stderr
+    (tmp_path / "empty.jsonl").write_text("")
+    empty = cli(str(tmp_path / "empty.jsonl"))
+    assert empty.returncode == 2 and "an empty file" in empty.stderr
 
 
 def test_the_check_rule_is_overridable(tmp_path):

@@ -485,8 +485,12 @@ def read_transcript(path: str | os.PathLike, host: str = "auto") -> Imported:
     lines are named in `damaged` and the rest is read. A file that holds nothing readable raises TranscriptError.
     The file is read and its lines parsed once, for the detection and the reader alike."""
     path = path if isinstance(path, Path) else Path(path)
+    if path.is_dir():
+        raise TranscriptError(f"{path}: a folder; give the file of one session in it (a .jsonl, or Gemini's .json)")
     if not path.is_file():
         raise TranscriptError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        raise TranscriptError(f"{path}: an empty file (a host writes a session's file as it goes; is it still starting?)")
     lines = read_lines(path)
     host = detect_host(path, lines) if host == "auto" else host
     if host not in READERS:
