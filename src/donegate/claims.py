@@ -862,8 +862,9 @@ def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> boo
     the session's folder `home` is known, a full path outside it? Through its `cd`s (`folders`), an option of the
     check naming its folder (`npm test --prefix ../other`), the paths the check is given (`pytest ../other/tests`,
     `sh ../other/verify.sh`), the folder of a script it runs by its path (`../other/verify.sh`; a program run from a
-    `bin` folder, `../other/.venv/bin/pytest`, is a tool, wherever it is) and the line a shell is given (`bash -c 'cd ../other && pytest'`); where another
-    program of the line looks (`make -C ../lib && pytest`) says nothing of where the check ran."""
+    `bin` folder, `../other/.venv/bin/pytest`, is a tool, wherever it is) and the line a shell is given (`bash -c
+    'cd ../other && pytest'`); where another program of the line looks (`make -C ../lib && pytest`) says nothing of
+    where the check ran."""
     if not any(mark in command for mark in ("cd", "pushd", "..", " /", "~", "-c")) and \
             not command.lstrip().startswith("/") and not any(option in command for option in MOVED_BY):
         return False  # it changes no folder, names none, and is given no path that could lead out: it runs here
