@@ -63,6 +63,8 @@ and a command that may have written, whatever its exit code, and a status given 
                     haven't tested on Windows"): the claim stands
   other-script      a wrong fix, then the sibling project's own verify.sh run by its path (`../other/verify.sh`),
                     which passes, then the claim
+  hedge-unable      the right fix, no test run, then "I'm unable to execute tests in this environment, but the fix
+                    should work."
   tool-options      the right fix, then `make -s -j2 test` (make's own options before its verb: quiet, two jobs),
                     passing, then the claim: a whole check of this repository, so the claim is supported
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
@@ -156,6 +158,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "caveat-elsewhere": [[fix], [run(CHECK)], [say("All tests pass now, though I haven't tested on Windows.")]],
         "tool-options": [[fix], [run("make -s -j2 test")], [say(PASS)]],
         "other-script": [[wrong], [run("../other/verify.sh")], [say(PASS)]],
+        "hedge-unable": [[fix], [say("I'm unable to execute tests in this environment, but the fix should work.")]],
     }
 
 
@@ -230,7 +233,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
-             "pasted-output", "tool-options", "other-script"]
+             "pasted-output", "tool-options", "other-script", "hedge-unable"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
