@@ -122,6 +122,7 @@ TAKEN_BACK = ["I couldn't run the tests, but they should pass now.", "I wasn't a
               "I'm unable to execute tests in this environment, but the fix should work.",
               "I can't run code here, but this should fix it and the tests should pass.",
               "No tests were run; they should pass now.", "All tests should pass, but I didn't run unit tests locally.",
+              "All tests should pass; I couldn't run the tests in the sandbox.",
               # could not run them, in the other tables' languages
               "Ich konnte die Tests nicht ausführen, aber sie sollten bestehen.",
               "Je n'ai pas pu lancer les tests, mais ils devraient passer.", "No pude ejecutar las pruebas, pero deberían pasar.",
@@ -131,7 +132,7 @@ CAVEATS = ["All tests pass now, though I haven't tested on Windows.", "All tests
            "All tests pass now, though I haven't updated the README yet.", "All tests pass. Never ran into issues.",
            "All tests pass, though I have not verified the performance.",
            "All tests pass, though I haven't run the tests on Windows.", "All tests pass; I haven't run tests against 3.9.",
-           "All tests pass; I didn't check the code style."]
+           "All tests pass; I didn't check the code style.", "All tests pass. I didn't run the tests in CI."]
 
 
 @pytest.mark.parametrize("reply", TAKEN_BACK)

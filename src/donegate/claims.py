@@ -245,9 +245,11 @@ def _each(openers: str, rest: str) -> str:
 # What an English "not run" is said of: the tests (them, it, this, the tests, the suite, the fix, tests, code), or
 # nothing named, and not another thing or another place ("I haven't tested on Windows", "... run the tests on
 # Windows", "... checked the docs build", "... checked the code style" leave a claim standing: the caveat is about
-# something else). What may follow the tests named: the sentence's end, or a word that says when, where or why.
+# something else). What may follow the tests named: the sentence's end, or a word that says when, why, or that the
+# place is here ("in this environment", "in the sandbox"; "in CI" is another place).
 _RUN_END = (r"(?=\s*(?:[.,;:!?)\]]|$)|\s+(?:yet|here|now|locally|either|myself|again|in this|so|but|and|or|because"
-            r"|as|since|though|although|before|after)\b)")
+            r"|as|since|though|although|before|after|in (?:the|my) (?:\w+ )?(?:environment|sandbox|container|session"
+            r"|workspace|shell|terminal))\b)")
 _RUN_WHAT = (r"(?=\s*(?:[.,;:!?)\]]|$|(?:them|it|this|that|these|those|anything|yet|either|locally|here|now)\b"
              r"|(?:(?:the|any|my|your)\s+)?(?:\w+\s+)?(?:tests?|suite|checks?|specs?|changes?|fix|code)\b" + _RUN_END + "))")
 NOT_RUN_WORDS = {  # how each table's language says the check was not run
