@@ -668,6 +668,16 @@ def test_a_check_whose_exit_code_is_not_its_own_backs_nothing(command):
     assert stretch.work == "unverified"
 
 
+@pytest.mark.parametrize("command", ["! ./verify.sh", "python -m pytest -q && black .", "pytest -q | grep FAIL"])
+def test_a_check_whose_line_exits_non_zero_for_another_command_contradicts_nothing(command):
+    """The same lines exiting 1 while the check's own output reports a pass (`!` of a passing suite, black failing
+    after it, grep finding no failure): the exit code is not the check's, so the claim is unsupported, as the work is
+    unverified, not contradicted."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 1, "4 passed in 0.02s"))
+    assert claim.verdict == "unsupported" and "not the check's own" in claim.evidence, claim
+    assert stretch.work == "unverified"
+
+
 @pytest.mark.parametrize("command", ["./verify.sh && git add -A && git commit -qm fix", "./verify.sh 2>&1",
                                      "cd sub && pytest -q && cd ..", "[ ! -f x ] && ./verify.sh", "pytest -q &> log"])
 def test_a_check_followed_only_by_reading_commands_on_its_line_still_counts(command):

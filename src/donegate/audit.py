@@ -306,7 +306,7 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
         return "unsupported", (f"the check #{pending.seq} {pending.what} had not come back when this was said"
                                if pending else f"the only check ran in another folder: #{away.seq} {away.what}"
                                if away else "no test or check command ran before this claim"), None, []
-    if last.masked and last.passed:
+    if last.masked and not last.reported:  # passed or failed, the exit code says nothing of the check (work_of agrees)
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||`, `&`, `!` or a later command decides it)"), last, []
     if last.empty:
