@@ -886,9 +886,9 @@ def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> boo
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
         named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
                   and ("/" in a or a == "..")]
-        program = next((w for w in words if "/" in w and w.rpartition("/")[2] == ran[0].rpartition("/")[2]), "/bin/")
-        if os.path.basename(os.path.dirname(program)) not in TOOL_FOLDERS:  # a script of a project: `../other/verify.sh`
-            named.append(os.path.dirname(program) or "/")
+        program = next((w for w in words if "/" in w and w.rpartition("/")[2] == ran[0].rpartition("/")[2]), "")
+        if program and os.path.basename(os.path.dirname(program)) not in TOOL_FOLDERS:  # `../other/verify.sh`
+            named.append(os.path.dirname(program) or "/")  # a project's script: where it lives is what it checks
         if any(outside(os.path.join(here, place), home) for place in named):
             return True
     return not checked and outside(last, home)  # a check the lines above did not find: where the line ended
@@ -996,10 +996,7 @@ class AuditRules(_Remembers, Rules):
     def __init__(self, checks: Sequence[str] = AUDIT_CHECKS, reading: Sequence[str] = READ_ONLY_COMMANDS) -> None:
         super().__init__(tuple(checks), tuple(reading))
 
-    def is_check(self, command: str) -> bool:  # asked of each call when it is read, and again on the timeline
-        return self.once(self.runs_check, command)
-
-    def runs_check(self, command: str) -> bool:
+    def is_check(self, command: str) -> bool:
         return runs_check(command, self.checks)
 
     def claims(self, text: str) -> list[tuple[str, str]]:
@@ -1019,6 +1016,14 @@ class AuditRules(_Remembers, Rules):
     def disclaims(self, text: str) -> list[str]:
         return list(self.once(disclaimers, text))
 
+    home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
+
+    def check_scope(self, command: str) -> tuple[str, ...]:
+        return tuple(check_scope(command, self.checks))
+
+    def names_scope(self, sentence: str, scope: Sequence[str]) -> bool:
+        return names_scope(sentence, scope)
+
     def files_written(self, command: str) -> tuple[str, ...]:
         return tuple(self.once(files_written, command))
 
@@ -1028,18 +1033,6 @@ class AuditRules(_Remembers, Rules):
         return Written()
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-091f
-def _check_scope(self: AuditRules, command: str) -> tuple[str, ...]:
-    return tuple(check_scope(command, self.checks))
-
-
-def _names_scope(self: AuditRules, sentence: str, scope: Sequence[str]) -> bool:
-    return names_scope(sentence, scope)
-
-
-AuditRules.check_scope, AuditRules.names_scope = _check_scope, _names_scope
-AuditRules.home = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
-
-
 # The two questions of where, asked from the folder the session ran in (`home`, where the transcript gives it).
 def _elsewhere(self: AuditRules, command: str) -> bool:
     return elsewhere(command, self.home, self.checks)
