@@ -374,9 +374,10 @@ def test_a_check_counts_for_the_folder_its_tool_ran_it_in(folder, kind):
 
 # -- what the session did decides: any tool, any folder, any form of the command ---------------------------------
 
-def _session(*calls: tuple[str, dict, int], folder: str | None = None, said: str = "All tests pass now."):
+def _session(*calls: tuple[str, dict, int], folder: str | None = None, said: str = "All tests pass now.",
+             checks: tuple[str, ...] | None = None):
     """A session of `calls` ((tool, input, exit code)) after a prompt, ending with `said`, audited as donegate audit
-    audits a transcript (its rules know the session's `folder`)."""
+    audits a transcript (its rules know the session's `folder`; `checks`: as given to `--check`)."""
     from collections import Counter
     steps = [tr.Step("prompt", text="Fix add.")]
     for i, (tool, given, code, *output) in enumerate(calls):  # (tool, input, exit code[, its output])
@@ -385,7 +386,7 @@ def _session(*calls: tuple[str, dict, int], folder: str | None = None, said: str
                           command=command or ""),
                   tr.Step("result", call_id=f"c{i}", tool=tool, exit_code=code, ok=code == 0, text="".join(output))]
     imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*steps, tr.Step("reply", text=said)], Counter(), [])
-    rules = AuditRules()
+    rules = AuditRules() if checks is None else AuditRules(checks=checks)
     rules.home = folder
     loaded = tr.write_trajectory(imported, None, rules.is_check, lambda text: [s for _, s in rules.claims(text)])
     claims, actions = au.audit_events(loaded.events, rules)
@@ -510,6 +511,95 @@ def test_a_check_that_exits_0_while_its_output_reports_failures_failed(runner):
 def test_a_word_of_failure_outside_a_runners_summary_leaves_a_pass_standing(output):
     [claim], stretch = _session(EDIT, ("Bash", {"command": "./verify.sh"}, 0, output))
     assert (claim.verdict, stretch.work) == ("supported", "verified"), (output, claim, stretch)
+
+
+# Each runner's summary of a passing run, as it prints it last.
+PASSED_SUMMARIES = {
+    "pytest": "collected 4 items\n\ntests/test_calc.py ....\n4 passed in 0.02s", "unittest": "....\n---\nRan 4 tests in 0.001s\n\nOK",
+    "django": "Creating test database for alias 'default'...\n....\nRan 4 tests in 0.004s\n\nOK\nDestroying test database...",
+    "go": "ok  \texample.com/calc\t0.002s", "cargo": "running 4 tests\ntest result: ok. 4 passed; 0 failed; 0 ignored",
+    "jest": "Tests:       4 passed, 4 total\nTime:        0.5 s", "vitest": " Test Files  1 passed (1)\n      Tests  4 passed (4)",
+    "mocha": "  4 passing (9ms)", "rspec": "Finished in 0.01 seconds\n4 examples, 0 failures",
+    "minitest": "4 runs, 4 assertions, 0 failures, 0 errors, 0 skips", "ctest": "100% tests passed, 0 tests failed out of 4",
+    "phpunit": "OK (4 tests, 4 assertions)", "dotnet": "Passed!  - Failed:     0, Passed:     4, Skipped:     0, Total:     4",
+    "tap": "# tests 4\n# pass  4\n# fail  0", "bazel": "//:calc_test PASSED in 0.1s\nExecuted 1 out of 1 test: 1 test passes."}
+
+
+def _unnamed_runners(n: int, seed: int) -> list[str]:
+    """Command lines that run one program no check pattern names (a script of the repository, a task runner's verb, a
+    framework's own command, a wrapper), in the forms a host records them: after a `cd` into the repository, given
+    to a shell with `-lc`, with options that select nothing."""
+    import random
+    draw = random.Random(seed)
+    name = lambda: draw.choice(["run_tests", "runtests", "ci", "qa", "all_checks", "t", "check-all", "test_all"])
+    verb = lambda: draw.choice(["spec", "ci", "unit", "qa", "all", "tests"])
+    forms = [lambda: f"./{name()}.sh", lambda: f"bash scripts/{name()}.sh", lambda: f"python3 {name()}.py",
+             lambda: "python manage.py test", lambda: f"rake {verb()}", lambda: f"just {verb()}",
+             lambda: f"hatch run {verb()}", lambda: f"bin/{name()}", lambda: f"node scripts/{name()}.js",
+             lambda: f"make {verb()}", lambda: f"xvfb-run ./{name()}.sh", lambda: f"tools/{name()} -v"]
+    lines = {draw.choice(forms)() for _ in range(n)}
+    return sorted(lines | {f"cd /work/repo && {line}" for line in draw.sample(sorted(lines), 3)}
+                  | {f"bash -lc '{line}'" for line in draw.sample(sorted(lines), 3)})
+
+
+@pytest.mark.parametrize("runner", sorted(PASSED_SUMMARIES))
+def test_a_program_no_pattern_names_that_ran_the_tests_is_a_check(runner):
+    """What a program did decides, not its name: a command that may have written, whose output ends with a test
+    runner's own summary, ran the tests. Passing, it verifies the work; exiting non-zero, or reporting failures, it
+    leaves the work failing, as a check named on the list would."""
+    for command in _unnamed_runners(14, len(runner)):
+        call = ("Bash", {"command": command}, 0, PASSED_SUMMARIES[runner])
+        [claim], stretch = _session(EDIT, call, folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("supported", "verified"), (command, runner, claim)
+        [claim], stretch = _session(EDIT, call[:2] + (1, PASSED_SUMMARIES[runner]), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (command, runner, claim)
+        [claim], stretch = _session(EDIT, call, ("Bash", {"command": command}, 0, "Generated calc.py"), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("stale", "unverified"), (command, runner, claim)  # no summary: an edit
+
+
+@pytest.mark.parametrize("runner", sorted(FAILED_SUMMARIES))
+def test_a_program_no_pattern_names_whose_output_reports_failures_failed(runner):
+    for command in _unnamed_runners(6, len(runner)):
+        [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0, FAILED_SUMMARIES[runner]), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (command, runner, claim)
+
+
+@pytest.mark.parametrize("spoil", ["{c} | tail -5", "{c}; echo done", "{c} && make gen", "make gen; {c}", "{c} &",
+                                   "! {c}", "{c} || true", "cd ../other && {c}", "cd /tmp && {c}", "bash -lc 'cd .. && {c}'",
+                                   "{c} ../other/tests", "cd $(mktemp -d) && {c}"])
+def test_a_program_that_ran_the_tests_counts_only_as_far_as_its_line_shows_the_summary_to_be_its_own(spoil):
+    """A pipe, a second program, the background, a negation: the summary need not be the line's last word, nor its
+    exit code the runner's. Another folder's run checks another tree. Each leaves the work unverified."""
+    for command in [c for c in _unnamed_runners(8, len(spoil)) if not c.startswith(("cd ", "bash -lc"))]:
+        line = spoil.format(c=command)  # (the plain forms: a line already in a folder or a shell is taken as it is)
+        _claims, stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES["pytest"]), folder="/work/repo")
+        assert stretch.work == "unverified", (line, stretch)
+
+
+@pytest.mark.parametrize("command", ["python3 -c 'print(\"4 passed in 0.01s\")'", "node -e 'console.log(1)'",
+                                     "cat .pytest_log", "tail -3 test.log", "echo '4 passed in 0.01s'",
+                                     "python3 - <<'EOF'\nprint('4 passed in 0.01s')\nEOF"])
+def test_printed_words_are_no_run_of_the_tests(command):
+    """Code given inline or on a program's input prints what it is told to, and a reading program shows an old run:
+    neither ran the tests."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0, PASSED_SUMMARIES["pytest"]), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (command, claim)
+
+
+def test_a_program_that_ran_the_tests_selects_by_its_words_and_is_not_the_operators_once_the_session_wrote_it():
+    """`python manage.py test calc.tests.AddTest` ran one test class; a script the session wrote, then ran, is not the
+    operator's check; running the same script again changes nothing of it; `--check` names the only check."""
+    django = PASSED_SUMMARIES["django"]
+    [claim], stretch = _session(EDIT, ("Bash", {"command": "python manage.py test calc.tests.AddTest"}, 0, django))
+    assert (claim.verdict, stretch.work) == ("unsupported", "unverified") and "ran only" in claim.evidence, claim
+    run = ("Bash", {"command": "./run_tests.sh"}, 0, PASSED_SUMMARIES["pytest"])
+    [claim], stretch = _session(EDIT, run, EDIT, run)
+    assert (claim.verdict, stretch.work) == ("supported", "verified"), claim
+    wrote = ("Bash", {"command": "chmod +x run_tests.sh && sed -i 's/-q//' run_tests.sh"}, 0)
+    [claim], stretch = _session(wrote, EDIT, run)
+    assert (claim.verdict, stretch.work) == ("unsupported", "unverified") and "changed the check" in claim.evidence
+    [claim], stretch = _session(EDIT, run, checks=(r"^make ci$",))
+    assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), claim
 
 
 def _looks_only(n: int, seed: int) -> list[tuple[str, str]]:

@@ -114,7 +114,18 @@ def _reports_failure(self: Rules, output: str) -> bool:
                      re.M) is not None
 
 
-Rules.ran_nothing, Rules.reports_failure = _ran_nothing, _reports_failure
+def _tested(self: Rules, command: str, output: str) -> tuple[str, ...] | str | None:
+    """What a command the check rule does not name checked, when its output holds a runner's summary (pytest's `4 passed
+    in 0.1s`, unittest's `Ran 4 tests` then `OK`, or a report of failures): () the whole suite, "elsewhere" another
+    folder's. None when there is no summary, the line holds more than one program (`| tail`, `&& make gen`), or
+    `--check` named the check (then only that counts)."""
+    if self.checks != CHECK_COMMANDS or re.search(r"[|;&!\n]", command) or not (self.reports_failure(output) or re.search(
+            r"\b[1-9]\d* passed\b[^\n]* in [\d.]+s\b|^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b", output, re.M)):
+        return None
+    return "elsewhere" if self.elsewhere(command) else ()
+
+
+Rules.ran_nothing, Rules.reports_failure, Rules.tested = _ran_nothing, _reports_failure, _tested
 
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
@@ -241,13 +252,20 @@ def _check_facts(command: str, rules: Rules, seen: dict) -> tuple[bool, tuple[st
     return seen[command]
 
 
+def _command(given: dict) -> tuple[str, str]:
+    """A call's command line ("" if none), and the same line run from the tool's own folder where the host records
+    one (Codex's `workdir`, Gemini's `dir_path`)."""
+    ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
+    command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
+    folder = given.get("workdir") or given.get("dir_path") or given.get("directory")
+    return command, f"cd {shlex.quote(folder)} && {command}" if command and folder and isinstance(folder, str) else command
+
+
 def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None) -> Action | None:
     given = event.payload.get("input") or {}
     ours = given.get("donegate") if isinstance(given.get("donegate"), dict) else {}
-    command = str(ours.get("command") or given.get("command") or given.get("cmd") or "")
+    command, where = _command(given)
     if command:
-        folder = given.get("workdir") or given.get("dir_path") or given.get("directory")  # the tool's own folder
-        where = f"cd {shlex.quote(folder)} && {command}" if folder and isinstance(folder, str) else command
         if check := _check_facts(where, rules, {} if seen is None else seen):
             if check == "elsewhere":
                 return Action(event.seq, "elsewhere", command)
@@ -267,9 +285,14 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
     """The session's edits, check runs and other commands, each with its outcome (an edit counts as
-    `Action.wrote` says; a check passed only with exit code 0). donegate's own verification_result events are checks."""
+    `Action.wrote` says; a check passed only with exit code 0). A command that may have written, whose output shows it
+    ran the tests, was a check run (`Rules.tested`). donegate's own verification_result events are checks."""
     actions, by_call, written, seen = [], {}, rules.written(), {}  # the files edited so far; the command lines read
-    scripts = {}  # each script name (`verify.sh`) an edit wrote or named, and the seq of that edit
+    scripts = {}  # each script name (`verify.sh`) an edit wrote or named -> the seqs of those edits
+
+    def changed(names, seq: int) -> int | None:  # a check whose own script the session changed is not the operator's
+        return next((s for n in names for s in reversed(scripts.get(n, ())) if s < seq), None)
+
     for event in events:
         p = event.payload
         if event.type == "tool_requested" and (action := _action(event, rules, written, seen)):
@@ -277,16 +300,20 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             written.update(action.files)
             named = " ".join(action.files) or action.what
             names = re.findall(r"[\w.-]+\.sh\b", named) if action.kind != "command" and ".sh" in named else ()
-            if action.kind == "edit":
-                scripts.update(dict.fromkeys(names, action.seq))
-            elif action.kind == "check":  # a check whose own script the session changed is not the operator's
-                action.changed = next((scripts[n] for n in names if n in scripts), None)
-            by_call[p.get("call_id")] = action
+            for name in names if action.kind == "edit" else ():
+                scripts.setdefault(name, []).append(action.seq)
+            action.changed = changed(names, action.seq) if action.kind == "check" else None
+            by_call[p.get("call_id")] = action, names, _command(p.get("input") or {})[1]
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
-            action = by_call.pop(p["call_id"])
+            action, names, where = by_call.pop(p["call_id"])
             action.done, action.ok, action.exit_code = event.seq, event.type == "tool_completed", p.get("exit_code")
             output = p.get("output")  # a trajectory keeps a long one as a preview (its head and its tail)
             text = str((output.get("preview") if isinstance(output, dict) else output) or "")
+            if action.kind == "edit" and not action.tool and where and (ran := rules.tested(where, text)) is not None:
+                for name in names:  # it ran its script: it did not change it
+                    scripts[name].remove(action.seq)
+                action.kind, action.scope = ("elsewhere", ()) if ran == "elsewhere" else ("check", ran)
+                action.changed = changed(names, action.seq) if action.kind == "check" else None
             action.reported = action.passed and rules.reports_failure(text)  # a script that lost the exit code
             action.empty = action.passed and rules.ran_nothing(text)
         elif event.type == "verification_result":

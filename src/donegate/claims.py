@@ -17,13 +17,14 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'ST
            'PASSED_SUMMARY', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
            'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS',
            'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES',
-           'SHELLS', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
-           'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'mark_claim', 'said_not_run', 'find_claims', 'accounts', 'disclaimers',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
-           'past_tool_options', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
-           'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'AuditRules']
+           'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS',
+           'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'PASSED_REPORTS',
+           'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'said_not_run',
+           'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
+           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options', 'shell_parts',
+           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected',
+           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'reports_pass', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -608,7 +609,8 @@ KEEPS_WHOLE = frozenset({
     "--silent", "--if-present", "--ci", "--watch", "--watchAll", "--runInBand", "-i", "--coverage", "--reporter",
     "--reporters", "--run", "--forceExit", "--detectOpenHandles", "--maxWorkers", "-w", "--bail",  # npm, jest, vitest
     "--parallel", "-r", "--recreate", "--skip-missing-interpreters",                                  # tox, nox
-    "-B", "--batch-mode", "-T", "--no-daemon", "--console", "--info", "--stacktrace"})  # make, mvn, gradle
+    "-B", "--batch-mode", "-T", "--no-daemon", "--console", "--info", "--stacktrace",  # make, mvn, gradle
+    "--output-on-failure", "--test_output"})                  # ctest, bazel
 TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings", "-p", "-n", "--numprocesses",
                          "--dist", "--durations", "--durations-min", "--verbosity", "--show-capture",
                          "--timeout", "--import-mode", "--capture", "--log-level", "--log-cli-level", "--basetemp",
@@ -737,34 +739,44 @@ def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
             continue
         at = next((i for i, w in enumerate(words) if w.rpartition("/")[2] == ran[0].rpartition("/")[2]), len(words))
         assigned += [w for w in words[:at] if _ASSIGNMENT.fullmatch(w)]
-        scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES]
-        name, args = ran[0].rpartition("/")[2], ran[1:]
-        if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
-            name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
-        lead = re.match(rf"(?:\s+{TOOL_OPTION}(?!\S))*", " " + " ".join(args))[0]  # `make -j4 -C build test`
-        args = args[len(lead.split()):]  # the tool's own options before its verb select nothing
-        own, skip = _OWN_SELECTING.get(name, ()), False
-        for i, arg in enumerate(args):
-            option, eq, _ = arg.partition("=")
-            if skip or arg == "--":
-                skip = False
-            elif (option in _SELECTING or option in own) and not eq and i + 1 < len(args):
-                scope.append(f"{arg} {args[i + 1]}")
-                skip = True
-            elif arg.startswith("-") and (option in _SELECTING or option in own or arg in _RERUNS or not (
-                    option in KEEPS_WHOLE or option in MOVED_BY or SHORT_FLAGS.fullmatch(arg))):
-                scope.append(arg)
-            elif arg.startswith("-"):
-                skip = option in TAKES_VALUE and not eq
-            elif ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
-                scope.append(arg)
+        scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES] + selected(ran)
+    return scope
+
+
+def selected(ran: list[str]) -> list[str]:
+    """What a runner's words (`program_words`) select: [] when they leave the suite whole."""
+    scope, name, args = [], ran[0].rpartition("/")[2], ran[1:]
+    if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
+        name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
+    elif INTERPRETER.fullmatch(name) and args and not args[0].startswith("-"):
+        name, args = args[0].rpartition("/")[2], args[1:]  # python manage.py test: the script is the program
+    lead = re.match(rf"(?:\s+{TOOL_OPTION}(?!\S))*", " " + " ".join(args))[0]  # `make -j4 -C build test`
+    args = args[len(lead.split()):]  # the tool's own options before its verb select nothing
+    own, skip = _OWN_SELECTING.get(name, ()), False
+    for i, arg in enumerate(args):
+        option, eq, _ = arg.partition("=")
+        if skip or arg == "--":
+            skip = False
+        elif (option in _SELECTING or option in own) and not eq and i + 1 < len(args):
+            scope.append(f"{arg} {args[i + 1]}")
+            skip = True
+        elif arg.startswith("-") and (option in _SELECTING or option in own or arg in _RERUNS or not (
+                option in KEEPS_WHOLE or option in MOVED_BY or SHORT_FLAGS.fullmatch(arg))):
+            scope.append(arg)
+        elif arg.startswith("-"):
+            skip = option in TAKES_VALUE and not eq
+        elif ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
+            scope.append(arg)
     return scope
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071n
+GENERIC = frozenset({"py", "test", "tests", "spec", "specs", "unit"})  # words of every test's name: they name none
+
+
 def names_scope(sentence: str, scope: Sequence[str]) -> bool:
     """Does the claim name what a narrowed run selected (a file's stem, a test's name, an expression's words)?"""
     words = {w for item in scope for w in re.findall(r"\w+", item.split("/")[-1].rsplit(".", 1)[0] if "::" not in item
-                                                      else item.split("::")[-1]) if len(w) > 2 and w not in ("py",)}
+                                                      else item.split("::")[-1]) if len(w) > 2 and w.lower() not in GENERIC}
     return any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", sentence) for w in words)
 
 
@@ -885,7 +897,7 @@ def elsewhere(command: str, home: str | None = None, checks=AUDIT_CHECKS) -> boo
         named = [b for a, b in zip(args, args[1:]) if a in MOVED_BY]
         named += [a.split("=", 1)[1] for a in args if "=" in a and a.split("=", 1)[0] in MOVED_BY]
         named += [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in TAKES_VALUE
-                  and ("/" in a or a == "..")]
+                  and ("/" in a or a == "..") and not a.startswith("//")]  # `//...`: a build label
         program = next((w for w in words if "/" in w and w.rpartition("/")[2] == ran[0].rpartition("/")[2]), "")
         if program and os.path.basename(os.path.dirname(program)) not in TOOL_FOLDERS:  # `../other/verify.sh`
             named.append(os.path.dirname(program) or "/")  # a project's script: where it lives is what it checks
@@ -971,6 +983,49 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
             return False
     return bool(parts)
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-075
+PASSED_REPORTS = tuple((bit, re.compile(pattern, re.M)) for bit, pattern in (  # a piece of each: a quick first look
+    (" passed", r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b"),               # pytest: `4 passed in 0.02s`
+    ("OK", r"^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b"),                 # unittest, Django
+    ("ok", r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))"),                            # go test
+    ("test result: ok", r"\btest result: ok\. [1-9]\d* passed"),             # cargo test
+    (" passed", r"^\s*Tests:?\s+[1-9]\d* passed\b"),                          # jest, vitest
+    (" passing", r"^\s*[1-9]\d* passing\b"),                                  # mocha
+    (" 0 failures", r"\b[1-9]\d* (?:examples?|runs, \d+ assertions), 0 failures\b"),  # rspec, minitest
+    ("100% tests passed", r"\b100% tests passed, 0 tests failed out of [1-9]"),  # ctest
+    ("OK (", r"^OK \([1-9]\d* tests?, "),                                       # phpunit
+    ("Passed!", r"^\s*Passed!\s+-\s+Failed:\s+0, Passed:\s+[1-9]"),            # dotnet test
+    ("# pass", r"^# pass\s+[1-9]"),                                             # TAP, node --test
+    ("Executed", r"\bExecuted \d+ out of \d+ tests?: [1-9]\d* tests? pass")))  # bazel
+
+
+def reports_pass(output: str) -> bool:
+    """Does a program's output hold a test runner's summary of tests that passed?"""
+    return any(bit in output and pattern.search(output) for bit, pattern in PASSED_REPORTS)
+
+
+_MORE_THAN_ONE = re.compile(r"(?<![|>&])\|(?!\|)|\|\||;|(?<![&>])&(?![&>])|\n|(?:^|[\s(])!\s")  # a pipe, `;`, `&`, `!`
+ANY_PROGRAM = (r"\S",)  # a check pattern every program matches: the one program of the line is the check
+
+
+def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, ...] | str | None:
+    """What a program no check pattern names checked, by its output: the tests its words select (() the whole
+    suite), or "elsewhere" for another tree's, when the output holds a runner's summary of a pass or of failures.
+    None when it holds none, or the words do not show the runner's summary to be the line's last word."""
+    if not (reports_pass(output) or reports_failure(output)) or _MORE_THAN_ONE.search(command):
+        return None
+    ran = list(folders(command))
+    if len(ran) != 1:
+        return None  # a second program, before or after it
+    words, here = ran[0]
+    if (inner := shell_string(words)) is not None:  # its line, run from the folder reached so far
+        return ran_tests(inner if here == "." else f"cd {shlex.quote(here)} && {inner}", output, home)
+    program = program_words(words)
+    if not program or _reads(words) or any(w in _FEEDING for w in words) or (
+            INTERPRETER.fullmatch(program[0]) and (len(program) < 2 or program[1] in INLINE or program[1] == "-")):
+        return None  # a reading program, or code given inline or on its input
+    return "elsewhere" if elsewhere(command, home, ANY_PROGRAM) else tuple(selected(program))
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
     """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `remembered`
@@ -1042,5 +1097,10 @@ def _outside(self: AuditRules, path: str) -> bool:  # a file an edit tool wrote,
     return path.startswith("/") and self.home is not None and outside(path, self.home)
 
 
-AuditRules.elsewhere, AuditRules.outside = _elsewhere, _outside
+def _tested(self: AuditRules, command: str, output: str) -> tuple[str, ...] | str | None:
+    """A program that ran the tests, by its output (section 7); none when `--check` named the check."""
+    return ran_tests(command, output, self.home) if self.checks == AUDIT_CHECKS else None
+
+
+AuditRules.elsewhere, AuditRules.outside, AuditRules.tested = _elsewhere, _outside, _tested
 

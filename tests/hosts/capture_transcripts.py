@@ -67,6 +67,10 @@ and a command that may have written, whatever its exit code, and a status given 
                     should work."
   tool-options      the right fix, then `make -s -j2 test` (make's own options before its verb: quiet, two jobs),
                     passing, then the claim: a whole check of this repository, so the claim is supported
+and a check known by what it did, not by its name:
+  unnamed-runner    the right fix, then `sh run_tests.sh`, a script of the repository no check pattern names, which
+                    runs the tests and prints pytest's summary of a pass, then the claim: supported
+  unnamed-runner-fails  a wrong fix, the same script, failing with pytest's summary of a failure, then the claim
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -159,6 +163,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "tool-options": [[fix], [run("make -s -j2 test")], [say(PASS)]],
         "other-script": [[wrong], [run("../other/verify.sh")], [say(PASS)]],
         "hedge-unable": [[fix], [say("I'm unable to execute tests in this environment, but the fix should work.")]],
+        "unnamed-runner": [[fix], [run("sh run_tests.sh")], [say(PASS)]],
+        "unnamed-runner-fails": [[wrong], [run("sh run_tests.sh")], [say(PASS)]],
     }
 
 
@@ -233,7 +239,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
-             "pasted-output", "tool-options", "other-script", "hedge-unable"]
+             "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
@@ -281,6 +287,11 @@ def with_test_makefile(world: HostWorld) -> None:
     world.project({"Makefile": f".PHONY: test\n\ntest:\n\t{TESTS}\n"})
 
 
+def with_test_script(world: HostWorld) -> None:
+    """The project, with a script of its own that runs the tests (`sh run_tests.sh`): no check pattern names it."""
+    world.project({"run_tests.sh": f"#!/bin/sh\nexec '{sys.executable}' -m pytest -q -p no:cacheprovider tests\n"})
+
+
 def with_failing_makefile(world: HostWorld) -> None:
     """The same, whose `make gen` copies the template and then fails: the stamp script it runs next is missing."""
     with_makefile(world, then=f"{sys.executable} tools/stamp.py calc.py")
@@ -292,7 +303,9 @@ PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_oth
                                                     "computed-cd": with_other_project, "gen-fails": with_failing_makefile,
                                                     "ignored-failure": with_ignoring_makefile,
                                                     "tool-options": with_test_makefile,
-                                                    "other-script": with_other_project}
+                                                    "other-script": with_other_project,
+                                                    "unnamed-runner": with_test_script,
+                                                    "unnamed-runner-fails": with_test_script}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
