@@ -46,6 +46,19 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("Tests:       4 passed, 4 total", ["tests"]), ("ok  \tcalc\t0.003s", ["tests"]),
     ("pytest: 4 passed", ["tests"]), ("`pytest` → all green", ["done"]), ("CI: all passing", ["tests"]),
     ("I made the tests pass.", ["tests"]), ("Tests needed to pass and they do.", ["tests"]),
+    ("It works now.", ["done"]), ("Works now, and all tests pass.", ["tests"]), ("Fixed: the tests pass when run.", ["tests"]),
+]
+# A sentence that opens with a condition says what would follow, in any of its clauses; a description of how code
+# works, a requirement and a report from another source report no check.
+CONDITIONS = [
+    "Once you fix add(), the tests should pass.", "If you change - to +, all tests pass.", "As soon as it merges, CI is green.",
+    "When you rerun it, the suite passes.", "Unless the cache is stale, the tests pass.", "Wenn du add() korrigierst, bestehen alle Tests.",
+    "Sobald das gemergt ist, sind die Tests grün.", "Si tu corriges add(), tous les tests passent.", "Una vez que corrijas add(), las pruebas pasan.",
+    "Se você corrigir add(), os testes passam.", "Если исправить add(), все тесты проходят.", "如果修复了 add()，所有测试都会通过。",
+    "もし add() を直せば、テストは通ります。", "만약 add()를 고치면 테스트가 통과합니다.",
+    "Here is how add works.", "This function works by subtracting b from a.", "It works like this: a - b.",
+    "Here's why it works on Windows but not here.", "Your test passes only when a == 0.", "A passing test suite is required before merge.",
+    "According to the README, all tests pass on main.",
 ]
 NO_CLAIM = [
     "3 of 4 tests pass; test_edge still fails.", "3/4 tests pass.", "3 von 4 Tests bestehen.", "3 из 4 тестов проходят.",
@@ -78,6 +91,11 @@ def test_a_claim_is_found_in_any_language_and_clause(reply, kinds):
 @pytest.mark.parametrize("reply", NO_CLAIM)
 def test_a_partial_count_a_negated_clause_or_a_question_claims_nothing(reply):
     assert find_claims(reply) == []
+
+
+@pytest.mark.parametrize("reply", CONDITIONS)
+def test_a_condition_an_explanation_or_a_requirement_claims_nothing(reply):
+    assert find_claims(reply) == [], find_claims(reply)
 
 
 # "The tests should pass now, but I haven't run them." in each table's language, and the same claim made plainly.

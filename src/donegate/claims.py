@@ -47,6 +47,7 @@ class Language:
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
+    condition: str = ""  # a condition or a source that opens the sentence and governs all of it ("once you fix it, ...")
     not_run: str = ""  # that the check was not run ("I haven't run them"; filled in from NOT_RUN_WORDS)
     spaced: bool = True  # words stand between spaces (matched as whole words)
 
@@ -54,44 +55,54 @@ class Language:
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
-             r"|works(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
+             r"|works(?! by| like| as)(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
+             condition=r"if|once|unless|as soon as|when you|after you|whenever|according to",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
-             r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"),
+             r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
+             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?|according to"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
              failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
+             condition=r"wenn|sobald|falls|laut|gemäß",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
              r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté",
              failed=r"échou\w*|échecs?|erreurs?",
+             condition=r"si|s['’]il|une fois que|dès que|lorsque vous|quand vous|selon|d['’]après",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
              r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
+             condition=r"si|una vez que|en cuanto|según",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
              r"exceto|salvo|todos menos|todas menos", failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
+             condition=r"se|caso|assim que|uma vez que|segundo|de acordo com",
              intent=r"caso|vou|vamos|para verificar|para confirmar|para garantir|assim que"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
              r"кроме|за исключением", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
+             condition=r"если|как только|согласно",
              intent=r"ли|если|чтобы|проверю|проверим|запущу|буду"),
     Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
              r"没|未|不|失败|无法", r"除了", failed=r"失败|报错|错误",
+             condition=r"如果|一旦|只要|等你|根据",
              intent=r"是否|如果|看看|确认一下|让我|我来|我会|我将|即将", spaced=False),
     Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
              r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて",
-             failed=r"失敗|エラー", intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
+             failed=r"失敗|エラー", condition=r"もし",
+             intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
              r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고", failed=r"실패|오류|에러",
+             condition=r"만약",
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
 
@@ -184,6 +195,9 @@ def partial_count(sentence: str) -> bool:
     return _says(sentence, "but")
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-032
+_CONDITION = _one_pattern("condition")
+
+
 def _says(clause: str, field: str) -> bool:
     return any(pattern.search(clause) for pattern in _SAYS[field])
 
@@ -198,8 +212,8 @@ def claim_of(sentence: str) -> str | None:
     """"tests" when the sentence claims the tests or checks pass, "done" when it claims the work is done, None
     when it claims neither: a question, a report of a partial count, or a claim its own clause negates or makes
     a plan or a condition ("let me check whether the tests pass")."""
-    if sentence.rstrip().endswith(("?", "？")):
-        return None
+    if sentence.rstrip().endswith(("?", "？")) or any(p.match(sentence.lstrip()) for p in _CONDITION):
+        return None  # a question, or a condition that governs the whole sentence ("Once you fix add(), ...")
     names_tests = _says(sentence, "tests")
     if not names_tests and not _says(sentence, "done"):
         return None  # names neither the tests nor finished work
