@@ -576,6 +576,23 @@ def test_a_program_that_ran_the_tests_counts_only_as_far_as_its_line_shows_the_s
         assert stretch.work == "unverified", (line, stretch)
 
 
+@pytest.mark.parametrize("after", ["cp templates/calc.py.in calc.py", "python3 tools/gen.py --write", "./gen.sh",
+                                   "Generating calc.py from its template", "sed -i 's/+/-/' calc.py", "All checks done."])
+def test_a_program_that_printed_more_after_the_summary_may_have_written_after_its_tests(after):
+    """`make` echoes each command of its recipe: a line after the runner's summary is work done after the tests, so the
+    program stays an edit that may have written. What runners and hosts print after a summary leaves it a check."""
+    for command in ("make all", "just build", "./ci.sh"):
+        output = f"{PASSED_SUMMARIES['pytest']}\n{after}\n"
+        [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0, output), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (command, after, claim)
+    for trailer in ("Time:        0.5 s\nRan all test suites.", "Total Test time (real) =   0.01 sec", "\n\n", "====",
+                    "ok  \tcalc/sub\t0.003s\n?   \tcalc/cmd\t[no test files]", "Randomized with seed 1234",
+                    "Process Group PGID: 11531\n</untrusted_context>", "make[1]: Leaving directory '/work/repo'"):
+        output = f"{PASSED_SUMMARIES['pytest']}\n{trailer}\n"
+        [claim], stretch = _session(EDIT, ("Bash", {"command": "make all"}, 0, output), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("supported", "verified"), (trailer, claim)
+
+
 @pytest.mark.parametrize("command", ["python3 -c 'print(\"4 passed in 0.01s\")'", "node -e 'console.log(1)'",
                                      "cat .pytest_log", "tail -3 test.log", "echo '4 passed in 0.01s'",
                                      "python3 - <<'EOF'\nprint('4 passed in 0.01s')\nEOF"])

@@ -19,12 +19,12 @@ __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'ST
            'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES',
            'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS',
            'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'PASSED_REPORTS',
-           'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim', 'said_not_run',
-           'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
-           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options', 'shell_parts',
-           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected',
-           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
-           'changes_nothing_here', 'reports_pass', 'ran_tests', 'AuditRules']
+           'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
+           'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
+           'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options',
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -1013,9 +1013,25 @@ PASSED_REPORTS = tuple((bit, re.compile(pattern, re.M)) for bit, pattern in (  #
     ("Executed", r"\bExecuted \d+ out of \d+ tests?: [1-9]\d* tests? pass")))  # bazel
 
 
-def reports_pass(output: str) -> bool:
-    """Does a program's output hold a test runner's summary of tests that passed?"""
-    return any(bit in output and pattern.search(output) for bit, pattern in PASSED_REPORTS)
+# What runners print after their summary (their own trailers, more suites' lines, a rule, make leaving a folder), and
+# what a host adds after a command's output (Gemini CLI's fields).
+TRAILERS = re.compile(r"\s*(?:[=\-─━*~_]*|(?:Test Suites|Tests|Snapshots|Time):.*|Ran all test suites.*|(?:Test Files|Start at|"
+                      r"Duration)\b.*|Total Test time.*|Destroying test database.*|Randomized with seed.*|Finished in .*"
+                      r"|\d+ (?:pending|skipped)\b.*|# \w+\s+[\d.]+|(?:ok|\?)\s+\S+\s.*|Doc-tests \S+|running \d+ tests?"
+                      r"|test result: ok\..*|test \S+ \.\.\. ok|INFO: .*|Target \S+ up-to-date:?|bazel-bin/\S+"
+                      r"|make(?:\[\d+\])?: (?:Leaving|Entering) directory .*"
+                      r"|(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*|</?untrusted_context>)\s*")
+
+
+def passed_last(output: str) -> bool:
+    """Does a runner's summary of a pass end the output: after its line, nothing but what runners print after
+    theirs? (`make` echoes each command it runs: a line such as `cp calc.py.in calc.py` after the summary is work
+    done after the tests.)"""
+    ends = [m.end() for bit, pattern in PASSED_REPORTS if bit in output for m in pattern.finditer(output)]
+    if not ends:
+        return False
+    after = output[max(ends):].partition("\n")[2]  # the lines after the summary's own
+    return all(TRAILERS.fullmatch(line) for line in after.splitlines())
 
 
 _MORE_THAN_ONE = re.compile(r"(?<![|>&])\|(?!\|)|\|\||;|(?<![&>])&(?![&>])|\n|(?:^|[\s(])!\s")  # a pipe, `;`, `&`, `!`
@@ -1024,9 +1040,9 @@ ANY_PROGRAM = (r"\S",)  # a check pattern every program matches: the one program
 
 def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, ...] | str | None:
     """What a program no check pattern names checked, by its output: the tests its words select (() the whole
-    suite), or "elsewhere" for another tree's, when the output holds a runner's summary of a pass or of failures.
-    None when it holds none, or the words do not show the runner's summary to be the line's last word."""
-    if not (reports_pass(output) or reports_failure(output)) or _MORE_THAN_ONE.search(command):
+    suite), or "elsewhere" for another tree's, when the output ends with a runner's summary of a pass or reports
+    failures. None when it does neither, or the words do not show the runner's summary to be the line's last word."""
+    if not (passed_last(output) or reports_failure(output)) or _MORE_THAN_ONE.search(command):
         return None
     ran = list(folders(command))
     if len(ran) != 1:

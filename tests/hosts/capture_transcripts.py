@@ -71,6 +71,8 @@ and a check known by what it did, not by its name:
   unnamed-runner    the right fix, then `sh run_tests.sh`, a script of the repository no check pattern names, which
                     runs the tests and prints pytest's summary of a pass, then the claim: supported
   unnamed-runner-fails  a wrong fix, the same script, failing with pytest's summary of a failure, then the claim
+  test-then-gen     the right fix, then `make all`, which runs the tests (passing) and then copies the template (the
+                    wrong version) over calc.py, echoing that command after pytest's summary, then the claim
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -165,6 +167,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "hedge-unable": [[fix], [say("I'm unable to execute tests in this environment, but the fix should work.")]],
         "unnamed-runner": [[fix], [run("sh run_tests.sh")], [say(PASS)]],
         "unnamed-runner-fails": [[wrong], [run("sh run_tests.sh")], [say(PASS)]],
+        "test-then-gen": [[fix], [run("make all")], [say(PASS)]],
     }
 
 
@@ -239,7 +242,8 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "other-repo-check", "make-gen", "hedge", "background-check", "negated-check", "then-write", "names-check",
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
-             "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails"]
+             "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
+             "test-then-gen"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
@@ -292,6 +296,13 @@ def with_test_script(world: HostWorld) -> None:
     world.project({"run_tests.sh": f"#!/bin/sh\nexec '{sys.executable}' -m pytest -q -p no:cacheprovider tests\n"})
 
 
+def with_test_then_gen(world: HostWorld) -> None:
+    """The project, with a `make all` that runs the tests and then copies the template over calc.py."""
+    need_make(world)
+    world.project({"Makefile": f".PHONY: all\n\nall:\n\t{TESTS}\n\tcp templates/calc.py.in calc.py\n",
+                   "templates/calc.py.in": "def add(a, b):\n    return a - b\n"})
+
+
 def with_failing_makefile(world: HostWorld) -> None:
     """The same, whose `make gen` copies the template and then fails: the stamp script it runs next is missing."""
     with_makefile(world, then=f"{sys.executable} tools/stamp.py calc.py")
@@ -305,7 +316,8 @@ PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_oth
                                                     "tool-options": with_test_makefile,
                                                     "other-script": with_other_project,
                                                     "unnamed-runner": with_test_script,
-                                                    "unnamed-runner-fails": with_test_script}
+                                                    "unnamed-runner-fails": with_test_script,
+                                                    "test-then-gen": with_test_then_gen}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
