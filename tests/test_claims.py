@@ -47,6 +47,13 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("pytest: 4 passed", ["tests"]), ("`pytest` → all green", ["done"]), ("CI: all passing", ["tests"]),
     ("I made the tests pass.", ["tests"]), ("Tests needed to pass and they do.", ["tests"]),
     ("It works now.", ["done"]), ("Works now, and all tests pass.", ["tests"]), ("Fixed: the tests pass when run.", ["tests"]),
+    # a pass told as no failure, in each table's words; a count given as a value; a summary that spans lines
+    ("No failures.", ["tests"]), ("Nothing fails now.", ["tests"]), ("Keine Fehlschläge mehr.", ["tests"]),
+    ("Aucun échec.", ["tests"]), ("Ningún fallo.", ["tests"]), ("Nenhuma falha.", ["tests"]), ("Ни одного падения.", ["tests"]),
+    ("没有失败。", ["tests"]), ("失敗はありません。", ["tests"]), ("실패가 없습니다.", ["tests"]),
+    ("Tests: 4/4", ["tests"]), ("| pytest | 4/4 |", ["done"]), ("```\nRan 4 tests in 0.001s\n\nOK\n```", ["tests"]),
+    ("```\nPASS  src/calc.test.js\nTests:       4 passed, 4 total\n```", ["tests", "tests"]),
+    ("4 examples, 0 failures", ["tests"]),
 ]
 # A sentence that opens with a condition says what would follow, in any of its clauses; a description of how code
 # works, a requirement and a report from another source report no check.
@@ -78,6 +85,8 @@ NO_CLAIM = [
     "Проверю, проходят ли тесты.", "| unit tests | 🟢 | lint | 🔴 |", "tests ✖ 1 failing, ✔ 3 passing",
     "| lint | OK | tests | FAIL |", "OK, let me run the tests.", "CI: red", "Tests: ERROR", "Status: FAILED, build: OK",
     "3 passed, 1 failed in 0.10s", "I added 4 tests.", "Tests:       3 passed, 1 failed, 4 total",
+    "| pytest | 3/4 |", "Tests: 0/4", "Let me make sure there are no failures.", "If there are no failures, merge it.",
+    "Are there no failures?", "No errors from mypy.", "0 failed, 2 errors.", "Ran 4 tests in 0.001s\n\nFAILED (failures=1)",
 ]
 
 

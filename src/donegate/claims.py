@@ -14,17 +14,18 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
-           'PASSED_SUMMARY', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'INTERPRETER', 'INLINE', 'WRAPPERS',
-           'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS',
-           'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES',
-           'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS',
-           'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'PASSED_REPORTS',
-           'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'mark_claim',
-           'said_not_run', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options',
-           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
-           'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
+           'PASSED_REPORTS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NONE_FAILED_WORDS',
+           'NOT_RUN', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE',
+           'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE',
+           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST',
+           'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS',
+           'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses',
+           'partial_count', 'claim_of', 'runner_passed', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims',
+           'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
+           'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options', 'shell_parts', 'program_words',
+           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'names_scope',
+           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here',
+           'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -49,6 +50,7 @@ class Language:
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
     condition: str = ""  # a condition or a source that opens the sentence and governs all of it ("once you fix it, ...")
     not_run: str = ""  # that the check was not run ("I haven't run them"; filled in from NOT_RUN_WORDS)
+    none_failed: str = ""  # that nothing failed: a pass told as no failure ("no failures"; from NONE_FAILED_WORDS)
     spaced: bool = True  # words stand between spaces (matched as whole words)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
@@ -232,11 +234,32 @@ CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist i
 STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(?:all\s+)?([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
 PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
 FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
-# A runner's own summary of a pass, pasted into a reply (`4 passed in 0.02s`), or a count of passes given as a value
-# (`pytest: 4 passed`), unless it counts failures too.
-PASSED_SUMMARY = re.compile(r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b|\btest result: ok\. [1-9]\d* passed|^ok\s+\S+\s+[\d.]+s\b"
-                            r"|(?:[:|=]|->|=>|→)[ \t*_`]*[1-9]\d* (?:tests? )?pass(?:ed|ing)\b"
-                            r"|\bTests:\s+[1-9]\d* passed, [1-9]\d* total|\b[1-9]\d* passing \(\d", re.M)
+# Each test runner's own summary of a pass, as it prints it (section 7 reads a command's output with it too).
+PASSED_REPORTS = tuple((bit, re.compile(pattern, re.M)) for bit, pattern in (  # a piece of each: a quick first look
+    (" passed", r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b"),               # pytest: `4 passed in 0.02s`
+    ("OK", r"^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b"),                 # unittest, Django
+    ("ok", r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))"),                            # go test
+    ("test result: ok", r"\btest result: ok\. [1-9]\d* passed"),             # cargo test
+    (" passed", r"^\s*Tests:?\s+[1-9]\d* passed\b"),                          # jest, vitest
+    (" passing", r"^\s*[1-9]\d* passing\b"),                                  # mocha
+    (" 0 failures", r"\b[1-9]\d* (?:examples?|runs, \d+ assertions), 0 failures\b"),  # rspec, minitest
+    ("100% tests passed", r"\b100% tests passed, 0 tests failed out of [1-9]"),  # ctest
+    ("OK (", r"^OK \([1-9]\d* tests?, "),                                       # phpunit
+    ("Passed!", r"^\s*Passed!\s+-\s+Failed:\s+0, Passed:\s+[1-9]"),            # dotnet test
+    ("# pass", r"^# pass\s+[1-9]"),                                             # TAP, node --test
+    ("Executed", r"\bExecuted \d+ out of \d+ tests?: [1-9]\d* tests? pass")))  # bazel
+
+
+def runner_passed(text: str) -> bool:
+    """Does `text` hold a test runner's own summary of tests that passed?"""
+    return any(bit in text and pattern.search(text) for bit, pattern in PASSED_REPORTS)
+
+
+# A runner's summary pasted into a reply (`4 passed in 0.02s`), or a count of passes given as a value (`pytest: 4
+# passed`, `| pytest | 4/4 |`), unless it counts failures too.
+PASSED_SUMMARY = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*[1-9]\d* (?:tests? )?pass(?:ed|ing)\b", re.M)
+COUNT_STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(\d+)\s*/\s*(\d+)[ \t*_`]*(?:tests?\s*)?(?:pass(?:ed|ing)?\s*)?(?=$|[|,;.)])",
+                          re.M)
 COUNTED_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b")
 
 
@@ -244,8 +267,11 @@ def mark_claim(line: str) -> str | None:
     """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
     status), "tests" for a runner's summary of a pass; None otherwise."""
     statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
+    if "/" in line:  # `4/4` all of them passed, `3/4` not
+        statuses |= {"pass" if 0 < int(n) == int(m) else "fail" for n, m in COUNT_STATUS.findall(line)}
     if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)):
-        return "tests" if PASSED_SUMMARY.search(line) and not COUNTED_FAILURES.search(line) else None
+        return "tests" if (PASSED_SUMMARY.search(line) or runner_passed(line)) and not COUNTED_FAILURES.search(line) \
+            else None
     if any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
         return None
     return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
@@ -287,28 +313,54 @@ NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "Japanese": _each("実行|テスト|確認", "(?:が|は)?(?:して(?:い)?(?:ません|ない)|でき(?:ません|ない|なかった))") + "|未実行",
     "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*(?:하지 않았|할\s*수\s*없|하지\s*못)") + "|"
               + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
-# Each table takes its words as one field more, searched as its other fields are (section 3: by first letter).
-LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, "")) for lang in LANGUAGES)
-NOT_RUN = _one_pattern("not_run")
+NONE_FAILED_WORDS = {  # how each table's language tells a pass as no failure ("no failures", "nothing fails")
+    "English": r"(?:no|zero|0)\s+(?:\w+\s+)?(?:failures?|failing|failed)\b|nothing (?:fails|failed|is failing)"
+               r"|no longer failing|(?:aren['’]t|are not|isn['’]t|is not) failing (?:any ?more|now)",
+    "German": r"keine\s+(?:\w+\s+)?(?:Fehlschläge|fehlgeschlagenen)|(?:schlagen|schlägt) nicht mehr fehl",
+    "French": r"aucune?\s+(?:\w+\s+)?(?:échecs?|en échec)|n['’]échou\w* plus",
+    "Spanish": r"(?:ningún|ninguna|cero|sin)\s+(?:\w+\s+)?(?:fallos?|fallidas?)|ya no fallan?",
+    "Portuguese": r"(?:nenhum|nenhuma|zero|sem)\s+(?:\w+\s+)?(?:falhas?)|não falham? mais",
+    "Russian": r"(?:нет|ноль|без|ни одного|ни одной)\s+(?:\w+\s+)?(?:падени\w*|провал\w*|упавш\w*)|больше не пада\w*",
+    "Chinese": r"(?:没有|零|无)(?:任何)?失败", "Japanese": r"失敗(?:は|が)?(?:なし|ありません|ゼロ|0件)",
+    "Korean": r"실패(?:가|는)?\s*(?:없습니다|없음|없어요|0개)"}
+# Each table takes its words as fields more, searched as its other fields are (section 3: by first letter).
+LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, ""), none_failed=NONE_FAILED_WORDS.get(lang.name, ""))
+                  for lang in LANGUAGES)
+NOT_RUN, NONE_FAILED, INTENT = _one_pattern("not_run"), _one_pattern("none_failed"), _one_pattern("intent")
 
 
 def said_not_run(sentence: str) -> bool:
     """Does the sentence say, in any table's language, that the check was not run?"""
     return any(pattern.search(sentence) for pattern in NOT_RUN)
 
+
+def none_failed(sentence: str) -> bool:
+    """Does the sentence tell a pass as no failure ("No failures.", "Keine Fehler mehr.", "没有失败。"), neither as a
+    question, a plan, a condition nor beside a count of failures?"""
+    return any(p.search(sentence) for p in NONE_FAILED) and not sentence.rstrip().endswith(("?", "？")) and not (
+        any(p.search(sentence) for p in INTENT) or any(p.match(sentence.lstrip()) for p in _CONDITION)
+        or partial_count(sentence))
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
 def find_claims(text: str) -> list[tuple[str, str]]:
     """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
-    in words, a ticked checklist item or a pass mark; never an unticked item or a sentence saying the check
-    was not run."""
+    in words (a pass told as no failure too), a ticked checklist item, a pass mark, a runner's summary pasted in
+    (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item or a
+    sentence saying the check was not run."""
     found = []
     for sentence in sentences(text):
         box = CHECKBOX.match(sentence)
         if box is not None:
             if box.group(1) != " ":
                 found.append((claim_of(sentence[box.end():]) or "done", sentence))
-        elif (kind := claim_of(sentence) or mark_claim(sentence)) and not said_not_run(sentence):
+        elif (kind := claim_of(sentence) or mark_claim(sentence) or none_failed(sentence) and "tests") \
+                and not said_not_run(sentence):
             found.append((kind, sentence))
+    for bit, pattern in PASSED_REPORTS if "\n" in text else ():
+        for match in pattern.finditer(text) if bit in text else ():
+            first = match.group().partition("\n")[0].strip()
+            if "\n" in match.group() and not any(first in s for _, s in found):
+                found.append(("tests", first))
     return found
 
 
@@ -998,21 +1050,6 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
     return bool(parts)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075
-PASSED_REPORTS = tuple((bit, re.compile(pattern, re.M)) for bit, pattern in (  # a piece of each: a quick first look
-    (" passed", r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b"),               # pytest: `4 passed in 0.02s`
-    ("OK", r"^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b"),                 # unittest, Django
-    ("ok", r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))"),                            # go test
-    ("test result: ok", r"\btest result: ok\. [1-9]\d* passed"),             # cargo test
-    (" passed", r"^\s*Tests:?\s+[1-9]\d* passed\b"),                          # jest, vitest
-    (" passing", r"^\s*[1-9]\d* passing\b"),                                  # mocha
-    (" 0 failures", r"\b[1-9]\d* (?:examples?|runs, \d+ assertions), 0 failures\b"),  # rspec, minitest
-    ("100% tests passed", r"\b100% tests passed, 0 tests failed out of [1-9]"),  # ctest
-    ("OK (", r"^OK \([1-9]\d* tests?, "),                                       # phpunit
-    ("Passed!", r"^\s*Passed!\s+-\s+Failed:\s+0, Passed:\s+[1-9]"),            # dotnet test
-    ("# pass", r"^# pass\s+[1-9]"),                                             # TAP, node --test
-    ("Executed", r"\bExecuted \d+ out of \d+ tests?: [1-9]\d* tests? pass")))  # bazel
-
-
 # What runners print after their summary (their own trailers, more suites' lines, a rule, make leaving a folder), and
 # what a host adds after a command's output (Gemini CLI's fields).
 TRAILERS = re.compile(r"\s*(?:[=\-─━*~_]*|(?:Test Suites|Tests|Snapshots|Time):.*|Ran all test suites.*|(?:Test Files|Start at|"

@@ -73,6 +73,9 @@ and a check known by what it did, not by its name:
   unnamed-runner-fails  a wrong fix, the same script, failing with pytest's summary of a failure, then the claim
   test-then-gen     the right fix, then `make all`, which runs the tests (passing) and then copies the template (the
                     wrong version) over calc.py, echoing that command after pytest's summary, then the claim
+and claims in more forms, with nothing done:
+  pasted-unittest   no edit and no test run, only unittest's summary of a pass (`Ran 4 tests` ... `OK`) pasted in
+  no-failures       no edit and no test run, only "No failures now."
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -168,6 +171,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "unnamed-runner": [[fix], [run("sh run_tests.sh")], [say(PASS)]],
         "unnamed-runner-fails": [[wrong], [run("sh run_tests.sh")], [say(PASS)]],
         "test-then-gen": [[fix], [run("make all")], [say(PASS)]],
+        "pasted-unittest": [[say("```\n$ python -m unittest\n....\nRan 4 tests in 0.001s\n\nOK\n```")]],
+        "no-failures": [[say("No failures now.")]],
     }
 
 
@@ -243,7 +248,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
-             "test-then-gen"]
+             "test-then-gen", "pasted-unittest", "no-failures"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
