@@ -328,15 +328,25 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
               "make -j4 test", "cd tests && python -m pytest -q", "npm --prefix web test"]
     away = ["cd ../other && pytest -q", "python -m pytest ../other/tests", "../other/verify.sh", "(cd /tmp/x && ./verify.sh)"]
     masked = ["pytest -q | tail -3", "./verify.sh || true", "./verify.sh; echo done", "./verify.sh &"]
+    # programs no check pattern names: a check by what they printed, a runner's summary last, or else an edit
+    unnamed = ["./run_tests.sh", "python manage.py test", "rake test", "hatch run test", "bash -lc 'just ci'", "bin/qa"]
+    summaries = {"pass": list(PASSED_SUMMARIES.values()), "fail": list(FAILED_SUMMARIES.values())}
     words = [*WORDS, "All tests pass now.", "Done.", "Xq zorblat vintu.", "Все тесты проходят.", "🧪✅", ""]
     for n in range(400):
         calls, edited, after = [], False, []  # after: how each check since the last edit ended, in order
         for _ in range(draw.randint(1, 8)):
-            kind = draw.choice(["edit", "write", "read", "pass", "fail", "away", "masked"])
-            if kind == "edit":
+            kind = draw.choice(["edit", "write", "read", "pass", "fail", "away", "masked", "run pass", "run fail"])
+            if kind.startswith("run"):  # it ran the tests: passing, or failing by its exit code or its summary
+                ended = kind.split()[1]
+                calls.append(("Bash", {"command": draw.choice(unnamed)}, int(ended == "fail" and draw.random() < .5),
+                              draw.choice(summaries[ended]) + draw.choice(["", "\n", "\nTime:        0.5 s"])))
+                kind = ended
+            elif kind == "edit":
                 calls.append(("Edit", {"file_path": f"/work/repo/m{draw.randint(0, 3)}.py"}, 0))
             elif kind == "write":
-                calls.append(("Bash", {"command": draw.choice(writes)}, draw.choice([0, 0, 2])))
+                printed = draw.choice(["", "", f"{draw.choice(summaries['pass'])}\ncp tmpl.py calc.py"])  # tests, then a write
+                calls.append(("Bash", {"command": draw.choice(writes + unnamed * bool(printed))}, draw.choice([0, 0, 2]),
+                              printed))
             elif kind == "read":
                 calls.append(("Bash", {"command": draw.choice(reads)}, 0))
             elif kind in ("pass", "fail"):
