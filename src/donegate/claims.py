@@ -13,19 +13,19 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
-           'PASSED_REPORTS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NONE_FAILED_WORDS',
-           'NOT_RUN', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING', 'READING', 'IN_PLACE',
-           'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE',
-           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST',
-           'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS',
-           'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'runner_passed', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims',
-           'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
-           'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options', 'shell_parts', 'program_words',
-           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'names_scope',
-           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here',
-           'passed_last', 'ran_tests', 'AuditRules']
+__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS',
+           'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS',
+           'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING',
+           'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY',
+           'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS',
+           'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
+           'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS', 'ANY_PROGRAM', 'sentences',
+           'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim', 'said_not_run',
+           'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
+           'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options',
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -60,7 +60,6 @@ LANGUAGES: tuple[Language, ...] = (
              r"|works(?! by| like| as)(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
-             condition=r"if|once|unless|as soon as|when you|after you|whenever|according to",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
              r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
@@ -69,44 +68,51 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
              failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
-             condition=r"wenn|sobald|falls|laut|gemäß",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
              r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté",
              failed=r"échou\w*|échecs?|erreurs?",
-             condition=r"si|s['’]il|une fois que|dès que|lorsque vous|quand vous|selon|d['’]après",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
              r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
-             condition=r"si|una vez que|en cuanto|según",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
              r"exceto|salvo|todos menos|todas menos", failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
-             condition=r"se|caso|assim que|uma vez que|segundo|de acordo com",
              intent=r"caso|vou|vamos|para verificar|para confirmar|para garantir|assim que"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
              r"кроме|за исключением", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
-             condition=r"если|как только|согласно",
              intent=r"ли|если|чтобы|проверю|проверим|запущу|буду"),
     Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
              r"没|未|不|失败|无法", r"除了", failed=r"失败|报错|错误",
-             condition=r"如果|一旦|只要|等你|根据",
              intent=r"是否|如果|看看|确认一下|让我|我来|我会|我将|即将", spaced=False),
     Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
              r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて",
-             failed=r"失敗|エラー", condition=r"もし",
-             intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
+             failed=r"失敗|エラー", intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
              r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고", failed=r"실패|오류|에러",
-             condition=r"만약",
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-022c
+# A condition or a source that opens a sentence and governs all of it ("If ...", "Once you fix add(), ...",
+# "According to the README, ..."), in each table's language.
+CONDITION_WORDS = {
+    "English": r"if|once|unless|as soon as|when you|after you|whenever|according to",
+    "German": r"wenn|sobald|falls|laut|gemäß",
+    "French": r"si|s['’]il|une fois que|dès que|lorsque vous|quand vous|selon|d['’]après",
+    "Spanish": r"si|una vez que|en cuanto|según",
+    "Portuguese": r"se|caso|assim que|uma vez que|segundo|de acordo com",
+    "Russian": r"если|как только|согласно",
+    "Chinese": r"如果|一旦|只要|等你|根据",
+    "Japanese": r"もし",
+    "Korean": r"만약"}
+LANGUAGES = tuple(replace(lang, condition=CONDITION_WORDS[lang.name]) for lang in LANGUAGES)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-030c
 _LITERAL = re.compile(r"[^\\\[\](){}.*+?^$|]")  # a character that stands for itself in a pattern
@@ -224,16 +230,7 @@ def claim_of(sentence: str) -> str | None:
         return "tests"
     return "done" if any(_claims(c, "done") for c in parts) else None
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-033s
-PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "🧪"
-CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
-
-
-# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`, `pytest → all green`): a
-# mark in words.
-STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(?:all\s+)?([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
-PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
-FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033r
 # Each test runner's own summary of a pass, as it prints it (section 7 reads a command's output with it too).
 PASSED_REPORTS = tuple((bit, re.compile(pattern, re.M)) for bit, pattern in (  # a piece of each: a quick first look
     (" passed", r"\b[1-9]\d* passed\b[^\n]* in [\d.]+m?s\b"),               # pytest: `4 passed in 0.02s`
@@ -255,6 +252,16 @@ def runner_passed(text: str) -> bool:
     return any(bit in text and pattern.search(text) for bit, pattern in PASSED_REPORTS)
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033s
+PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "🧪"
+CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
+
+
+# A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`, `pytest → all green`): a
+# mark in words.
+STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(?:all\s+)?([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
+PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
+FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
 # A runner's summary pasted into a reply (`4 passed in 0.02s`), or a count of passes given as a value (`pytest: 4
 # passed`, `| pytest | 4/4 |`), unless it counts failures too.
 PASSED_SUMMARY = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*[1-9]\d* (?:tests? )?pass(?:ed|ing)\b", re.M)
@@ -313,6 +320,18 @@ NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "Japanese": _each("実行|テスト|確認", "(?:が|は)?(?:して(?:い)?(?:ません|ない)|でき(?:ません|ない|なかった))") + "|未実行",
     "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*(?:하지 않았|할\s*수\s*없|하지\s*못)") + "|"
               + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
+# Each table takes its words as one field more, searched as its other fields are (section 3: by first letter).
+LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, "")) for lang in LANGUAGES)
+NOT_RUN = _one_pattern("not_run")
+
+
+def said_not_run(sentence: str) -> bool:
+    """Does the sentence say, in any table's language, that the check was not run?"""
+    return any(pattern.search(sentence) for pattern in NOT_RUN)
+
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033f
 NONE_FAILED_WORDS = {  # how each table's language tells a pass as no failure ("no failures", "nothing fails")
     "English": r"(?:no|zero|0)\s+(?:\w+\s+)?(?:failures?|failing|failed)\b|nothing (?:fails|failed|is failing)"
                r"|no longer failing|(?:aren['’]t|are not|isn['’]t|is not) failing (?:any ?more|now)",
@@ -323,15 +342,8 @@ NONE_FAILED_WORDS = {  # how each table's language tells a pass as no failure ("
     "Russian": r"(?:нет|ноль|без|ни одного|ни одной)\s+(?:\w+\s+)?(?:падени\w*|провал\w*|упавш\w*)|больше не пада\w*",
     "Chinese": r"(?:没有|零|无)(?:任何)?失败", "Japanese": r"失敗(?:は|が)?(?:なし|ありません|ゼロ|0件)",
     "Korean": r"실패(?:가|는)?\s*(?:없습니다|없음|없어요|0개)"}
-# Each table takes its words as fields more, searched as its other fields are (section 3: by first letter).
-LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, ""), none_failed=NONE_FAILED_WORDS.get(lang.name, ""))
-                  for lang in LANGUAGES)
-NOT_RUN, NONE_FAILED, INTENT = _one_pattern("not_run"), _one_pattern("none_failed"), _one_pattern("intent")
-
-
-def said_not_run(sentence: str) -> bool:
-    """Does the sentence say, in any table's language, that the check was not run?"""
-    return any(pattern.search(sentence) for pattern in NOT_RUN)
+LANGUAGES = tuple(replace(lang, none_failed=NONE_FAILED_WORDS.get(lang.name, "")) for lang in LANGUAGES)
+NONE_FAILED, INTENT = _one_pattern("none_failed"), _one_pattern("intent")
 
 
 def none_failed(sentence: str) -> bool:
@@ -340,6 +352,7 @@ def none_failed(sentence: str) -> bool:
     return any(p.search(sentence) for p in NONE_FAILED) and not sentence.rstrip().endswith(("?", "？")) and not (
         any(p.search(sentence) for p in INTENT) or any(p.match(sentence.lstrip()) for p in _CONDITION)
         or partial_count(sentence))
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
 def find_claims(text: str) -> list[tuple[str, str]]:
@@ -809,6 +822,8 @@ def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
     return scope
 
 
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071sel
 def selected(ran: list[str]) -> list[str]:
     """What a runner's words (`program_words`) select: [] when they leave the suite whole."""
     scope, name, args = [], ran[0].rpartition("/")[2], ran[1:]
@@ -834,6 +849,7 @@ def selected(ran: list[str]) -> list[str]:
         elif ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
             scope.append(arg)
     return scope
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071n
 GENERIC = frozenset({"py", "test", "tests", "spec", "specs", "unit"})  # words of every test's name: they name none
