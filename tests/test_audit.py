@@ -552,6 +552,20 @@ def _unnamed_runners(n: int, seed: int) -> list[str]:
                   | {f"bash -lc '{line}'" for line in draw.sample(sorted(lines), 3)})
 
 
+def test_chapter_09s_plain_rule_counts_a_program_alone_whose_last_word_is_the_runners_summary():
+    """The chapter's own `Rules.tested`: pytest's and unittest's summaries, the program alone on its line, nothing printed
+    after a pass; `--check` names the only checks."""
+    plain = au.Rules()
+    assert plain.tested("./run_tests.sh", "....\n4 passed in 0.02s\n") == ()
+    assert plain.tested("python manage.py test", "Ran 4 tests in 0.001s\n\nOK\n") == ()
+    assert plain.tested("./run_tests.sh", "1 failed, 3 passed in 0.1s\n") == ()  # a failing check
+    assert plain.tested("cd ../x; ./run_tests.sh", "4 passed in 0.02s") is None
+    assert plain.tested("make all", "4 passed in 0.02s\ncp templates/calc.py.in calc.py\n") is None
+    assert plain.tested("./run_tests.sh | tail -1", "4 passed in 0.02s") is None
+    assert plain.tested("./run_tests.sh", "Generated calc.py") is None
+    assert au.Rules(checks=(r"make ci",)).tested("./run_tests.sh", "4 passed in 0.02s") is None
+
+
 @pytest.mark.parametrize("runner", sorted(PASSED_SUMMARIES))
 def test_a_program_no_pattern_names_that_ran_the_tests_is_a_check(runner):
     """What a program did decides, not its name: a command that may have written, whose output ends with a test

@@ -115,12 +115,14 @@ def _reports_failure(self: Rules, output: str) -> bool:
 
 
 def _tested(self: Rules, command: str, output: str) -> tuple[str, ...] | str | None:
-    """What a command the check rule does not name checked, when its output holds a runner's summary (pytest's `4 passed
-    in 0.1s`, unittest's `Ran 4 tests` then `OK`, or a report of failures): () the whole suite, "elsewhere" another
-    folder's. None when there is no summary, the line holds more than one program (`| tail`, `&& make gen`), or
-    `--check` named the check (then only that counts)."""
-    if self.checks != CHECK_COMMANDS or re.search(r"[|;&!\n]", command) or not (self.reports_failure(output) or re.search(
-            r"\b[1-9]\d* passed\b[^\n]* in [\d.]+s\b|^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b", output, re.M)):
+    """What a command the check rule does not name checked, when its output ends with a runner's summary of a pass
+    (pytest's `4 passed in 0.1s`, unittest's `Ran 4 tests` then `OK`) or reports failures: () the whole suite,
+    "elsewhere" another folder's. None when it does neither (a line after the summary is more work done after the
+    tests), the line holds more than one program (`| tail`, `&& make gen`), or `--check` named the check."""
+    passes = list(re.finditer(r"\b[1-9]\d* passed\b[^\n]* in [\d.]+s\b|^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b",
+                              output, re.M))
+    last = bool(passes) and not output[passes[-1].end():].partition("\n")[2].strip()  # nothing printed after it
+    if self.checks != CHECK_COMMANDS or re.search(r"[|;&!\n]", command) or not (last or self.reports_failure(output)):
         return None
     return "elsewhere" if self.elsewhere(command) else ()
 
