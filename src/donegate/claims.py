@@ -347,7 +347,7 @@ NONE_FAILED, INTENT = _one_pattern("none_failed"), _one_pattern("intent")
 
 
 def none_failed(sentence: str) -> bool:
-    """Does the sentence tell a pass as no failure ("No failures.", "Keine Fehler mehr.", "没有失败。"), neither as a
+    """Does the sentence tell a pass as no failure ("No failures.", "Keine Fehlschläge mehr.", "没有失败。"), neither as a
     question, a plan, a condition nor beside a count of failures?"""
     return any(p.search(sentence) for p in NONE_FAILED) and not sentence.rstrip().endswith(("?", "？")) and not (
         any(p.search(sentence) for p in INTENT) or any(p.match(sentence.lstrip()) for p in _CONDITION)
