@@ -513,7 +513,8 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += [f"  #{seq:<4} {text}" for seq, text in sorted(entries, key=lambda e: e[0])]
     bad = [c for c in result.claims if c.verdict != "supported"]
     ended = work[-1].work if work else "nothing"
-    lines += ["", f"Result: the work ended {ended}; {len(result.claims)} claim(s), " + (
+    ended = "had nothing to verify" if ended == "nothing" else f"ended {ended}"
+    lines += ["", f"Result: the work {ended}; {len(result.claims)} claim(s), " + (
         "all supported by a check that passed after the last edit" if not bad and result.claims else
         "nothing claimed" if not result.claims else
         ", ".join(f"{sum(c.verdict == v for c in bad)} {v}" for v in VERDICTS[1:] if any(c.verdict == v for c in bad)))]
