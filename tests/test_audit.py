@@ -327,7 +327,8 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
     reads = ["cat calc.py", "git diff", "ls -la", "grep -n add calc.py", "git status", "python --version", "mypy calc.py"]
     checks = ["./verify.sh", "python -m pytest -q", "pytest -q tests", "uv run pytest", "make test", "bash -lc './verify.sh'",
               "make -j4 test", "cd tests && python -m pytest -q", "npm --prefix web test"]
-    away = ["cd ../other && pytest -q", "python -m pytest ../other/tests", "../other/verify.sh", "(cd /tmp/x && ./verify.sh)"]
+    away = ["cd ../other && pytest -q", "python -m pytest ../other/tests", "../other/verify.sh", "(cd /tmp/x && ./verify.sh)",
+            "ssh ci-box pytest -q", "docker run img ./verify.sh", "cd /tmp/x && ./run_tests.sh"]
     masked = ["pytest -q | tail -3", "./verify.sh || true", "./verify.sh; echo done", "./verify.sh &"]
     # programs no check pattern names: a check by what they printed, a runner's summary last, or else an edit
     unnamed = ["./run_tests.sh", "python manage.py test", "rake test", "hatch run test", "bash -lc 'just ci'", "bin/qa"]
@@ -616,6 +617,15 @@ def test_a_program_that_printed_more_after_the_summary_may_have_written_after_it
         output = f"{PASSED_SUMMARIES['pytest']}\n{trailer}\n"
         [claim], stretch = _session(EDIT, ("Bash", {"command": "make all"}, 0, output), folder="/work/repo")
         assert (claim.verdict, stretch.work) == ("supported", "verified"), (trailer, claim)
+
+
+@pytest.mark.parametrize("command", ["ssh ci-box pytest -q", "docker run --rm img python -m pytest", "podman run img npm test",
+                                     "kubectl exec pod-1 -- pytest", "vagrant ssh -c ./verify.sh", "docker compose run app pytest",
+                                     "bash -lc 'ssh build pytest'"])
+def test_a_program_given_a_check_to_run_runs_it_where_it_decides(command):
+    """Another machine, an image's copy of the code: the runner's summary it prints is no check of this tree."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0, PASSED_SUMMARIES["pytest"]), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (command, claim)
 
 
 @pytest.mark.parametrize("command", ["python3 -c 'print(\"4 passed in 0.01s\")'", "node -e 'console.log(1)'",

@@ -1087,6 +1087,7 @@ def passed_last(output: str) -> bool:
     return all(TRAILERS.fullmatch(line) for line in after.splitlines())
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-075r
 _MORE_THAN_ONE = re.compile(r"(?<![|>&])\|(?!\|)|\|\||;|(?<![&>])&(?![&>])|\n|(?:^|[\s(])!\s")  # a pipe, `;`, `&`, `!`
 ANY_PROGRAM = (r"\S",)  # a check pattern every program matches: the one program of the line is the check
 
@@ -1107,6 +1108,9 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
     if not program or _reads(words) or any(w in _FEEDING for w in words) or (
             INTERPRETER.fullmatch(program[0]) and (len(program) < 2 or program[1] in INLINE or program[1] == "-")):
         return None  # a reading program, or code given inline or on its input
+    search = any_of(AUDIT_CHECKS).search
+    if any(checked_words(program[at:], search) for at in range(1, len(program))):
+        return "elsewhere"  # it runs a check it is given (`ssh host pytest`, `docker run img pytest`) where it decides
     return "elsewhere" if elsewhere(command, home, ANY_PROGRAM) else tuple(selected(program))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
