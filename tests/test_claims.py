@@ -13,8 +13,8 @@ import pytest
 
 from donegate import audit as au
 from donegate import transcripts as tr
-from donegate.claims import (LANGUAGES, AuditRules, check_scope, clauses, disclaimers, find_claims, partial_count, read_only,
-                             sentences, shell_words)
+from donegate.claims import (LANGUAGES, AuditRules, check_scope, clauses, disclaimers, elsewhere, find_claims, partial_count,
+                             read_only, runs_check, sentences, shell_words)
 from test_audit import FIXTURES, TRANSCRIPTS
 
 CLAIMS = [  # (reply, the kinds it claims)
@@ -420,6 +420,24 @@ RUNS = ["./verify.sh", "bash verify.sh", "sh ./verify.sh", "timeout 60 ./verify.
         "poetry run -- pytest", "./gradlew test", "gradle check", "mvn -q verify", "bash -lc './verify.sh'",
         "/bin/bash -lc 'python -m pytest -q'", "bash -l -c pytest", "sh -ec './verify.sh'", "bash --login -c 'npm test'",
         "bash -x ./verify.sh", "bash -o pipefail -c 'pytest -q | tail -3'"]
+# A wrapper's own options, and their values, come before what it runs (`env -C DIR` moves first: not known to be here).
+WRAPPED = ["nice -n 10 pytest -q", "sudo -u ci ./verify.sh", "timeout -k 5 60 pytest", "timeout --signal=KILL 60 ./verify.sh",
+           "env -u HOME pytest", "time -p python -m pytest", "nohup ./verify.sh", "command -p pytest"]
+
+
+@pytest.mark.parametrize("command", WRAPPED)
+def test_a_wrapper_s_options_are_read_past_to_the_check(command):
+    assert runs_check(command) and not elsewhere(command, "/work/repo"), command
+    assert read_only(command.replace("pytest -q", "cat calc.py").replace("./verify.sh", "cat calc.py")
+                     .replace("python -m pytest", "cat calc.py").replace("pytest", "cat calc.py")), command
+
+
+@pytest.mark.parametrize("command", ["env -C ../other pytest", "env --chdir=../other ./verify.sh"])
+def test_a_wrapper_that_moves_to_a_folder_runs_no_check_known_to_be_here(command):
+    from donegate.claims import ran_tests
+    assert not runs_check(command) and ran_tests(command, "4 passed in 0.01s", "/work/repo") == "elsewhere"
+
+
 MENTIONS = ["pip install pytest", "cat verify.sh", "cat pytest.ini", "grep -rn pytest .", "echo run tox later",
             "which pytest", 'ls && echo "go test ./..."', "sed -i s/x/y/ verify.sh", "chmod +x verify.sh",
             "git diff verify.sh", "python3 -m pip install pytest", "npm run build", "vim verify.sh", "man pytest",

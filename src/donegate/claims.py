@@ -15,17 +15,17 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS',
            'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS',
-           'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'EDITING',
-           'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY',
-           'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS',
-           'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
-           'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS', 'ANY_PROGRAM', 'sentences',
-           'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim', 'said_not_run',
-           'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'split_options',
-           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
-           'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
+           'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE', 'WRAPPERS',
+           'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION',
+           'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS',
+           'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS',
+           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS',
+           'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
+           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'selected', 'names_scope', 'ran_no_test', 'reports_failure',
+           'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -396,6 +396,10 @@ INTERPRETER = re.compile(r"(?:python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|ruby|
                          r"|ksh|fish|pwsh)")
 INLINE = frozenset({"-c", "-e", "-E", "-r", "--eval", "--command", "-p", "--print"})
 WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "xargs", "timeout"})
+# Their options that take a value (`nice -n 10`, `sudo -u ci`, `timeout -k 5 60`, `env -u HOME`); `env -C DIR` is
+# not among them: a wrapper that moves to a folder is read as no wrapper, and what it runs is not known to run here.
+WRAPPER_VALUES = frozenset({"-n", "--adjustment", "-u", "--user", "-g", "--group", "-s", "--signal", "-k",
+                            "--kill-after", "--unset", "-f", "--format", "-o", "--output", "-a"})
 EDITING = re.compile(r"mv|cp|rm|rmdir|touch|truncate|patch|install|ln|tee|dd|chmod|chown|unzip|rsync")
 READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "printf",
                      "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df", "true", "false",
@@ -493,8 +497,13 @@ def simple_commands(command: str) -> list[tuple[list[str], bool]]:
 def _program(words: list[str]) -> tuple[str, list[str]]:
     """(the program a simple command runs, its arguments before any redirection), past VAR=... and wrappers."""
     words = [w for w in words if "=" not in w or not _ASSIGNMENT.fullmatch(w)]
-    while words and words[0].rpartition("/")[2] in WRAPPERS:  # the program's name, its folder aside
-        words = words[2:] if words[0] == "timeout" else words[1:]
+    while words and (name := words[0].rpartition("/")[2]) in WRAPPERS:  # the program's name, its folder aside
+        at = 1  # past the wrapper's options (and their values), a `--`, and `timeout`'s duration
+        while at < len(words) and words[at][:1] == "-" and words[at] != "--":
+            if words[at] in ("-C", "--chdir") or words[at].startswith("--chdir="):
+                return words[at].partition("=")[0], words[at + 1:]  # `env -C DIR`: runs it elsewhere, not known here
+            at += 1 + (words[at] in WRAPPER_VALUES)
+        words = words[at + (words[at:at + 1] == ["--"]) + (name == "timeout"):]
     args = []
     for word in words[1:]:
         if word[:1] in ("<", ">", "&", "|") and _REDIRECT.fullmatch(word):
