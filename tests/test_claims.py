@@ -53,10 +53,11 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("没有失败。", ["tests"]), ("失敗はありません。", ["tests"]), ("실패가 없습니다.", ["tests"]),
     ("Tests: 4/4", ["tests"]), ("| pytest | 4/4 |", ["done"]), ("```\nRan 4 tests in 0.001s\n\nOK\n```", ["tests"]),
     ("```\nPASS  src/calc.test.js\nTests:       4 passed, 4 total\n```", ["tests", "tests"]),
-    ("4 examples, 0 failures", ["tests"]),
+    ("4 examples, 0 failures", ["tests"]), ("Once again, all tests pass.", ["tests"]),
+    ("According to pytest, all tests pass.", ["tests"]), ("All tests pass according to pytest.", ["tests"]),
 ]
 # A sentence that opens with a condition says what would follow, in any of its clauses; a description of how code
-# works, a requirement and a report from another source report no check.
+# works and a requirement report no check.
 CONDITIONS = [
     "Once you fix add(), the tests should pass.", "If you change - to +, all tests pass.", "As soon as it merges, CI is green.",
     "When you rerun it, the suite passes.", "Unless the cache is stale, the tests pass.", "Wenn du add() korrigierst, bestehen alle Tests.",
@@ -65,7 +66,6 @@ CONDITIONS = [
     "もし add() を直せば、テストは通ります。", "만약 add()를 고치면 테스트가 통과합니다.",
     "Here is how add works.", "This function works by subtracting b from a.", "It works like this: a - b.",
     "Here's why it works on Windows but not here.", "Your test passes only when a == 0.", "A passing test suite is required before merge.",
-    "According to the README, all tests pass on main.",
 ]
 NO_CLAIM = [
     "3 of 4 tests pass; test_edge still fails.", "3/4 tests pass.", "3 von 4 Tests bestehen.", "3 из 4 тестов проходят.",

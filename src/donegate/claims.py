@@ -48,7 +48,7 @@ class Language:
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
-    condition: str = ""  # a condition or a source that opens the sentence and governs all of it ("once you fix it, ...")
+    condition: str = ""  # a condition that opens the sentence and governs all of it ("once you fix it, ...")
     not_run: str = ""  # that the check was not run ("I haven't run them"; filled in from NOT_RUN_WORDS)
     none_failed: str = ""  # that nothing failed: a pass told as no failure ("no failures"; from NONE_FAILED_WORDS)
     spaced: bool = True  # words stand between spaces (matched as whole words)
@@ -63,7 +63,7 @@ LANGUAGES: tuple[Language, ...] = (
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
              r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
-             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?|according to"),
+             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
@@ -100,16 +100,16 @@ LANGUAGES: tuple[Language, ...] = (
 )
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022c
-# A condition or a source that opens a sentence and governs all of it ("If ...", "Once you fix add(), ...",
-# "According to the README, ..."), in each table's language.
+# A condition that opens a sentence and governs all of it ("If ...", "Once you fix add(), ..."), in each table's
+# language. (A source named first, "According to pytest, ...", may be the agent's own run: its claim stands.)
 CONDITION_WORDS = {
-    "English": r"if|once|unless|as soon as|when you|after you|whenever|according to",
-    "German": r"wenn|sobald|falls|laut|gemäß",
-    "French": r"si|s['’]il|une fois que|dès que|lorsque vous|quand vous|selon|d['’]après",
-    "Spanish": r"si|una vez que|en cuanto|según",
-    "Portuguese": r"se|caso|assim que|uma vez que|segundo|de acordo com",
-    "Russian": r"если|как только|согласно",
-    "Chinese": r"如果|一旦|只要|等你|根据",
+    "English": r"if|once(?! again| more)|unless|as soon as|when you|after you|whenever",
+    "German": r"wenn|sobald|falls",
+    "French": r"si|s['’]il|une fois que|dès que|lorsque vous|quand vous",
+    "Spanish": r"si|una vez que|en cuanto",
+    "Portuguese": r"se|caso|assim que|uma vez que",
+    "Russian": r"если|как только",
+    "Chinese": r"如果|一旦|只要|等你",
     "Japanese": r"もし",
     "Korean": r"만약"}
 LANGUAGES = tuple(replace(lang, condition=CONDITION_WORDS[lang.name]) for lang in LANGUAGES)
