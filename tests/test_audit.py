@@ -562,7 +562,7 @@ def test_chapter_09s_plain_rule_counts_a_program_alone_whose_last_word_is_the_ru
     assert plain.tested("python manage.py test", "Ran 4 tests in 0.001s\n\nOK\n") == ()
     assert plain.tested("./run_tests.sh", "1 failed, 3 passed in 0.1s\n") == ()  # a failing check
     assert plain.tested("cd ../x; ./run_tests.sh", "4 passed in 0.02s") is None
-    assert plain.tested("make all", "4 passed in 0.02s\ncp templates/calc.py.in calc.py\n") is None
+    assert plain.tested("make all", "4 passed in 0.02s\ncp templates/calc.py.in calc.py\n") == "then"  # went on after
     assert plain.tested("./run_tests.sh | tail -1", "4 passed in 0.02s") is None
     assert plain.tested("./run_tests.sh", "Generated calc.py") is None
     assert au.Rules(checks=(r"make ci",)).tested("./run_tests.sh", "4 passed in 0.02s") is None
@@ -611,6 +611,7 @@ def test_a_program_that_printed_more_after_the_summary_may_have_written_after_it
         output = f"{PASSED_SUMMARIES['pytest']}\n{after}\n"
         [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0, output), folder="/work/repo")
         assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (command, after, claim)
+        assert claim.evidence.endswith(f"{command} ran the tests, then went on: may have written"), claim.evidence
     for trailer in ("Time:        0.5 s\nRan all test suites.", "Total Test time (real) =   0.01 sec", "\n\n", "====",
                     "ok  \tcalc/sub\t0.003s\n?   \tcalc/cmd\t[no test files]", "Randomized with seed 1234",
                     "Process Group PGID: 11531\n</untrusted_context>", "make[1]: Leaving directory '/work/repo'"):

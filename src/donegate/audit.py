@@ -117,14 +117,15 @@ def _reports_failure(self: Rules, output: str) -> bool:
 def _tested(self: Rules, command: str, output: str) -> tuple[str, ...] | str | None:
     """What a command the check rule does not name checked, when its output ends with a runner's summary of a pass
     (pytest's `4 passed in 0.1s`, unittest's `Ran 4 tests` then `OK`) or reports failures: () the whole suite,
-    "elsewhere" another folder's. None when it does neither (a line after the summary is more work done after the
-    tests), the line holds more than one program (`| tail`, `&& make gen`), or `--check` named the check."""
+    "elsewhere" another folder's, "then" when more is printed after the summary (it went on after the tests: still an
+    edit). None when there is no summary, the line holds more than one program (`| tail`, `&& make gen`), or
+    `--check` named the check."""
     passes = list(re.finditer(r"\b[1-9]\d* passed\b[^\n]* in [\d.]+s\b|^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b",
                               output, re.M))
     last = bool(passes) and not output[passes[-1].end():].partition("\n")[2].strip()  # nothing printed after it
-    if self.checks != CHECK_COMMANDS or re.search(r"[|;&!\n]", command) or not (last or self.reports_failure(output)):
+    if self.checks != CHECK_COMMANDS or re.search(r"[|;&!\n]", command) or not (passes or self.reports_failure(output)):
         return None
-    return "elsewhere" if self.elsewhere(command) else ()
+    return "elsewhere" if self.elsewhere(command) else () if last or self.reports_failure(output) else "then"
 
 
 Rules.ran_nothing, Rules.reports_failure, Rules.tested = _ran_nothing, _reports_failure, _tested
@@ -210,6 +211,7 @@ class Action:
     changed: int | None = None  # a check whose own script (`verify.sh`) the edit at this seq changed first
     tool: bool = False  # an edit tool's edit (Edit, Write, apply_patch ...): it writes all of it or nothing
     reported: bool = False  # a check that exited 0, and whose output reports failing tests (`1 failed`)
+    then: bool = False  # an edit whose output shows the tests ran and passed, then more work after them
 
     @property
     def passed(self) -> bool:
@@ -217,9 +219,8 @@ class Action:
 
     @property
     def wrote(self) -> bool:
-        """An edit that may have changed files: an edit tool's once it succeeded (a failed one wrote nothing), any
-        other (a command, a tool not known to read) once it ended, whatever its exit code (`make gen` may copy a
-        file over `calc.py` and then fail)."""
+        """An edit that may have changed files: an edit tool's once it succeeded (a failed one wrote nothing), any other
+        (a command, a tool not known to read) once it ended, whatever its exit code (`make gen` may copy, then fail)."""
         return self.kind == "edit" and self.done is not None and (self.ok or not self.tool)
 
     @property
@@ -230,7 +231,8 @@ class Action:
         if self.kind == "check":
             return "passed, ran no test" if self.empty else "passed" if self.passed else \
                 "exit 0, its output reports failing tests" if self.reported else f"exit {self.exit_code}"
-        return "done" if self.ok else "failed, may have written" if self.wrote else "failed"
+        return ("ran the tests, then went on" if self.then else "done") if self.ok else \
+            "failed, may have written" if self.wrote else "failed"
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-052
 @dataclass
@@ -312,10 +314,12 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             output = p.get("output")  # a trajectory keeps a long one as a preview (its head and its tail)
             text = str((output.get("preview") if isinstance(output, dict) else output) or "")
             if action.kind == "edit" and not action.tool and where and (ran := rules.tested(where, text)) is not None:
-                for name in names:  # it ran its script: it did not change it
+                action.then = ran == "then"  # it ran the tests, then went on: still an edit, after them
+                for name in names if not action.then else ():  # it ran its script: it did not change it
                     scripts[name].remove(action.seq)
-                action.kind, action.scope = ("elsewhere", ()) if ran == "elsewhere" else ("check", ran)
-                action.changed = changed(names, action.seq) if action.kind == "check" else None
+                if not action.then:
+                    action.kind, action.scope = ("elsewhere", ()) if ran == "elsewhere" else ("check", ran)
+                    action.changed = changed(names, action.seq) if action.kind == "check" else None
             action.reported = action.passed and rules.reports_failure(text)  # a script that lost the exit code
             action.empty = action.passed and rules.ran_nothing(text)
         elif event.type == "verification_result":
@@ -332,9 +336,11 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     if last is None:
         pending = next((a for a in reversed(actions) if a.kind == "check" and a.seq < seq), None)
         away = next((a for a in reversed(actions) if a.kind == "elsewhere" and a.seq < seq), None)
+        went = next((a for a in reversed(actions) if a.then and a.seq < seq), None)  # ran the tests, then more
         return "unsupported", (f"the check #{pending.seq} {pending.what} had not come back when this was said"
                                if pending else f"the only check ran in another folder: #{away.seq} {away.what}"
-                               if away else "no test or check command ran before this claim"), None, []
+                               if away else f"#{went.seq} {went.what} ran the tests, then went on: may have written"
+                               if went else "no test or check command ran before this claim"), None, []
     if last.masked and not last.reported:  # passed or failed, the exit code says nothing of the check (work_of agrees)
         return "unsupported", (f"the last check's exit code is not the check's own: #{last.seq} {last.what} "
                                "(a pipe, `||`, `&`, `!` or a later command decides it)"), last, []

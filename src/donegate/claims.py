@@ -1104,8 +1104,10 @@ ANY_PROGRAM = (r"\S",)  # a check pattern every program matches: the one program
 def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, ...] | str | None:
     """What a program no check pattern names checked, by its output: the tests its words select (() the whole
     suite), or "elsewhere" for another tree's, when the output ends with a runner's summary of a pass or reports
-    failures. None when it does neither, or the words do not show the runner's summary to be the line's last word."""
-    if not (passed_last(output) or reports_failure(output)) or _MORE_THAN_ONE.search(command):
+    failures; "then" when more follows the summary (chapter 09 keeps it an edit). None when there is no summary, or
+    the words do not show the runner's summary to be the line's last word."""
+    last, failed = passed_last(output), reports_failure(output)
+    if not (last or failed or runner_passed(output)) or _MORE_THAN_ONE.search(command):
         return None
     ran = list(folders(command))
     if len(ran) != 1:
@@ -1120,7 +1122,9 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
     search = any_of(AUDIT_CHECKS).search
     if any(checked_words(program[at:], search) for at in range(1, len(program))):
         return "elsewhere"  # it runs a check it is given (`ssh host pytest`, `docker run img pytest`) where it decides
-    return "elsewhere" if elsewhere(command, home, ANY_PROGRAM) else tuple(selected(program))
+    if elsewhere(command, home, ANY_PROGRAM):
+        return "elsewhere"
+    return tuple(selected(program)) if last or failed else "then"  # "then": it went on after its tests
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
