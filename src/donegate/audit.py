@@ -315,9 +315,9 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             text = str((output.get("preview") if isinstance(output, dict) else output) or "")
             if action.kind == "edit" and not action.tool and where and (ran := rules.tested(where, text)) is not None:
                 action.then = ran == "then"  # it ran the tests, then went on: still an edit, after them
-                for name in names if not action.then else ():  # it ran its script: it did not change it
-                    scripts[name].remove(action.seq)
                 if not action.then:
+                    for name in names:  # it ran its script: it did not change it
+                        scripts[name].remove(action.seq)
                     action.kind, action.scope = ("elsewhere", ()) if ran == "elsewhere" else ("check", ran)
                     action.changed = changed(names, action.seq) if action.kind == "check" else None
             action.reported = action.passed and rules.reports_failure(text)  # a script that lost the exit code
