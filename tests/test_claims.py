@@ -432,10 +432,14 @@ def test_a_wrapper_s_options_are_read_past_to_the_check(command):
                      .replace("python -m pytest", "cat calc.py").replace("pytest", "cat calc.py")), command
 
 
-@pytest.mark.parametrize("command", ["env -C ../other pytest", "env --chdir=../other ./verify.sh"])
+@pytest.mark.parametrize("command", ["env -C ../other pytest", "env --chdir=../other ./verify.sh",
+                                     "env -u HOME -C /tmp/x python -m pytest", "env -C ../other ./run_tests.sh"])
 def test_a_wrapper_that_moves_to_a_folder_runs_no_check_known_to_be_here(command):
+    """`env -C DIR` moves for the one program it runs, as a `cd DIR &&` would: the check ran in that folder."""
     from donegate.claims import ran_tests
-    assert not runs_check(command) and ran_tests(command, "4 passed in 0.01s", "/work/repo") == "elsewhere"
+    assert runs_check(command) == ("run_tests" not in command) and elsewhere(command, "/work/repo"), command
+    assert ran_tests(command, "4 passed in 0.01s", "/work/repo") == "elsewhere"
+    assert not elsewhere(command.replace("../other", "sub").replace("/tmp/x", "sub"), "/work/repo"), command
 
 
 MENTIONS = ["pip install pytest", "cat verify.sh", "cat pytest.ini", "grep -rn pytest .", "echo run tox later",

@@ -164,6 +164,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                             'donegate/claims.py'),
                                  'donegate.claims._branches': ('reading_claims.html#_branches', 'donegate/claims.py'),
                                  'donegate.claims._by_first_letter': ('reading_claims.html#_by_first_letter', 'donegate/claims.py'),
+                                 'donegate.claims._chdir': ('reading_claims.html#_chdir', 'donegate/claims.py'),
                                  'donegate.claims._claims': ('reading_claims.html#_claims', 'donegate/claims.py'),
                                  'donegate.claims._each': ('reading_claims.html#_each', 'donegate/claims.py'),
                                  'donegate.claims._elsewhere': ('reading_claims.html#_elsewhere', 'donegate/claims.py'),

@@ -259,13 +259,14 @@ CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist i
 
 # A status given as a value, a field's or a table cell's (`Tests: OK`, `| pytest | PASS |`, `pytest → all green`): a
 # mark in words.
-STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(?:all\s+)?([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
+_VALUE = r"(?:[:|=]|->|=>|→)[ \t*_`]*"  # what gives a value: a field's colon, a cell's bar, `=`, an arrow
+STATUS = re.compile(_VALUE + r"(?:all\s+)?([A-Za-z]+)[ \t*_`]*(?=$|[|,;.)])", re.M)
 PASS_STATUS = frozenset({"pass", "passed", "passing", "ok", "okay", "success", "successful", "succeeded", "green"})
 FAIL_STATUS = frozenset({"fail", "failed", "failing", "failure", "error", "errors", "ko", "broken", "red"})
 # A runner's summary pasted into a reply (`4 passed in 0.02s`), or a count of passes given as a value (`pytest: 4
 # passed`, `| pytest | 4/4 |`), unless it counts failures too.
-PASSED_SUMMARY = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*[1-9]\d* (?:tests? )?pass(?:ed|ing)\b", re.M)
-COUNT_STATUS = re.compile(r"(?:[:|=]|->|=>|→)[ \t*_`]*(\d+)\s*/\s*(\d+)[ \t*_`]*(?:tests?\s*)?(?:pass(?:ed|ing)?\s*)?(?=$|[|,;.)])",
+PASSED_SUMMARY = re.compile(_VALUE + r"[1-9]\d* (?:tests? )?pass(?:ed|ing)\b", re.M)
+COUNT_STATUS = re.compile(_VALUE + r"(\d+)\s*/\s*(\d+)[ \t*_`]*(?:tests?\s*)?(?:pass(?:ed|ing)?\s*)?(?=$|[|,;.)])",
                           re.M)
 COUNTED_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b")
 
@@ -396,10 +397,10 @@ INTERPRETER = re.compile(r"(?:python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|ruby|
                          r"|ksh|fish|pwsh)")
 INLINE = frozenset({"-c", "-e", "-E", "-r", "--eval", "--command", "-p", "--print"})
 WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "xargs", "timeout"})
-# Their options that take a value (`nice -n 10`, `sudo -u ci`, `timeout -k 5 60`, `env -u HOME`); `env -C DIR` is
-# not among them: a wrapper that moves to a folder is read as no wrapper, and what it runs is not known to run here.
+# Their options that take a value (`nice -n 10`, `sudo -u ci`, `timeout -k 5 60`, `env -u HOME`, `env -C DIR`: the
+# folder it moves to is read with the shell's moves, section 7's `folders`).
 WRAPPER_VALUES = frozenset({"-n", "--adjustment", "-u", "--user", "-g", "--group", "-s", "--signal", "-k",
-                            "--kill-after", "--unset", "-f", "--format", "-o", "--output", "-a"})
+                            "--kill-after", "--unset", "-f", "--format", "-o", "--output", "-a", "-C", "--chdir"})
 EDITING = re.compile(r"mv|cp|rm|rmdir|touch|truncate|patch|install|ln|tee|dd|chmod|chown|unzip|rsync")
 READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "printf",
                      "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df", "true", "false",
@@ -500,8 +501,6 @@ def _program(words: list[str]) -> tuple[str, list[str]]:
     while words and (name := words[0].rpartition("/")[2]) in WRAPPERS:  # the program's name, its folder aside
         at = 1  # past the wrapper's options (and their values), a `--`, and `timeout`'s duration
         while at < len(words) and words[at][:1] == "-" and words[at] != "--":
-            if words[at] in ("-C", "--chdir") or words[at].startswith("--chdir="):
-                return words[at].partition("=")[0], words[at + 1:]  # `env -C DIR`: runs it elsewhere, not known here
             at += 1 + (words[at] in WRAPPER_VALUES)
         words = words[at + (words[at:at + 1] == ["--"]) + (name == "timeout"):]
     args = []
@@ -923,9 +922,20 @@ def _moved(here: str, target: str) -> str:
     return SOMEWHERE if here.startswith("~") and not moved.startswith("~") else moved  # `cd ~ && cd ..`
 
 
+def _chdir(words: list[str]) -> str | None:
+    """The folder `env -C DIR` (`--chdir`) runs its program in; None for any other simple command."""
+    words = [w for w in words if not _ASSIGNMENT.fullmatch(w)]
+    at = 1 if words and words[0].rpartition("/")[2] == "env" else len(words)
+    while at < len(words) and words[at][:1] == "-" and words[at] != "--":
+        if words[at] in ("-C", "--chdir") or words[at].startswith("--chdir="):
+            return words[at].partition("=")[2] or (words[at + 1] if at + 1 < len(words) else None)
+        at += 1 + (words[at] in WRAPPER_VALUES)
+    return None
+
+
 def folders(command: str) -> Iterator[tuple[list[str], str]]:
     """Each simple command of `command` with the folder it runs in, as the shell moves: `cd`, `pushd` and `popd`,
-    `cd -`, and a subshell's parentheses, whose moves end with them."""
+    `cd -`, a subshell's parentheses, whose moves end with them, and `env -C DIR` for the one program it runs."""
     here, back, pushed, groups = ".", SOMEWHERE, [], []
     for line, _heredoc in _lines(_TOPLEVEL.sub(".", command)):
         try:
@@ -946,7 +956,7 @@ def folders(command: str) -> Iterator[tuple[list[str], str]]:
             elif name == "popd":
                 here, back = (pushed.pop() if pushed else here), here
             elif words:
-                yield words, here
+                yield words, _moved(here, moved) if (moved := _chdir(words)) else here
             words = []
             for mark in token:  # `(` opens a subshell, `)` ends it and the moves made in it
                 if mark == "(":
