@@ -907,6 +907,18 @@ def reports_failure(output: str) -> bool:
     return any(bit in output and pattern.search(output) for bit, pattern in FAILED_REPORTS)
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-073c
+def _chdir(words: list[str]) -> str | None:
+    """The folder `env -C DIR` (`--chdir`) runs its program in; None for any other simple command."""
+    words = [w for w in words if not _ASSIGNMENT.fullmatch(w)]
+    at = 1 if words and words[0].rpartition("/")[2] == "env" else len(words)
+    while at < len(words) and words[at][:1] == "-" and words[at] != "--":
+        if words[at] in ("-C", "--chdir") or words[at].startswith("--chdir="):
+            return words[at].partition("=")[2] or (words[at + 1] if at + 1 < len(words) else None)
+        at += 1 + (words[at] in WRAPPER_VALUES)
+    return None
+
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073f
 SOMEWHERE = "~?"  # a folder the command line does not name (`cd "$(mktemp -d)"`, `cd $DIR`): not known to be here
 _TOPLEVEL = re.compile(r"""(["']?)\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)\1""")  # the repository's top
@@ -920,17 +932,6 @@ def _moved(here: str, target: str) -> str:
         return target
     moved = os.path.normpath(os.path.join(here, target))
     return SOMEWHERE if here.startswith("~") and not moved.startswith("~") else moved  # `cd ~ && cd ..`
-
-
-def _chdir(words: list[str]) -> str | None:
-    """The folder `env -C DIR` (`--chdir`) runs its program in; None for any other simple command."""
-    words = [w for w in words if not _ASSIGNMENT.fullmatch(w)]
-    at = 1 if words and words[0].rpartition("/")[2] == "env" else len(words)
-    while at < len(words) and words[at][:1] == "-" and words[at] != "--":
-        if words[at] in ("-C", "--chdir") or words[at].startswith("--chdir="):
-            return words[at].partition("=")[2] or (words[at + 1] if at + 1 < len(words) else None)
-        at += 1 + (words[at] in WRAPPER_VALUES)
-    return None
 
 
 def folders(command: str) -> Iterator[tuple[list[str], str]]:
