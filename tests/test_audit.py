@@ -754,10 +754,12 @@ def test_a_check_run_in_a_folder_not_known_to_be_the_sessions_backs_nothing(comm
 @pytest.mark.parametrize("command", _moves([a for a in AWAY if not a.startswith("$(")], [
     "(cd {a} && make) && {c}", "pushd {a}; popd; {c}", "cd {a}; cd -; {c}", "{c} && cd {a}"]) + [
     'cd "$(git rev-parse --show-toplevel)" && ./verify.sh', "cd $(git rev-parse --show-toplevel) && npm test",
-    "(cd tests && python -m pytest -q)"])
+    "(cd tests && python -m pytest -q)"] + [
+    form.format(p=place, c=check) for place in (".", "/work/repo", "tests") for check in CHECKS
+    for form in ("pushd {p} && {c} && popd", "pushd {p} > /dev/null && {c} && popd > /dev/null")])
 def test_a_check_run_back_in_the_sessions_folder_counts(command):
-    """A subshell's `cd` ends with it, `popd` and `cd -` come back, a `cd` after the check moves nothing it ran, and
-    the repository's top (`git rev-parse --show-toplevel`) is the session's repository."""
+    """A subshell's `cd` ends with it, `popd` and `cd -` come back (and change no file: `pytest && popd` is the check's
+    own exit code), a `cd` after the check moves nothing it ran, and the repository's top (`git rev-parse --show-toplevel`) is the session's repository."""
     _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder="/work/repo")
     assert stretch.work == "verified", (command, stretch)
 

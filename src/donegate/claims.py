@@ -402,7 +402,7 @@ WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec",
 WRAPPER_VALUES = frozenset({"-n", "--adjustment", "-u", "--user", "-g", "--group", "-s", "--signal", "-k",
                             "--kill-after", "--unset", "-f", "--format", "-o", "--output", "-a", "-C", "--chdir"})
 EDITING = re.compile(r"mv|cp|rm|rmdir|touch|truncate|patch|install|ln|tee|dd|chmod|chown|unzip|rsync")
-READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "echo", "printf",
+READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "pushd", "popd", "echo", "printf",
                      "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df", "true", "false",
                      "test", "[", "date", "whoami", "uname", "jq", "nl", "realpath", "dirname", "basename", "sed", "sleep",
                      "sort", "uniq", "cut", "tr", "printenv", "id", "hostname", "ps", "pgrep", "nproc", "free", "uptime",
