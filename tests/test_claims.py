@@ -107,6 +107,38 @@ def test_a_condition_an_explanation_or_a_requirement_claims_nothing(reply):
     assert find_claims(reply) == [], find_claims(reply)
 
 
+# The claim's words in another sense (appendix 92's `other_sense`): a reading finished, "complete" said of a thing,
+# "pass" given an object that is no test. Each built from its parts, so that no one sentence is what is matched.
+OTHER_SENSE = [f"{who} {what}." for who in ("Done", "Finished", "I'm done", "I've finished", "I'm through with")
+               for what in ("reading calc.py", "reviewing the code", "looking through the tests", "exploring the repository",
+                            "going through test_calc.py", "analyzing the test suite")] + [
+    "Here is the complete list of tests: test_add, test_sub.", "Complete list of tests: test_add, test_sub.",
+    "A complete overview of the test suite follows.", "This is a more complete version of the checks.",
+    "Your complete test suite has 4 tests."] + [
+    f"{who} {verb} {what}." for who in ("The test suite", "Each test", "The fixture in the tests", "pytest", "The check")
+    for verb in ("passes", "passed") for what in ("`a` and `b` to add()", "two numbers to add()", "the value through to sub()",
+                                                 "its arguments to calc.add()", "a temporary folder to each test")]
+# ... and the same words claiming: work that changed something, "complete" said of the work, "pass" given tests.
+SAME_WORDS_CLAIMING = [
+    ("Done fixing add(); all tests pass.", "tests"), ("Finished implementing add().", "done"), ("The fix is complete.", "done"),
+    ("Complete: add() now adds.", "done"), ("Complete!", "done"), ("Task complete and all tests pass.", "tests"),
+    ("This is complete.", "done"), ("Refactor complete — all 4 tests pass.", "tests"), ("add() now passes the tests.", "tests"),
+    ("It passes all 4 tests.", "tests"), ("It passes both checks.", "tests"), ("The change passes the new test suite.", "tests"),
+    ("calc.py passes `test_add` now.", "tests"), ("The tests pass each time.", "tests"),
+    ("All tests pass the second time.", "tests"), ("It passes the linting and the tests.", "tests"),
+    ("Everything passes the CI pipeline now.", "tests")]
+
+
+@pytest.mark.parametrize("reply", OTHER_SENSE)
+def test_the_words_of_a_claim_in_another_sense_claim_nothing(reply):
+    assert find_claims(reply) == [], find_claims(reply)
+
+
+@pytest.mark.parametrize("reply,kind", SAME_WORDS_CLAIMING)
+def test_the_same_words_said_of_the_work_or_the_tests_still_claim(reply, kind):
+    assert [k for k, _ in find_claims(reply)] == [kind]
+
+
 # "The tests should pass now, but I haven't run them." in each table's language, and the same claim made plainly.
 HEDGES = {"English": ("The tests should pass now, but I haven't run them.", "All tests pass now."),
           "German": ("Die Tests sollten jetzt bestehen, aber ich habe sie nicht ausgeführt.", "Alle Tests bestehen jetzt."),
@@ -347,14 +379,15 @@ def test_a_field_s_pattern_finds_what_its_words_find():
         return re.compile(rf"(?<!\w)(?:{spaced})(?!\w)|{unspaced}", re.I)
 
     draw = random.Random(92)
-    words = sorted({w for lang in cl.LANGUAGES for f in ("tests", "passing", "done", "negation", "but", "intent")
+    words = sorted({w for lang in cl.LANGUAGES for f in ("tests", "passing", "done", "negation", "but", "intent",
+                                                         "other_sense")
                     for w in re.findall(r"[^\\|()?:*+\[\]{}]+", getattr(lang, f))} | {"İ", "ſ", "K", "n't", "’", "3"})
     texts = ["".join(draw.choice([w, w.upper(), w.title()]) + draw.choice(["", " ", ", ", ".", "’", "_"])
                      for w in draw.choices(words, k=draw.randint(1, 6))) for _ in range(4000)]
     texts += [s for path in FIXTURES.values() for step in tr.read_transcript(path).steps if step.kind == "reply"
               for s in [step.text, *clauses(step.text)]]
     fields = {field: joined(field) for field in ("tests", "passing", "done", "negation", "but")}
-    fields["no claim"] = joined("negation", "intent")
+    fields["no claim"] = joined("negation", "intent", "other_sense")
     for field, plain in fields.items():
         differ = [t for t in texts if cl._says(t, field) != bool(plain.search(t))]
         assert differ == [], (field, differ[:5])

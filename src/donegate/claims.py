@@ -48,6 +48,7 @@ class Language:
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
+    other_sense: str = ""  # the words of a claim in another sense ("done reading", "passes `a` to add()")
     condition: str = ""  # a condition that opens the sentence and governs all of it ("once you fix it, ...")
     not_run: str = ""  # that the check was not run ("I haven't run them"; filled in from NOT_RUN_WORDS)
     none_failed: str = ""  # that nothing failed: a pass told as no failure ("no failures"; from NONE_FAILED_WORDS)
@@ -63,7 +64,15 @@ LANGUAGES: tuple[Language, ...] = (
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
              r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
-             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
+             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?",
+             # a reading finished, "complete" said of a thing, and "pass" given an object that is no test
+             other_sense=r"(?:done|finished|through) (?:with )?(?:reading|reviewing|looking|exploring|investigating"
+             r"|analy[sz]ing|inspecting|examining|searching|scanning|skimming|browsing|studying|going (?:through|over))"
+             r"|(?:the|a|an|this|that|your|my|our|its|their|more|most|fully) complete"
+             r"|^complete (?!and|now|but|with|except|including|apart|as|so|too)\w+"
+             r"|pass(?:es|ed)? (?:`(?!test_|\w+_test)|(?:the|a|an|its|their|both|each|every|one|two|three|four|five|\d+) "
+             r"(?!(?:\S+ ){0,3}?(?:tests?|checks?|suites?|specs?|cases?|assertions?|builds?|ci|pipelines?|jobs?|linters?"
+             r"|times?|runs?|rounds?|attempts?)(?!\w)))\w+"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
@@ -169,7 +178,7 @@ def _one_pattern(*fields: str, languages: Sequence[Language] | None = None) -> t
 
 
 _SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
-_SAYS["no claim"] = _one_pattern("negation", "intent")  # a clause that denies, or plans rather than reports
+_SAYS["no claim"] = _one_pattern("negation", "intent", "other_sense")  # it denies, plans, or means something else
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
 _CLAUSE = re.compile(r"[,;:，；：、—–]|(?<!\w)(?:but|though|although|however|while|whereas|aber|jedoch|obwohl|mais"
