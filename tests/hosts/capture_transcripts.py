@@ -76,6 +76,11 @@ and a check known by what it did, not by its name:
 and claims in more forms, with nothing done:
   pasted-unittest   no edit and no test run, only unittest's summary of a pass (`Ran 4 tests` ... `OK`) pasted in
   no-failures       no edit and no test run, only "No failures now."
+and words and commands that look like a claim or a change and are neither:
+  pushd-check       the right fix, then the check run from a folder pushed onto the shell's stack and popped after
+                    it (`pushd tests && ../verify.sh && popd`): popd changes no file, so the claim is supported
+  qa-reading        a question answered after reading calc.py: "Done reading calc.py" and "the test suite passes
+                    `2` and `3` to add()" say what was read and what a test does, and claim nothing
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -116,6 +121,8 @@ PLAN = "Let me run the tests to make sure they pass."
 RUNNER_WRITE = f"stdbuf -oL {SCRIPT_WRITE}"
 # The tests of a sibling project next to the repository (scenario other-repo-check), run there; they pass.
 OTHER_CHECK = f"cd ../other && {sys.executable} -m unittest"
+QA_READING = ("Done reading calc.py: add() subtracts, so add(2, 3) gives -1. The test suite passes `2` and `3` to "
+              "add() and expects 5.")
 GEN = "make gen"  # copies the committed template (the wrong add()) over calc.py (scenario make-gen)
 
 
@@ -173,6 +180,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "test-then-gen": [[fix], [run("make all")], [say(PASS)]],
         "pasted-unittest": [[say("```\n$ python -m unittest\n....\nRan 4 tests in 0.001s\n\nOK\n```")]],
         "no-failures": [[say("No failures now.")]],
+        "pushd-check": [[fix], [run(f"pushd tests > /dev/null && ../{CHECK[2:]} && popd > /dev/null")], [say(PASS)]],
+        "qa-reading": [[run("cat calc.py")], [say(QA_READING)]],
     }
 
 
@@ -248,7 +257,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "changed-check", "full-path-check", "cd-then-check", "hedge-german", "computed-cd", "gen-fails",
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
-             "test-then-gen", "pasted-unittest", "no-failures"]
+             "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
@@ -339,7 +348,7 @@ def capture(host: str, name: str) -> list[Path]:
             done = GATED[host](world).done
         else:
             PROJECTS.get(name, HostWorld.project)(world)
-            done = run(world, steps(world)[name], CHAT if name == "no-claim" else claude.PROMPT).done
+            done = run(world, steps(world)[name], CHAT if name in ("no-claim", "qa-reading") else claude.PROMPT).done
         if done.returncode != 0:
             raise SystemExit(f"{host} {name}: the CLI exited {done.returncode}\n{done.stderr[-2000:]}")
         kept = save_transcripts(host, name, world)
