@@ -107,14 +107,15 @@ def test_a_condition_an_explanation_or_a_requirement_claims_nothing(reply):
     assert find_claims(reply) == [], find_claims(reply)
 
 
-# The claim's words in another sense (appendix 92's `other_sense`): a reading finished, "complete" said of a thing,
-# "pass" given an object that is no test. Each built from its parts, so that no one sentence is what is matched.
+# The claim's words in another sense (appendix 92's `other_sense`): a reading finished, words reported from a document,
+# "complete" said of a thing, "pass" given an object that is no test. Each built from its parts, so that no one sentence is what is matched.
 OTHER_SENSE = [f"{who} {what}." for who in ("Done", "Finished", "I'm done", "I've finished", "I'm through with")
                for what in ("reading calc.py", "reviewing the code", "looking through the tests", "exploring the repository",
                             "going through test_calc.py", "analyzing the test suite")] + [
     "Here is the complete list of tests: test_add, test_sub.", "Complete list of tests: test_add, test_sub.",
     "A complete overview of the test suite follows.", "This is a more complete version of the checks.",
-    "Your complete test suite has 4 tests."] + [
+    "Your complete test suite has 4 tests.", "The README says all tests pass on CI.",
+    "The documentation states that the build passes on Linux.", "The issue mentions that test_add passes on Windows."] + [
     f"{who} {verb} {what}." for who in ("The test suite", "Each test", "The fixture in the tests", "pytest", "The check")
     for verb in ("passes", "passed") for what in ("`a` and `b` to add()", "two numbers to add()", "the value through to sub()",
                                                  "its arguments to calc.add()", "a temporary folder to each test")]
@@ -126,7 +127,8 @@ SAME_WORDS_CLAIMING = [
     ("It passes all 4 tests.", "tests"), ("It passes both checks.", "tests"), ("The change passes the new test suite.", "tests"),
     ("calc.py passes `test_add` now.", "tests"), ("The tests pass each time.", "tests"),
     ("All tests pass the second time.", "tests"), ("It passes the linting and the tests.", "tests"),
-    ("Everything passes the CI pipeline now.", "tests")]
+    ("Everything passes the CI pipeline now.", "tests"), ("As I said, all tests pass now.", "tests"),
+    ("pytest reports that all 4 tests pass.", "tests")]
 
 
 @pytest.mark.parametrize("reply", OTHER_SENSE)

@@ -65,8 +65,10 @@ LANGUAGES: tuple[Language, ...] = (
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
              r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
              r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?",
-             # a reading finished, "complete" said of a thing, and "pass" given an object that is no test
-             other_sense=r"(?:done|finished|through) (?:with )?(?:reading|reviewing|looking|exploring|investigating"
+             # a reading finished, words reported from another ("the README says"), "complete" said of a thing, and
+             # "pass" given an object that is no test
+             other_sense=r"(?<!i )(?<!we )(?:says|said|states|stated|claims|claimed|mentions|mentioned|promises|promised)(?: that)?"
+             r"|(?:done|finished|through) (?:with )?(?:reading|reviewing|looking|exploring|investigating"
              r"|analy[sz]ing|inspecting|examining|searching|scanning|skimming|browsing|studying|going (?:through|over))"
              r"|(?:the|a|an|this|that|your|my|our|its|their|more|most|fully) complete"
              r"|^complete (?!and|now|but|with|except|including|apart|as|so|too)\w+"
