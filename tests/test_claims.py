@@ -413,7 +413,7 @@ def test_an_audit_reads_its_session_afresh():
     ("./verify.sh --help", ["--help"]), ("pytest --ignore=tests/test_calc.py", ["--ignore=tests/test_calc.py"]),
     ('PYTEST_ADDOPTS="-k nothing" pytest -q', ["PYTEST_ADDOPTS=-k nothing"]),
     ("export PYTEST_ADDOPTS=-kx; pytest -q", ["PYTEST_ADDOPTS=-kx"]), ("cargo test --no-run", ["--no-run"]),
-    ("go test -short ./...", ["-short"]), ("mvn -q test -DskipTests", ["-DskipTests"]), ("tox -e py311", ["-e"]), ("tox -l", ["-l"]),
+    ("go test -short ./...", ["-short"]), ("mvn -q test -DskipTests", ["-DskipTests"]), ("tox -e py311", ["-e", "py311"]), ("tox -l", ["-l"]),
     ("tox --listenvs-all", ["--listenvs-all"]), ("python -m pytest -l", []),
     ('python -m unittest discover -s tests -p "test_c*.py"', ["-p test_c*.py"]), ("npm test -- --listTests", ["--listTests"]),
     ("pytest -q", []), ("python3 -m pytest -q --tb=short -x", []), ("pytest -n 4 -p no:cacheprovider -W error -rA -vv", []),
@@ -426,6 +426,44 @@ def test_a_check_is_whole_only_with_options_known_to_keep_it_whole(command, scop
     """Options that list, skip, ignore or select tests, or run none, are not on a list of their own: a run is
     narrowed by any option or variable not known to keep the suite whole (the safe mistake)."""
     assert check_scope(command) == scope
+
+
+# A word given to a runner narrows its run as an option does, unless it is known to keep it whole: the runner's verb,
+# the folder all its tests are under (by any path), the whole tree, a script or a configuration file.
+NAMED_RUNNERS = ["pytest -q {}", "python -m pytest {}", "npx jest {}", "npx vitest run {}", "cargo test {}", "go test {}",
+                 "yarn test {}", "npm test -- {}", "make test {}", "bundle exec rspec {}", "./verify.sh {}",
+                 "uv run pytest -x {} -q", "bash -lc 'python3 -m pytest {}'"]
+WHOLE_WORDS = ["tests", "tests/", "./tests", "/work/repo/tests", "test", "spec/", ".", "./", "./...", "__tests__",
+               "PYTHONPATH=src"]
+NARROWING_WORDS = ["calc", "tests/unit", "add", "./calc", "TESTS=tests/test_calc.py", "unit/...", "test_add",
+                   "tests/unit/", "CalcTest", "src"]
+
+
+@pytest.mark.parametrize("form", NAMED_RUNNERS)
+def test_a_word_given_to_a_runner_narrows_its_run_unless_known_to_keep_it_whole(form):
+    for word in WHOLE_WORDS:
+        assert check_scope(form.format(word)) == [], (form, word)
+    for word in NARROWING_WORDS:
+        assert check_scope(form.format(word)) == [word], (form, word)
+    assert check_scope(form.format("calc") + " 2>&1") == ["calc"]  # a redirected stream is not a word given to it
+    assert check_scope(form.format("tests") + " 2>&1 | tee log") == []
+
+
+@pytest.mark.parametrize("task", ["rake qa", "just ci", "make unit", "hatch test", "python manage.py test"])
+def test_a_program_known_by_its_output_runs_the_task_it_is_given_and_any_further_word_narrows_it(task):
+    """`rake qa` ran its task, whatever that is, and the tests its summary counts; a word after the task selects."""
+    rules, summary = AuditRules(), "....\n4 passed in 0.02s\n"
+    assert rules.tested(task, summary) == ()
+    assert rules.tested(f"{task} tests", summary) == ()
+    assert rules.tested(f"{task} calc", summary) == ("calc",)
+    assert rules.tested("python -m doctest calc.py", summary) == ("calc.py",)  # a file is no task: it selects
+
+
+def test_unittest_given_the_folder_its_tests_are_under_or_the_pattern_every_test_file_matches_runs_them_all():
+    assert check_scope('python -m unittest discover -s tests -p "test_*.py"') == []
+    assert check_scope("python -m unittest discover -s src -t .") == []
+    assert check_scope("python -m unittest discover -p 'test*.py' -v") == []
+    assert check_scope('python -m unittest discover -s tests -p "test_c*.py"') == ["-p test_c*.py"]
 
 
 def test_any_option_not_known_to_keep_the_suite_whole_narrows_the_run():

@@ -13,19 +13,20 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS',
-           'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS',
-           'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE', 'WRAPPERS',
-           'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'TOOL_OPTION',
-           'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'RUNNERS',
-           'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS',
-           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS',
-           'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
-           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
-           'past_tool_options', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'selected', 'names_scope', 'ran_no_test', 'reports_failure',
-           'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
+__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN',
+           'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES',
+           'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE',
+           'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING',
+           'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
+           'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'EVERY_TEST_FILE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
+           'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
+           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language',
+           'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim', 'said_not_run', 'none_failed',
+           'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
+           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
+           'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -64,17 +65,7 @@ LANGUAGES: tuple[Language, ...] = (
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
              r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
-             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?",
-             # a reading finished, words reported from another ("the README says"), "complete" said of a thing, and
-             # "pass" given an object that is no test
-             other_sense=r"(?<!i )(?<!we )(?:says|said|states|stated|claims|claimed|mentions|mentioned|promises|promised)(?: that)?"
-             r"|(?:done|finished|through) (?:with )?(?:reading|reviewing|looking|exploring|investigating"
-             r"|analy[sz]ing|inspecting|examining|searching|scanning|skimming|browsing|studying|going (?:through|over))"
-             r"|(?:the|a|an|this|that|your|my|our|its|their|more|most|fully) complete"
-             r"|^complete (?!and|now|but|with|except|including|apart|as|so|too)\w+"
-             r"|pass(?:es|ed)? (?:`(?!test_|\w+_test)|(?:the|a|an|its|their|both|each|every|one|two|three|four|five|\d+) "
-             r"(?!(?:\S+ ){0,3}?(?:tests?|checks?|suites?|specs?|cases?|assertions?|builds?|ci|pipelines?|jobs?|linters?"
-             r"|times?|runs?|rounds?|attempts?)(?!\w)))\w+"),
+             r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
              r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
@@ -124,6 +115,21 @@ CONDITION_WORDS = {
     "Japanese": r"もし",
     "Korean": r"만약"}
 LANGUAGES = tuple(replace(lang, condition=CONDITION_WORDS[lang.name]) for lang in LANGUAGES)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-022o
+# The words of a claim in another sense, which report no work of the session: in English, a reading finished, words
+# reported from another ("the README says"), "complete" said of a thing, and "pass" given an object that is no test.
+OTHER_SENSE_WORDS = {"English": (
+    r"(?<!i )(?<!we )(?:says|said|states|stated|claims|claimed|mentions|mentioned|promises|promised)(?: that)?"
+    r"|(?:done|finished|through) (?:with )?(?:reading|reviewing|looking|exploring|investigating"
+    r"|analy[sz]ing|inspecting|examining|searching|scanning|skimming|browsing|studying|going (?:through|over))"
+    r"|(?:the|a|an|this|that|your|my|our|its|their|more|most|fully) complete"
+    r"|^complete (?!and|now|but|with|except|including|apart|as|so|too)\w+"
+    r"|pass(?:es|ed)? (?:`(?!test_|\w+_test)|(?:the|a|an|its|their|both|each|every|one|two|three|four|five|\d+) "
+    r"(?!(?:\S+ ){0,3}?(?:tests?|checks?|suites?|specs?|cases?|assertions?|builds?|ci|pipelines?|jobs?|linters?"
+    r"|times?|runs?|rounds?|attempts?)(?!\w)))\w+")}
+LANGUAGES = tuple(replace(lang, other_sense=OTHER_SENSE_WORDS.get(lang.name, "")) for lang in LANGUAGES)
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-030c
 _LITERAL = re.compile(r"[^\\\[\](){}.*+?^$|]")  # a character that stands for itself in a pattern
@@ -506,18 +512,27 @@ def simple_commands(command: str) -> list[tuple[list[str], bool]]:
     return found
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-062p
+def _past_assignments(words: list[str]) -> list[str]:
+    """The words from the first that is not VAR=... (`CI=1 pytest`; `make test TESTS=x` keeps its own)."""
+    at = 0
+    while at < len(words) and "=" in words[at] and _ASSIGNMENT.fullmatch(words[at]):
+        at += 1
+    return words[at:]
+
+
 def _program(words: list[str]) -> tuple[str, list[str]]:
     """(the program a simple command runs, its arguments before any redirection), past VAR=... and wrappers."""
-    words = [w for w in words if "=" not in w or not _ASSIGNMENT.fullmatch(w)]
+    words = _past_assignments(words)
     while words and (name := words[0].rpartition("/")[2]) in WRAPPERS:  # the program's name, its folder aside
         at = 1  # past the wrapper's options (and their values), a `--`, and `timeout`'s duration
         while at < len(words) and words[at][:1] == "-" and words[at] != "--":
             at += 1 + (words[at] in WRAPPER_VALUES)
-        words = words[at + (words[at:at + 1] == ["--"]) + (name == "timeout"):]
+        words = _past_assignments(words[at + (words[at:at + 1] == ["--"]) + (name == "timeout"):])
     args = []
-    for word in words[1:]:
-        if word[:1] in ("<", ">", "&", "|") and _REDIRECT.fullmatch(word):
-            break
+    for word, after in zip(words[1:], [*words[2:], ""]):
+        if word[:1] in ("<", ">", "&", "|") and _REDIRECT.fullmatch(word) or word.isdigit() and after[:1] in ("<", ">"):
+            break  # a redirection, or the number of the file it redirects (`2>&1` is read as 2, >&, 1)
         args.append(word)
     return (words[0].rpartition("/")[2] if words else ""), args
 
@@ -713,8 +728,8 @@ TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings
                          "--dist", "--durations", "--durations-min", "--verbosity", "--show-capture",
                          "--timeout", "--import-mode", "--capture", "--log-level", "--log-cli-level", "--basetemp",
                          "--junitxml", "--cov", "--cov-report", "-count", "-timeout", "-coverprofile", "-parallel",
-                         "--test-threads", "-j", "--jobs", "--reporter", "--maxWorkers", "-w", "-T", "--console",
-                         *MOVED_BY})
+                         "--test-threads", "-j", "--jobs", "--reporter", "--reporters", "--maxWorkers", "-w", "-T",
+                         "--console", "--junit-xml", *MOVED_BY})
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071f
@@ -724,6 +739,22 @@ QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNB
                              "CARGO_TERM_COLOR", "PATH", "HOME"})  # variables that select no test
 _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k"),  # a runner's own way to select (`-p` is pytest's plugin)
                   "tox": ("-l", "--listenvs", "-a", "--listenvs-all")}  # or to list what it would run, and run none
+_OWN_VALUES = {"unittest": ("-s", "--start-directory", "-t", "--top-level-directory")}  # the folder its tests are under
+# The words given to a runner known to keep its run whole; any other word selects what runs (a file, a node id, a
+# package, a name to match, a variable). Its verb (`cargo test`, `npm run test`, `unittest discover`), the folder all
+# its tests are under (`pytest tests`, `/work/repo/tests/`, `go test ./...`), a script or a configuration file it is
+# given, and unittest's pattern that every test file matches.
+VERBS = frozenset({"test", "tests", "t", "run", "run-script", "discover", "check", "spec", "all", "build", "exec", "ci"})
+TEST_ROOTS, WHOLE_TREE = frozenset({"tests", "test", "spec", "specs", "__tests__"}), frozenset({"", ".", "...", "//..."})
+EVERY_TEST_FILE = frozenset({"test*.py", "test_*.py"})
+
+
+def keeps_whole(word: str) -> bool:
+    """Is a word given to a runner (not an option) one that leaves its run whole?"""
+    path = word.removeprefix("./").rstrip("/")
+    return word in VERBS or path in WHOLE_TREE or path.rpartition("/")[2] in TEST_ROOTS or word.endswith(
+        (".sh", ".ini", ".toml", ".cfg")) or (_ASSIGNMENT.fullmatch(word) is not None
+                                               and word.partition("=")[0] in QUIET_VARIABLES)
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071rv
@@ -843,8 +874,10 @@ def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071sel
-def selected(ran: list[str]) -> list[str]:
-    """What a runner's words (`program_words`) select: [] when they leave the suite whole."""
+def selected(ran: list[str], task: bool = False) -> list[str]:
+    """What a runner's words (`program_words`) select: [] when they leave the suite whole. `task`: a first word that
+    names no file is the task it was asked to run (`rake qa`, `just ci`: a program known by its output only), whatever
+    that task is."""
     scope, name, args = [], ran[0].rpartition("/")[2], ran[1:]
     if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
         name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
@@ -852,11 +885,14 @@ def selected(ran: list[str]) -> list[str]:
         name, args = args[0].rpartition("/")[2], args[1:]  # python manage.py test: the script is the program
     lead = re.match(rf"(?:\s+{TOOL_OPTION}(?!\S))*", " " + " ".join(args))[0]  # `make -j4 -C build test`
     args = args[len(lead.split()):]  # the tool's own options before its verb select nothing
-    own, skip = _OWN_SELECTING.get(name, ()), False
+    args = args[1:] if task and args[:1] and not args[0].startswith("-") and not re.search(r"[./]", args[0]) else args
+    own, values, skip = _OWN_SELECTING.get(name, ()), _OWN_VALUES.get(name, ()), False
     for i, arg in enumerate(args):
         option, eq, _ = arg.partition("=")
         if skip or arg == "--":
             skip = False
+        elif option in values or option in own and not eq and args[i + 1:i + 2] and args[i + 1] in EVERY_TEST_FILE:
+            skip = not eq  # unittest's folder of its tests, or the pattern every test file matches: all of them
         elif (option in _SELECTING or option in own) and not eq and i + 1 < len(args):
             scope.append(f"{arg} {args[i + 1]}")
             skip = True
@@ -865,7 +901,7 @@ def selected(ran: list[str]) -> list[str]:
             scope.append(arg)
         elif arg.startswith("-"):
             skip = option in TAKES_VALUE and not eq
-        elif ("::" in arg or re.search(r"\.\w+$", arg)) and not arg.endswith((".sh", ".ini", ".toml", ".cfg")):
+        elif not keeps_whole(arg):
             scope.append(arg)
     return scope
 
@@ -1146,7 +1182,7 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
         return "elsewhere"  # it runs a check it is given (`ssh host pytest`, `docker run img pytest`) where it decides
     if elsewhere(command, home, ANY_PROGRAM):
         return "elsewhere"
-    return tuple(selected(program)) if last or failed else "then"  # "then": it went on after its tests
+    return tuple(selected(program, task=True)) if last or failed else "then"  # "then": it went on after its tests
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
