@@ -495,7 +495,8 @@ RUNS = ["./verify.sh", "bash verify.sh", "sh ./verify.sh", "timeout 60 ./verify.
         "bash -x ./verify.sh", "bash -o pipefail -c 'pytest -q | tail -3'"]
 # A wrapper's own options, and their values, come before what it runs (`env -C DIR` moves first: not known to be here).
 WRAPPED = ["nice -n 10 pytest -q", "sudo -u ci ./verify.sh", "timeout -k 5 60 pytest", "timeout --signal=KILL 60 ./verify.sh",
-           "env -u HOME pytest", "time -p python -m pytest", "nohup ./verify.sh", "command -p pytest"]
+           "env -u HOME pytest", "time -p python -m pytest", "nohup ./verify.sh", "command -p pytest",
+           "stdbuf -oL ./verify.sh", "setsid pytest -q", "unbuffer python -m pytest", "chronic ./verify.sh"]
 
 
 @pytest.mark.parametrize("command", WRAPPED)

@@ -413,7 +413,8 @@ import os
 INTERPRETER = re.compile(r"(?:python[\d.]*|pypy[\d.]*|node(?:js)?|deno|bun|ruby|perl|php|lua|Rscript|bash|sh|zsh|dash"
                          r"|ksh|fish|pwsh)")
 INLINE = frozenset({"-c", "-e", "-E", "-r", "--eval", "--command", "-p", "--print"})
-WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "xargs", "timeout"})
+WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec", "xargs", "timeout", "stdbuf", "setsid",
+                      "unbuffer", "chronic"})  # each runs the program it is given, here
 # Their options that take a value (`nice -n 10`, `sudo -u ci`, `timeout -k 5 60`, `env -u HOME`, `env -C DIR`: the
 # folder it moves to is read with the shell's moves, section 7's `folders`).
 WRAPPER_VALUES = frozenset({"-n", "--adjustment", "-u", "--user", "-g", "--group", "-s", "--signal", "-k",
