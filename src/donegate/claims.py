@@ -420,11 +420,12 @@ WRAPPERS = frozenset({"sudo", "env", "time", "nice", "nohup", "command", "exec",
 WRAPPER_VALUES = frozenset({"-n", "--adjustment", "-u", "--user", "-g", "--group", "-s", "--signal", "-k",
                             "--kill-after", "--unset", "-f", "--format", "-o", "--output", "-a", "-C", "--chdir"})
 EDITING = re.compile(r"mv|cp|rm|rmdir|touch|truncate|patch|install|ln|tee|dd|chmod|chown|unzip|rsync")
-READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "pushd", "popd", "echo", "printf",
-                     "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df", "true", "false",
-                     "test", "[", "date", "whoami", "uname", "jq", "nl", "realpath", "dirname", "basename", "sed", "sleep",
-                     "sort", "uniq", "cut", "tr", "printenv", "id", "hostname", "ps", "pgrep", "nproc", "free", "uptime",
-                     "readlink", "md5sum", "sha1sum", "sha256sum", "cksum", "xxd", "od", "hexdump", "strings", "column"})
+READING = frozenset({"cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "pwd", "cd", "pushd", "popd",
+                     "echo", "printf", "which", "type", "file", "stat", "diff", "cmp", "less", "more", "tree", "du", "df",
+                     "true", "false", "test", "[", "date", "whoami", "uname", "jq", "nl", "realpath", "dirname",
+                     "basename", "sed", "sleep", "sort", "uniq", "cut", "tr", "printenv", "id", "hostname", "ps", "pgrep",
+                     "nproc", "free", "uptime", "readlink", "md5sum", "sha1sum", "sha256sum", "cksum", "xxd", "od",
+                     "hexdump", "strings", "column"})
 # how a reading program is told to write a file after all: its options (`sort -o`), or (`uniq in out`) a second path
 IN_PLACE = re.compile(r"-[a-zA-Z]*i\S*|--in-place\S*")  # `sed -i`, `perl -pi -e`: the file rewritten where it is
 WRITES_IF = {"sed": IN_PLACE, "sort": re.compile(r"-o\S*|--output\S*"), "tree": re.compile(r"-o\S*")}
