@@ -440,6 +440,7 @@ _INTO = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})  # the marks that send o
 _ASSIGNMENT, _INLINE_FLAGS = re.compile(r"\w+=.*"), re.compile(r"-[a-zA-Z]*[ce]")
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-061l
 def _lines(command: str) -> list[tuple[str, bool]]:
     """The command's lines, a heredoc's body cut off (True where one fed the line)."""
     if "\n" not in command and "<<" not in command:
