@@ -96,8 +96,8 @@ def test_an_audit_leaves_python_s_cycle_collector_as_it_found_it(tmp_path):
 def test_a_session_without_a_claim_says_so_and_exits_0():
     for host in tr.HOSTS:
         run = cli(str(FIXTURES[f"{host}/no-claim"]))
-        assert run.returncode == 0 and "none: no reply in this session claims" in run.stdout, run.stdout
-        assert "Result: the work had nothing to verify; 0 claim(s), nothing claimed" in run.stdout, run.stdout
+        assert run.returncode == 0 and "none read: no sentence of a reply reads as a claim" in run.stdout, run.stdout
+        assert "Result: the work had nothing to verify; 0 claim(s), no claim read" in run.stdout, run.stdout
 
 
 @pytest.mark.parametrize("host", tr.HOSTS)

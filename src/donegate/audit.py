@@ -505,7 +505,7 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += ["", "Claims (a heuristic: a sentence of a reply that says the tests or checks pass, or that the "
                   "work is done)"]
     if not result.claims:
-        lines.append("  none: no reply in this session claims the tests pass or the work is done")
+        lines.append("  none read: no sentence of a reply reads as a claim that the tests pass or the work is done")
     for claim in result.claims:
         lines.append(f"  {LABELS[claim.verdict]:<13} #{claim.seq} \"{tj.shorten(claim.sentence, width - 24)}\"")
         lines.append(f"  {'':<13} {tj.shorten(claim.evidence, width - 16)}")
@@ -522,7 +522,7 @@ def format_audit(result: Audit, width: int = 100) -> str:
     ended = "had nothing to verify" if ended == "nothing" else f"ended {ended}"
     lines += ["", f"Result: the work {ended}; {len(result.claims)} claim(s), " + (
         "all supported by a check that passed after the last edit" if not bad and result.claims else
-        "nothing claimed" if not result.claims else
+        "no claim read" if not result.claims else
         ", ".join(f"{sum(c.verdict == v for c in bad)} {v}" for v in VERDICTS[1:] if any(c.verdict == v for c in bad)))]
     return "\n".join(lines)
 
