@@ -182,6 +182,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._targets': ('reading_claims.html#_targets', 'donegate/claims.py'),
                                  'donegate.claims._tested': ('reading_claims.html#_tested', 'donegate/claims.py'),
                                  'donegate.claims._unquoted': ('reading_claims.html#_unquoted', 'donegate/claims.py'),
+                                 'donegate.claims._wrapper_options': ('reading_claims.html#_wrapper_options', 'donegate/claims.py'),
                                  'donegate.claims._wrote': ('reading_claims.html#_wrote', 'donegate/claims.py'),
                                  'donegate.claims.accounts': ('reading_claims.html#accounts', 'donegate/claims.py'),
                                  'donegate.claims.any_of': ('reading_claims.html#any_of', 'donegate/claims.py'),

@@ -524,13 +524,20 @@ def _past_assignments(words: list[str]) -> list[str]:
     return words[at:]
 
 
+def _wrapper_options(words: list[str]) -> list[str]:
+    """A wrapper's own options and their values (`nice -n 10`, `env -u HOME -C DIR`): the words after its name up to
+    the first that is neither, or a `--`."""
+    at = 1
+    while at < len(words) and words[at][:1] == "-" and words[at] != "--":
+        at += 1 + (words[at] in WRAPPER_VALUES)
+    return words[1:at]
+
+
 def _program(words: list[str]) -> tuple[str, list[str]]:
     """(the program a simple command runs, its arguments before any redirection), past VAR=... and wrappers."""
     words = _past_assignments(words)
     while words and (name := words[0].rpartition("/")[2]) in WRAPPERS:  # the program's name, its folder aside
-        at = 1  # past the wrapper's options (and their values), a `--`, and `timeout`'s duration
-        while at < len(words) and words[at][:1] == "-" and words[at] != "--":
-            at += 1 + (words[at] in WRAPPER_VALUES)
+        at = 1 + len(_wrapper_options(words))  # past its options, a `--`, and `timeout`'s duration
         words = _past_assignments(words[at + (words[at:at + 1] == ["--"]) + (name == "timeout"):])
     args = []
     for word, after in zip(words[1:], [*words[2:], ""]):
@@ -960,12 +967,11 @@ def reports_failure(output: str) -> bool:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073c
 def _chdir(words: list[str]) -> str | None:
     """The folder `env -C DIR` (`--chdir`) runs its program in; None for any other simple command."""
-    words = [w for w in words if not _ASSIGNMENT.fullmatch(w)]
-    at = 1 if words and words[0].rpartition("/")[2] == "env" else len(words)
-    while at < len(words) and words[at][:1] == "-" and words[at] != "--":
-        if words[at] in ("-C", "--chdir") or words[at].startswith("--chdir="):
-            return words[at].partition("=")[2] or (words[at + 1] if at + 1 < len(words) else None)
-        at += 1 + (words[at] in WRAPPER_VALUES)
+    words = _past_assignments(words)
+    options = _wrapper_options(words) if words and words[0].rpartition("/")[2] == "env" else []
+    for at, option in enumerate(options):
+        if option in ("-C", "--chdir") or option.startswith("--chdir="):
+            return option.partition("=")[2] or (options[at + 1] if at + 1 < len(options) else None)
     return None
 
 
