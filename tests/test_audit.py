@@ -565,6 +565,7 @@ def test_chapter_09s_plain_rule_counts_a_program_alone_whose_last_word_is_the_ru
     assert plain.tested("make all", "4 passed in 0.02s\ncp templates/calc.py.in calc.py\n") == "then"  # went on after
     assert plain.tested("./run_tests.sh | tail -1", "4 passed in 0.02s") is None
     assert plain.tested("./run_tests.sh", "Generated calc.py") is None
+    assert plain.tested("", "4 passed in 0.02s") is None  # a tool with no command line (an MCP server's) ran nothing
     assert au.Rules(checks=(r"make ci",)).tested("./run_tests.sh", "4 passed in 0.02s") is None
 
 

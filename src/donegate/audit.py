@@ -123,9 +123,10 @@ def _tested(self: Rules, command: str, output: str) -> tuple[str, ...] | str | N
     passes = list(re.finditer(r"\b[1-9]\d* passed\b[^\n]* in [\d.]+s\b|^Ran [1-9]\d* tests? in [\d.]+s\s*\n\s*\nOK\b",
                               output, re.M))
     last = bool(passes) and not output[passes[-1].end():].partition("\n")[2].strip()  # nothing printed after it
-    if self.checks != CHECK_COMMANDS or re.search(r"[|;&!\n]", command) or not (passes or self.reports_failure(output)):
+    failed = self.reports_failure(output)
+    if self.checks != CHECK_COMMANDS or not command or re.search(r"[|;&!\n]", command) or not (passes or failed):
         return None
-    return "elsewhere" if self.elsewhere(command) else () if last or self.reports_failure(output) else "then"
+    return "elsewhere" if self.elsewhere(command) else () if last or failed else "then"
 
 
 Rules.ran_nothing, Rules.reports_failure, Rules.tested = _ran_nothing, _reports_failure, _tested
@@ -307,13 +308,13 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
             for name in names if action.kind == "edit" else ():
                 scripts.setdefault(name, []).append(action.seq)
             action.changed = changed(names, action.seq) if action.kind == "check" else None
-            by_call[p.get("call_id")] = action, names, _command(p.get("input") or {})[1]
+            by_call[p.get("call_id")] = action, names, p.get("input") or {}
         elif event.type in ("tool_completed", "tool_failed") and p.get("call_id") in by_call:
-            action, names, where = by_call.pop(p["call_id"])
+            action, names, given = by_call.pop(p["call_id"])
             action.done, action.ok, action.exit_code = event.seq, event.type == "tool_completed", p.get("exit_code")
             output = p.get("output")  # a trajectory keeps a long one as a preview (its head and its tail)
             text = str((output.get("preview") if isinstance(output, dict) else output) or "")
-            if action.kind == "edit" and not action.tool and where and (ran := rules.tested(where, text)) is not None:
+            if action.kind == "edit" and not action.tool and (ran := rules.tested(_command(given)[1], text)) is not None:
                 action.then = ran == "then"  # it ran the tests, then went on: still an edit, after them
                 if not action.then:
                     for name in names:  # it ran its script: it did not change it
