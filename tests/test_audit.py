@@ -825,7 +825,7 @@ def test_a_check_whose_line_exits_non_zero_for_another_command_contradicts_nothi
 
 
 @pytest.mark.parametrize("command", ["./verify.sh && git add -A && git commit -qm fix", "./verify.sh 2>&1",
-                                     "cd sub && pytest -q && cd ..", "[ ! -f x ] && ./verify.sh", "pytest -q &> log"])
+                                     "cd tests && pytest -q && cd ..", "[ ! -f x ] && ./verify.sh", "pytest -q &> log"])
 def test_a_check_followed_only_by_reading_commands_on_its_line_still_counts(command):
     [claim], stretch = _session(EDIT, ("Bash", {"command": command}, 0))
     assert (claim.verdict, stretch.work) == ("supported", "verified"), claim

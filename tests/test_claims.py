@@ -449,6 +449,42 @@ def test_a_word_given_to_a_runner_narrows_its_run_unless_known_to_keep_it_whole(
     assert check_scope(form.format("tests") + " 2>&1 | tee log") == []
 
 
+# The folder a runner runs in is the word it was not given: given no path, it looks there. Every way of moving there.
+MOVES = ["cd {f} && {c}", "pushd {f} > /dev/null && {c} && popd", "(cd {f}; {c})", "bash -lc 'cd {f} && {c}'",
+         "env -C {f} {c}", "cd {f}/ && {c} 2>&1 | tee /tmp/log", "cd /work/repo/{f} && {c}", "cd tests && cd ../{f} && {c}"]
+FOLDER_RUNNERS = ["pytest -q", "python -m pytest", "npx jest", "go test", "cargo test", "make test", "yarn test",
+                  "bundle exec rspec", "uv run pytest -x", "python3 -m unittest discover"]
+
+
+@pytest.mark.parametrize("move", MOVES)
+def test_a_runner_run_in_a_folder_below_the_sessions_looks_only_there(move):
+    """`cd src && pytest` runs the tests under src, as `pytest src` does: narrowed to that folder, shown as seen from
+    the session's folder. The folder all the tests are under, or the session's own, leaves the run whole; so does a
+    path the runner is given that leads back to it; a script of the project decides for itself where it looks."""
+    for runner in FOLDER_RUNNERS:
+        for folder in ("src", "src/calc", "web", "tests/unit", "vendor/lib"):
+            assert check_scope(move.format(f=folder, c=runner), home="/work/repo") == [folder], (move, runner, folder)
+        for folder in ("tests", "spec", "test/", "tests/../tests"):
+            assert check_scope(move.format(f=folder, c=runner), home="/work/repo") == [], (move, runner, folder)
+        assert check_scope(move.format(f="src", c=runner + " ../tests"), home="/work/repo") == [], (move, runner)
+        assert check_scope(move.format(f="src", c=runner + " ."), home="/work/repo") == ["src"], (move, runner)
+        assert check_scope(move.format(f="src", c=runner + " -k add"), home="/work/repo") == ["-k add", "src"], runner
+    for script in ("./verify.sh", "sh verify.sh", "python manage.py test", "../verify.sh"):
+        assert check_scope(move.format(f="scripts", c=script), home="/work/repo") == [], (move, script)
+
+
+def test_a_full_path_given_to_a_runner_is_read_from_the_sessions_folder():
+    assert check_scope("python -m pytest -q /work/repo", home="/work/repo") == []
+    assert check_scope("python -m pytest -q /work/repo/tests/", home="/work/repo") == []
+    assert check_scope("python -m pytest -q /work/repo/tests/unit", home="/work/repo") == ["tests/unit"]
+    assert check_scope("cd pkg && go test ./...", home="/work/repo") == ["pkg/..."]
+    assert check_scope("cd test && go test ./...", home="/work/repo") == []
+    rules, summary = AuditRules(), "....\n4 passed in 0.02s\n"
+    rules.home = "/work/repo"
+    assert rules.tested("cd web && rake test", summary) == ("web",)  # known by its output: the same reading
+    assert rules.tested("cd tests && rake test", summary) == ()
+
+
 @pytest.mark.parametrize("task", ["rake qa", "just ci", "make unit", "hatch test", "python manage.py test"])
 def test_a_program_known_by_its_output_runs_the_task_it_is_given_and_any_further_word_narrows_it(task):
     """`rake qa` ran its task, whatever that is, and the tests its summary counts; a word after the task selects."""

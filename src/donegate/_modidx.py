@@ -199,6 +199,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims.find_claims': ('reading_claims.html#find_claims', 'donegate/claims.py'),
                                  'donegate.claims.first_check': ('reading_claims.html#first_check', 'donegate/claims.py'),
                                  'donegate.claims.folders': ('reading_claims.html#folders', 'donegate/claims.py'),
+                                 'donegate.claims.from_session': ('reading_claims.html#from_session', 'donegate/claims.py'),
                                  'donegate.claims.keeps_whole': ('reading_claims.html#keeps_whole', 'donegate/claims.py'),
                                  'donegate.claims.mark_claim': ('reading_claims.html#mark_claim', 'donegate/claims.py'),
                                  'donegate.claims.may_write': ('reading_claims.html#may_write', 'donegate/claims.py'),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import shlex
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -25,8 +26,8 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
            'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
            'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
-           'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
+           'from_session', 'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
+           'outside', 'asks', 'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -762,6 +763,7 @@ EVERY_TEST_FILE = frozenset({"test*.py", "test_*.py"})
 def keeps_whole(word: str) -> bool:
     """Is a word given to a runner (not an option) one that leaves its run whole?"""
     path = word.removeprefix("./").rstrip("/")
+    path = path if path in WHOLE_TREE else path.removesuffix("/...")  # `tests/...`: all under tests
     return word in VERBS or path in WHOLE_TREE or path.rpartition("/")[2] in TEST_ROOTS or word.endswith(
         (".sh", ".ini", ".toml", ".cfg")) or (_ASSIGNMENT.fullmatch(word) is not None
                                                and word.partition("=")[0] in QUIET_VARIABLES)
@@ -860,16 +862,17 @@ def first_check(text: str, checks=AUDIT_CHECKS) -> re.Match | None:
     return any_of(tuple(checks)).search(text)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071s
-def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
-    """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, and any
-    option or variable not known to keep the suite whole (the check is what `checks` matches)."""
+def check_scope(command: str, checks=AUDIT_CHECKS, home: str | None = None) -> list[str]:
+    """What a check run selected ([] for the whole suite): its selection expressions, node ids and files, any
+    option or variable not known to keep the suite whole, and the folder below the session's it ran in when that is
+    where it looked (the check is what `checks` matches; `home`, the session's folder, where known)."""
     def first(text: str) -> re.Match | None:
         return first_check(text, checks)
 
     scope, assigned = [], []
-    for words, _fed in simple_commands(command):
-        if (inner := shell_string(words)) is not None:
-            scope += check_scope(inner, checks)
+    for words, here in folders(command):  # section 7's reading of where each runs (`cd`, `pushd`, `env -C`)
+        if (inner := shell_string(words)) is not None:  # its line, run from the folder reached so far
+            scope += check_scope(inner if here == "." else f"cd {shlex.quote(here)} && {inner}", checks, home)
             continue
         ran = checked_words(words, first)  # what runs_check counts as running the check, and from where
         if ran is None:  # `export VAR=...` or `VAR=...` alone before the check reaches it too
@@ -878,17 +881,30 @@ def check_scope(command: str, checks=AUDIT_CHECKS) -> list[str]:
             continue
         at = next((i for i, w in enumerate(words) if w.rpartition("/")[2] == ran[0].rpartition("/")[2]), len(words))
         assigned += [w for w in words[:at] if _ASSIGNMENT.fullmatch(w)]
-        scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES] + selected(ran)
+        scope += [w for w in assigned if w.partition("=")[0] not in QUIET_VARIABLES] + selected(
+            ran, folder=from_session(here, home=home), home=home)
     return scope
 
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071sel
-def selected(ran: list[str], task: bool = False) -> list[str]:
+def from_session(path: str, folder: str = ".", home: str | None = None) -> str:
+    """A path as seen from the session's folder: `path` given in `folder` ("." the session's own), a full path inside
+    `home` made relative ("." for `home` itself); a full path elsewhere, or above, as it is."""
+    if not path.startswith(("/", "~")):
+        return os.path.normpath(os.path.join(folder, path)) if folder != "." else path
+    inside = os.path.relpath(path, home) if home and home.startswith("/") and path.startswith("/") else ".."
+    return path if inside.startswith("..") else inside
+
+
+def selected(ran: list[str], task: bool = False, folder: str = ".", home: str | None = None) -> list[str]:
     """What a runner's words (`program_words`) select: [] when they leave the suite whole. `task`: a first word that
     names no file is the task it was asked to run (`rake qa`, `just ci`: a program known by its output only), whatever
-    that task is."""
-    scope, name, args = [], ran[0].rpartition("/")[2], ran[1:]
+    that task is. `folder`: where it ran, seen from the session's (`home`, where known). Given no path, a runner
+    looks there, so a folder below the session's is a word it was not given (`cd src && pytest`, as `pytest src`);
+    a script of the project (`./verify.sh`, `python manage.py test`) decides for itself where it looks."""
+    folder = "." if folder.startswith(("/", "~", "..")) else folder  # not known to be below the session's: elsewhere's
+    scope, name, args, given = [], ran[0].rpartition("/")[2], ran[1:], False
     if INTERPRETER.fullmatch(name) and args[:1] == ["-m"]:
         name, args = (args[1] if len(args) > 1 else ""), args[2:]  # python -m pytest: -m names the module
     elif INTERPRETER.fullmatch(name) and args and not args[0].startswith("-"):
@@ -911,9 +927,13 @@ def selected(ran: list[str], task: bool = False) -> list[str]:
             scope.append(arg)
         elif arg.startswith("-"):
             skip = option in TAKES_VALUE and not eq
-        elif not keeps_whole(arg):
-            scope.append(arg)
-    return scope
+        else:  # a path is read from the session's folder, and shown so (`cd src && pytest .`: src)
+            given, path = given or arg not in VERBS and not _ASSIGNMENT.fullmatch(arg), "/" in arg or arg[:1] == "."
+            seen = from_session(arg, folder, home) if path else arg
+            if not keeps_whole(seen):
+                scope.append(seen)
+    script = re.search(r"\.\w+$", name) or ran[0].startswith(("./", "../"))
+    return scope + [folder] * (folder != "." and not given and not script and not keeps_whole(folder))
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071n
@@ -1023,9 +1043,6 @@ def folders(command: str) -> Iterator[tuple[list[str], str]]:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-073
-import shlex
-
-
 TOOL_FOLDERS = frozenset({"bin", "sbin", ".bin", "Scripts"})  # where installed programs live, whatever project runs them
 
 
@@ -1191,7 +1208,9 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
         return "elsewhere"  # it runs a check it is given (`ssh host pytest`, `docker run img pytest`) where it decides
     if elsewhere(command, home, ANY_PROGRAM):
         return "elsewhere"
-    return tuple(selected(program, task=True)) if last or failed else "then"  # "then": it went on after its tests
+    if not (last or failed):
+        return "then"  # it went on after its tests
+    return tuple(selected(program, task=True, folder=from_session(here, home=home), home=home))  # "then": it went on after its tests
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
@@ -1241,7 +1260,7 @@ class AuditRules(_Remembers, Rules):
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 
     def check_scope(self, command: str) -> tuple[str, ...]:
-        return tuple(check_scope(command, self.checks))
+        return tuple(check_scope(command, self.checks, self.home))
 
     def names_scope(self, sentence: str, scope: Sequence[str]) -> bool:
         return names_scope(sentence, scope)

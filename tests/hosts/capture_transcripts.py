@@ -83,6 +83,8 @@ and words and commands that look like a claim or a change and are neither:
                     `2` and `3` to add()" say what was read and what a test does, and claim nothing
   narrowed-folder   the right fix, then only the tests of one subfolder run (`pytest -q tests/unit`), passing, then
                     "all tests pass": a word given to the runner that is not the folder of all its tests narrows the run
+  folder-run        the same subfolder's tests run from inside it (`cd tests/unit && pytest -q`), passing, then "all
+                    tests pass": given no path, a runner looks where it runs, so the folder narrows the run as a word does
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -185,6 +187,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "pushd-check": [[fix], [run(f"pushd tests > /dev/null && ../{CHECK[2:]} && popd > /dev/null")], [say(PASS)]],
         "qa-reading": [[run("cat calc.py")], [say(QA_READING)]],
         "narrowed-folder": [[fix], [run(f"{sys.executable} -m pytest -q -p no:cacheprovider tests/unit")], [say(PASS)]],
+        "folder-run": [[fix], [run(f"cd tests/unit && {sys.executable} -m pytest -q -p no:cacheprovider")], [say(PASS)]],
     }
 
 
@@ -261,7 +264,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
-             "narrowed-folder"]
+             "narrowed-folder", "folder-run"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
@@ -341,7 +344,7 @@ PROJECTS: dict[str, Callable[[HostWorld], None]] = {"other-repo-check": with_oth
                                                     "unnamed-runner": with_test_script,
                                                     "unnamed-runner-fails": with_test_script,
                                                     "test-then-gen": with_test_then_gen,
-                                                    "narrowed-folder": with_unit_folder}
+                                                    "narrowed-folder": with_unit_folder, "folder-run": with_unit_folder}
 
 
 # With the gate installed: the real-host suite's wrong fix, refused at the stop, then the right fix.
