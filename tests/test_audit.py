@@ -935,3 +935,46 @@ def test_the_plot_draws_a_pass_that_ran_no_test_as_an_empty_circle():
         faces = check.get_facecolors()  # none at all for an empty marker
         assert (len(faces) > 0 and faces[0][3] > 0) == filled, output
         plt.close(ax.figure)
+
+
+# -- Python given inline after the check: read, not run; it only looks when all it calls cannot write -------------
+
+LOOKS = ["from calc import add; print(add(2, 3))", "import calc; assert calc.add(2, 3) == 5, calc.add(2, 3)",
+         "import sys; sys.path.insert(0, '.'); from calc import add; print(f'{add(-1, 1)=}')",
+         "from calc import add\nfor a, b in [(1, 2), (3, 4)]:\n    print(a, b, add(a, b))",
+         "import calc as c; print(', '.join(str(c.add(n, n)) for n in range(3)))", "print(sorted([3, 1, 2]))"]
+WRITES = ["open('calc.py', 'w').write('x')", "import os; os.remove('calc.py')", "import shutil; shutil.rmtree('src')",
+          "import subprocess; subprocess.run(['make', 'gen'])", "import pathlib; pathlib.Path('calc.py').write_text('')",
+          "import calc; calc.os.remove('calc.py')", "import calc; calc.open('calc.py', 'w')", "exec('x = 1')",
+          "__import__('os').remove('calc.py')", "import helpers; helpers.reset()", "import calc; calc.TOTAL = 0",
+          "import calc; setattr(calc, 'x', 1)", "from calc import add; add = open; add('calc.py', 'w')",
+          "import calc; calc.__dict__['open']('calc.py', 'w')", "x = []; x.append(1)", "def f(): pass",
+          "print(open('calc.py').read()"]
+INLINE_FORMS = ['python3 -c "{}"', "python -c '{}'", 'uv run python -c "{}"', 'cd /work/repo && python3 -u -c "{}"',
+                "bash -lc 'python3 -c \"{}\"'", 'timeout 10 python3 -c "{}" 2>&1']
+
+
+def _inline(form: str, code: str) -> str:
+    """`code` in `form`, quoted as a shell wants it: in single quotes with no single quote in it, in double quotes
+    with its double quotes escaped (and, inside a single-quoted `-lc` line, its single quotes made double first)."""
+    if form.startswith("python -c"):
+        return form.format(code.replace("'", '"'))
+    if form.startswith("bash -lc"):
+        code = code.replace("'", '"')
+    return form.format(code.replace('"', '\\"'))
+
+
+@pytest.mark.parametrize("form", INLINE_FORMS)
+def test_inline_python_that_only_looks_at_the_fix_leaves_the_pass_standing(form):
+    """After the passing check, inline Python that calls only builtins that compute or print and the functions of the
+    modules the session edited changes nothing; anything else it calls (a write, a module not edited, a method of a
+    value, code that does not parse) may have written, alone or after a look."""
+    for code in LOOKS:
+        [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": _inline(form, code)}, 0), folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("supported", "verified"), (form, code)
+    for code in WRITES:
+        for given in (code, f"{LOOKS[0]}; {code}"):
+            [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": _inline(form, given)}, 0), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("stale", "unverified"), (form, given)
+    [claim], stretch = _session(PASS, ("Bash", {"command": _inline(form, LOOKS[0])}, 0), folder="/work/repo")
+    assert claim.verdict == "stale", form  # no module edited yet: calc's functions are not known to be the session's

@@ -21,13 +21,14 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
            'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'EVERY_TEST_FILE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
            'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language',
-           'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim', 'said_not_run', 'none_failed',
-           'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands', 'Written', 'may_write',
-           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
-           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'from_session', 'selected', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
-           'outside', 'asks', 'changes_nothing_here', 'passed_last', 'ran_tests', 'AuditRules']
+           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
+           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim',
+           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
+           'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'from_session', 'selected', 'names_scope', 'ran_no_test',
+           'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'inline_python',
+           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -443,18 +444,30 @@ _ASSIGNMENT, _INLINE_FLAGS = re.compile(r"\w+=.*"), re.compile(r"-[a-zA-Z]*[ce]"
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061l
 def _lines(command: str) -> list[tuple[str, bool]]:
-    """The command's lines, a heredoc's body cut off (True where one fed the line)."""
+    """The command's lines, a heredoc's body cut off (True where one fed the line); a newline inside quotes
+    (`python3 -c "` then code on the lines after) or after a backslash goes on the same line."""
     if "\n" not in command and "<<" not in command:
         return [(command, False)]
     lines, out = command.split("\n"), []
     while lines:
         line = lines.pop(0)
+        while lines and _unclosed(line):
+            line += "\n" + lines.pop(0)
         end = _HEREDOC.search(line)
         if end:
             while lines and lines.pop(0).strip() != end.group(1):
                 pass
         out.append((line, bool(end)))
     return out
+
+
+def _unclosed(line: str) -> bool:
+    """Does the line leave a quote open, or end with a backslash?"""
+    try:
+        shell_words(line)
+    except ValueError:
+        return True
+    return False
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061w
 _WORD = r"""(?:[^ \t\r\n'"\\();<>|&#]+|\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*")+"""
@@ -1133,9 +1146,10 @@ CHANGES_NAMED = frozenset({"rm", "rmdir", "mkdir", "touch", "truncate", "chmod",
 CHANGES_LAST = frozenset({"cp", "install", "ln", "rsync"})
 
 
-def changes_nothing_here(command: str, home: str | None = None) -> bool:
+def changes_nothing_here(command: str, home: str | None = None, edited: Iterable[str] = ()) -> bool:
     """Does `command` change no file of the session's folder `home`: each simple command one that reads or only
-    asks, or a program that changes only the paths it names, and each file it changes or redirects into a full
+    asks, a program that changes only the paths it names, or Python given inline that only looks (`only_looks`,
+    calling functions of the modules the session `edited`), and each file it changes or redirects into a full
     path outside `home`? A path that is not a full one (`~`, `$TMPDIR/x`, a relative one) may be inside, and so
     may every path where `home` is not known."""
     parts = simple_commands(command)
@@ -1146,10 +1160,10 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
             changed = named if name in CHANGES_NAMED else named[-1:]
             if not changed:
                 return False  # `touch` alone, `cp -t DIR a b`: what it changes is not said as a path
-        elif not name or asks(words):
+        elif not name or asks(words) or edited and (code := inline_python(words)) is not None and only_looks(code, edited):
             changed = []
         elif (inner := shell_string(words)) is not None and not _targets(words):  # `bash -lc 'cat calc.py'`
-            if not changes_nothing_here(inner, home):
+            if not changes_nothing_here(inner, home, edited):
                 return False
             continue
         else:
@@ -1157,6 +1171,78 @@ def changes_nothing_here(command: str, home: str | None = None) -> bool:
         if not all(path.startswith("/") and outside(path, home) for path in [*_targets(words), *changed]):
             return False
     return bool(parts)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074p
+import ast
+import builtins
+import sys
+
+# Builtins that compute or print, and nothing else: what inline Python may call and still only look.
+LOOKING_BUILTINS = frozenset({"print", "repr", "str", "len", "int", "float", "bool", "list", "tuple", "dict", "set",
+                              "sorted", "sum", "min", "max", "abs", "round", "range", "enumerate", "zip", "isinstance",
+                              "type", "any", "all", "format", "hex", "ord", "chr", "divmod", "pow", "reversed", "dir"})
+_BUILTIN_NAMES = frozenset(vars(builtins))  # `open`, `exec` ...: reached through a module, still themselves
+_LOOKING_NODES = (ast.Module, ast.Expr, ast.Assign, ast.Import, ast.ImportFrom, ast.alias, ast.Assert, ast.If, ast.For,
+                  ast.Pass, ast.Call, ast.keyword, ast.Name, ast.expr_context, ast.Constant, ast.JoinedStr,
+                  ast.FormattedValue, ast.Tuple, ast.List, ast.Dict, ast.Set, ast.Compare, ast.cmpop, ast.BinOp,
+                  ast.operator, ast.UnaryOp, ast.unaryop, ast.BoolOp, ast.boolop, ast.IfExp, ast.Attribute,
+                  ast.Subscript, ast.Slice, ast.ListComp, ast.GeneratorExp, ast.comprehension)
+
+
+def inline_python(words: list[str]) -> str | None:
+    """The code a simple command gives Python with `-c` (past wrappers and `uv run`); None for any other."""
+    words = program_words(words)
+    if not words or not words[0].startswith("python") or "-c" not in words[1:-1]:
+        return None
+    return words[words.index("-c", 1) + 1]
+
+
+def _call_looks(func: ast.expr, bound: set[str]) -> bool:
+    chain = []  # `calc.add` -> ["add"], its root `calc`
+    while isinstance(func, ast.Attribute):
+        chain.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Constant):
+        return len(chain) == 1  # a literal's method: ", ".join(...)
+    if not isinstance(func, ast.Name) or any(a.startswith("_") or a in sys.stdlib_module_names
+                                             or a in _BUILTIN_NAMES and a not in LOOKING_BUILTINS for a in chain):
+        return False  # a method of a value, or a way through a module to another (`calc.os.remove`, `calc.open`)
+    if func.id == "sys":
+        return chain in (["insert", "path"], ["append", "path"])
+    return func.id in bound or not chain and func.id in LOOKING_BUILTINS
+
+
+def only_looks(code: str, edited: Iterable[str]) -> bool:
+    """Does inline Python only compute and print, calling nothing but builtins that do, the functions of the modules
+    the session `edited` (by name: `calc` for calc.py), a literal's methods and `sys.path`'s growth?"""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    nodes, ours, bound = list(ast.walk(tree)), {*edited, "sys"}, set()
+    for node in nodes:
+        if not isinstance(node, _LOOKING_NODES):
+            return False
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            roots = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if getattr(node, "level", 0) or any(r.partition(".")[0] not in ours for r in roots):
+                return False  # a module the session did not edit: what its functions do is not known
+            bound.update((a.asname or a.name).partition(".")[0] for a in node.names)
+    return not any(isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store)
+                   or isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in bound | LOOKING_BUILTINS
+                   or isinstance(n, ast.Call) and not _call_looks(n.func, bound) for n in nodes)
+
+
+def edited_modules(written: Written) -> set[str]:
+    """The module names of the Python files a session edited, and of the folders they are in (`pkg` for
+    src/pkg/calc.py, as `from pkg.calc import add` names it)."""
+    names = set()
+    for tail in written.tails:
+        if tail.endswith(".py"):
+            *folders, name = tail.split("/")
+            names.update(folder for folder in folders if folder.isidentifier())
+            names.add(name.removesuffix(".py"))
+    return names
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075
 # What runners print after their summary (their own trailers, more suites' lines, a rule, make leaving a folder), and
@@ -1246,7 +1332,10 @@ class AuditRules(_Remembers, Rules):
     def writes(self, command: str, written=()) -> bool:
         """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
         nothing of the session's folder (section 7's `changes_nothing_here`: it only asks, or writes outside)."""
-        return not self.once(self.changes_nothing, command)  # read-only for sure is one way to change nothing
+        if self.once(self.changes_nothing, command):  # read-only for sure is one way to change nothing
+            return False
+        modules = edited_modules(written) if "-c" in command and isinstance(written, Written) else ()
+        return not (modules and changes_nothing_here(command, self.home, modules))  # Python that only looks
 
     def changes_nothing(self, command: str) -> bool:
         return changes_nothing_here(command, self.home)

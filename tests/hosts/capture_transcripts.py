@@ -85,6 +85,9 @@ and words and commands that look like a claim or a change and are neither:
                     "all tests pass": a word given to the runner that is not the folder of all its tests narrows the run
   folder-run        the same subfolder's tests run from inside it (`cd tests/unit && pytest -q`), passing, then "all
                     tests pass": given no path, a runner looks where it runs, so the folder narrows the run as a word does
+  inline-look       the right fix, the check passing, then a look at the fix in inline Python over three lines
+                    (`python3 -c "` ... `print(add(2, 3))` ... `"`), then the claim: code that calls only print and the
+                    edited module's add() changes no file, so the claim is supported
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -127,6 +130,7 @@ RUNNER_WRITE = f"stdbuf -oL {SCRIPT_WRITE}"
 OTHER_CHECK = f"cd ../other && {sys.executable} -m unittest"
 QA_READING = ("Done reading calc.py: add() subtracts, so add(2, 3) gives -1. The test suite passes `2` and `3` to "
               "add() and expects 5.")
+INLINE_LOOK = 'python3 -c "\nfrom calc import add\nprint(add(2, 3))\n"'  # only looks (scenario inline-look)
 GEN = "make gen"  # copies the committed template (the wrong add()) over calc.py (scenario make-gen)
 
 
@@ -188,6 +192,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "qa-reading": [[run("cat calc.py")], [say(QA_READING)]],
         "narrowed-folder": [[fix], [run(f"{sys.executable} -m pytest -q -p no:cacheprovider tests/unit")], [say(PASS)]],
         "folder-run": [[fix], [run(f"cd tests/unit && {sys.executable} -m pytest -q -p no:cacheprovider")], [say(PASS)]],
+        "inline-look": [[fix], [run(CHECK)], [run(INLINE_LOOK)], [say(PASS)]],
     }
 
 
@@ -264,7 +269,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
-             "narrowed-folder", "folder-run"]
+             "narrowed-folder", "folder-run", "inline-look"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
