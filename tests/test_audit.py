@@ -978,3 +978,22 @@ def test_inline_python_that_only_looks_at_the_fix_leaves_the_pass_standing(form)
             assert (claim.verdict, stretch.work) == ("stale", "unverified"), (form, given)
     [claim], stretch = _session(PASS, ("Bash", {"command": _inline(form, LOOKS[0])}, 0), folder="/work/repo")
     assert claim.verdict == "stale", form  # no module edited yet: calc's functions are not known to be the session's
+
+
+@pytest.mark.parametrize("prefix", ["", "cd /work/repo && ", "sudo ", "bash -lc '"])
+def test_removing_a_runners_cache_or_installing_into_the_environment_changes_no_work(prefix):
+    """After the passing check, removing only what runners and checkers keep between runs, or `pip install` with no
+    option that writes into a folder it names, leaves the pass standing; a source among the removed paths, a
+    folder pip is told to write into, or another package manager's install may have changed the tree."""
+    close = "'" if prefix.startswith("bash") else ""
+    caches = [".pytest_cache", "__pycache__", "tests/__pycache__/", ".mypy_cache", ".ruff_cache", ".coverage", ".tox"]
+    standing = [f"rm -rf {' '.join(caches[:n])}" for n in range(1, len(caches) + 1)] + [
+        "rmdir .hypothesis", "pip install -e .", "pip3 install requests==2.32.3", "python -m pip install -r requirements.txt",
+        "uv pip install pytest-cov", "/work/repo/.venv/bin/pip install -U pip"]
+    changing = [f"rm -rf {c} calc.py" for c in caches] + [
+        "rm -rf build", "rm -rf src/__init__.py", "pip install -t . requests", "pip install --target=vendor requests",
+        "pip install --prefix=./local x", "pip3 install --log pip.log x", "pip download requests", "npm install",
+        "pip install x && make gen", "rm -rf .pytest_cache > removed.txt"]
+    for command, work in [*((c, "verified") for c in standing), *((c, "unverified") for c in changing)]:
+        _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": prefix + command + close}, 0), folder="/work/repo")
+        assert stretch.work == work, (prefix + command + close, stretch)

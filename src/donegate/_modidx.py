@@ -204,6 +204,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims.folders': ('reading_claims.html#folders', 'donegate/claims.py'),
                                  'donegate.claims.from_session': ('reading_claims.html#from_session', 'donegate/claims.py'),
                                  'donegate.claims.inline_python': ('reading_claims.html#inline_python', 'donegate/claims.py'),
+                                 'donegate.claims.installs': ('reading_claims.html#installs', 'donegate/claims.py'),
                                  'donegate.claims.keeps_whole': ('reading_claims.html#keeps_whole', 'donegate/claims.py'),
                                  'donegate.claims.mark_claim': ('reading_claims.html#mark_claim', 'donegate/claims.py'),
                                  'donegate.claims.may_write': ('reading_claims.html#may_write', 'donegate/claims.py'),

@@ -21,14 +21,15 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
            'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'EVERY_TEST_FILE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
            'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
-           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim',
-           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
-           'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'from_session', 'selected', 'names_scope', 'ran_no_test',
-           'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'changes_nothing_here', 'inline_python',
-           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
+           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'CACHES', 'PIP_PLACES', 'LOOKING_BUILTINS',
+           'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
+           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'from_session', 'selected', 'names_scope',
+           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+           'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -1144,6 +1145,21 @@ def asks(words: list[str]) -> bool:
 # Programs that change only the paths they name: all of them, or (copies and links) the last one alone.
 CHANGES_NAMED = frozenset({"rm", "rmdir", "mkdir", "touch", "truncate", "chmod", "chown", "mv", "tee"})
 CHANGES_LAST = frozenset({"cp", "install", "ln", "rsync"})
+# What test runners and checkers keep between runs, and nothing else does: removing it changes no work of the session.
+CACHES = frozenset({".pytest_cache", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".coverage", "htmlcov",
+                    ".tox", ".nox", ".eslintcache", ".jest-cache"})
+# The options of `pip install` that put files in a folder of its choosing; without them it writes to the environment.
+PIP_PLACES = frozenset({"-t", "--target", "--prefix", "--root", "--src", "--report", "--log"})
+
+
+def installs(words: list[str]) -> bool:
+    """Does the simple command install packages into the environment only (`pip install`, `python -m pip install`,
+    `uv pip install`), given no option that writes into a folder it names?"""
+    ran = program_words(words)
+    args = ran[2:] if ran[:2] == ["uv", "pip"] else ran[3:] if len(ran) > 2 and INTERPRETER.fullmatch(
+        ran[0].rpartition("/")[2]) and ran[1:3] == ["-m", "pip"] else ran[1:] if ran and re.fullmatch(
+        r"pip[\d.]*", ran[0].rpartition("/")[2]) else []
+    return args[:1] == ["install"] and not any(a.partition("=")[0] in PIP_PLACES for a in args)
 
 
 def changes_nothing_here(command: str, home: str | None = None, edited: Iterable[str] = ()) -> bool:
@@ -1155,12 +1171,15 @@ def changes_nothing_here(command: str, home: str | None = None, edited: Iterable
     parts = simple_commands(command)
     for words, _fed in parts:
         name, args = ("", []) if _reads(words) else _program(words)  # no program that reads changes a named path
-        if name in CHANGES_NAMED or name in CHANGES_LAST:
-            named = [a for a in args if not a.startswith("-")]
+        named = [a for a in args if not a.startswith("-")]
+        if name in ("rm", "rmdir") and named and all(os.path.basename(a.rstrip("/")) in CACHES for a in named):
+            changed = []  # `rm -rf .pytest_cache __pycache__`: what the runners keep, no work of the session
+        elif name in CHANGES_NAMED or name in CHANGES_LAST:
             changed = named if name in CHANGES_NAMED else named[-1:]
             if not changed:
                 return False  # `touch` alone, `cp -t DIR a b`: what it changes is not said as a path
-        elif not name or asks(words) or edited and (code := inline_python(words)) is not None and only_looks(code, edited):
+        elif not name or asks(words) or installs(words) or (
+                edited and (code := inline_python(words)) is not None and only_looks(code, edited)):
             changed = []
         elif (inner := shell_string(words)) is not None and not _targets(words):  # `bash -lc 'cat calc.py'`
             if not changes_nothing_here(inner, home, edited):
