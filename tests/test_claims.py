@@ -413,7 +413,8 @@ def test_an_audit_reads_its_session_afresh():
     ("./verify.sh --help", ["--help"]), ("pytest --ignore=tests/test_calc.py", ["--ignore=tests/test_calc.py"]),
     ('PYTEST_ADDOPTS="-k nothing" pytest -q', ["PYTEST_ADDOPTS=-k nothing"]),
     ("export PYTEST_ADDOPTS=-kx; pytest -q", ["PYTEST_ADDOPTS=-kx"]), ("cargo test --no-run", ["--no-run"]),
-    ("go test -short ./...", ["-short"]), ("mvn -q test -DskipTests", ["-DskipTests"]), ("tox -e py311", ["-e", "py311"]), ("tox -l", ["-l"]),
+    ("go test -short ./...", ["-short"]), ("mvn -q test -DskipTests", ["-DskipTests"]), ("tox -e py311", []),
+    ("tox -e lint", ["-e lint"]), ("tox -l", ["-l"]),
     ("tox --listenvs-all", ["--listenvs-all"]), ("python -m pytest -l", []),
     ('python -m unittest discover -s tests -p "test_c*.py"', ["-p test_c*.py"]), ("npm test -- --listTests", ["--listTests"]),
     ("pytest -q", []), ("python3 -m pytest -q --tb=short -x", []), ("pytest -n 4 -p no:cacheprovider -W error -rA -vv", []),
@@ -500,6 +501,19 @@ def test_unittest_given_the_folder_its_tests_are_under_or_the_pattern_every_test
     assert check_scope("python -m unittest discover -s src -t .") == []
     assert check_scope("python -m unittest discover -p 'test*.py' -v") == []
     assert check_scope('python -m unittest discover -s tests -p "test_c*.py"') == ["-p test_c*.py"]
+
+
+def test_tox_given_its_test_environments_and_pytest_told_only_the_order_or_reruns_run_everything():
+    """`tox -e py311` runs the suite in one Python (any list of py and pypy environments); another environment
+    (`lint`) is not the tests. `--ff`, `--nf` and `--reruns N` change the order or repeat failures, and run every
+    test; `--sw` and `--lf` still run only some."""
+    for envs in ("py", "py3", "py311", "py3.12", "pypy3", "py311,py312", "py39,pypy3.10"):
+        assert check_scope(f"tox -e {envs}") == [] and check_scope(f"python -m tox -q -e {envs}") == [], envs
+    for envs in ("lint", "docs", "py311,lint", "type"):
+        assert check_scope(f"tox -e {envs}") == [f"-e {envs}"], envs
+    for options in ("--ff", "--failed-first -x", "--nf", "--new-first", "--reruns 2", "--reruns=3 --reruns-delay 1"):
+        assert check_scope(f"python -m pytest -q {options}") == [], options
+    assert check_scope("python -m pytest --sw") == ["--sw"] and check_scope("pytest --lf -q") == ["--lf"]
 
 
 def test_any_option_not_known_to_keep_the_suite_whole_narrows_the_run():

@@ -19,17 +19,16 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE',
            'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING',
            'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
-           'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'EVERY_TEST_FILE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
-           'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'FIXES', 'CHANGES_NAMED', 'CHANGES_LAST', 'CACHES', 'PIP_PLACES', 'LOOKING_BUILTINS',
-           'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
-           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
-           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'from_session', 'selected', 'names_scope',
-           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
-           'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
-           'AuditRules']
+           'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME',
+           'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES',
+           'CHANGES_NAMED', 'CHANGES_LAST', 'CACHES', 'PIP_PLACES', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
+           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim',
+           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
+           'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'from_session', 'selected', 'names_scope', 'ran_no_test',
+           'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here',
+           'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -740,7 +739,7 @@ KEEPS_WHOLE = frozenset({
     "--strict-markers", "--strict-config", "--import-mode", "--capture", "--full-trace", "--show-capture",
     "--log-level", "--log-cli-level", "--cache-clear", "--basetemp", "--junitxml", "--junit-xml", "--cov",
     "--cov-report", "--cov-branch", "--no-cov", "--runxfail", "-b", "--buffer", "--failfast", "--catch",
-    "--locals",                                                                              # pytest, unittest
+    "--locals", "--ff", "--failed-first", "--nf", "--new-first", "--reruns", "--reruns-delay",  # pytest, unittest
     "-count", "-race", "-cover", "-coverprofile", "-timeout", "-failfast", "-parallel", "-json", "-shuffle",  # go
     "--all", "--workspace", "--release", "--all-features", "--all-targets", "--locked", "--frozen", "--offline",
     "--no-fail-fast", "--nocapture", "--test-threads", "-j", "--jobs",                                   # cargo
@@ -754,7 +753,7 @@ TAKES_VALUE = frozenset({"--maxfail", "--tb", "--color", "-W", "--pythonwarnings
                          "--timeout", "--import-mode", "--capture", "--log-level", "--log-cli-level", "--basetemp",
                          "--junitxml", "--cov", "--cov-report", "-count", "-timeout", "-coverprofile", "-parallel",
                          "--test-threads", "-j", "--jobs", "--reporter", "--reporters", "--maxWorkers", "-w", "-T",
-                         "--console", "--junit-xml", *MOVED_BY})
+                         "--console", "--junit-xml", "--reruns", "--reruns-delay", *MOVED_BY})
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071f
@@ -763,7 +762,9 @@ QUIET_VARIABLES = frozenset({"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNB
                              "NODE_ENV", "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "TZ", "RUST_BACKTRACE",
                              "CARGO_TERM_COLOR", "PATH", "HOME"})  # variables that select no test
 _OWN_SELECTING = {"unittest": ("-p", "--pattern", "-k"),  # a runner's own way to select (`-p` is pytest's plugin)
-                  "tox": ("-l", "--listenvs", "-a", "--listenvs-all")}  # or to list what it would run, and run none
+                  "tox": ("-e", "--env", "-l", "--listenvs", "-a", "--listenvs-all")}  # or to list, and run none
+# The values of those that select every test: the pattern every test file matches, tox's test environments (`py311`).
+_EVERY_VALUE = {"unittest": re.compile(r"test_?\*\.py"), "tox": re.compile(r"py(?:py)?[\d.]*(?:,py(?:py)?[\d.]*)*")}
 _OWN_VALUES = {"unittest": ("-s", "--start-directory", "-t", "--top-level-directory")}  # the folder its tests are under
 # The words given to a runner known to keep its run whole; any other word selects what runs (a file, a node id, a
 # package, a name to match, a variable). Its verb (`cargo test`, `npm run test`, `unittest discover`), the folder all
@@ -771,7 +772,6 @@ _OWN_VALUES = {"unittest": ("-s", "--start-directory", "-t", "--top-level-direct
 # given, and unittest's pattern that every test file matches.
 VERBS = frozenset({"test", "tests", "t", "run", "run-script", "discover", "check", "spec", "all", "build", "exec", "ci"})
 TEST_ROOTS, WHOLE_TREE = frozenset({"tests", "test", "spec", "specs", "__tests__"}), frozenset({"", ".", "...", "//..."})
-EVERY_TEST_FILE = frozenset({"test*.py", "test_*.py"})
 
 
 def keeps_whole(word: str) -> bool:
@@ -931,8 +931,9 @@ def selected(ran: list[str], task: bool = False, folder: str = ".", home: str | 
         option, eq, _ = arg.partition("=")
         if skip or arg == "--":
             skip = False
-        elif option in values or option in own and not eq and args[i + 1:i + 2] and args[i + 1] in EVERY_TEST_FILE:
-            skip = not eq  # unittest's folder of its tests, or the pattern every test file matches: all of them
+        elif option in values or option in own and not eq and args[i + 1:i + 2] and name in _EVERY_VALUE \
+                and _EVERY_VALUE[name].fullmatch(args[i + 1]):
+            skip = not eq  # unittest's folder of its tests, the pattern every test file matches, tox's `py311`: all
         elif (option in _SELECTING or option in own) and not eq and i + 1 < len(args):
             scope.append(f"{arg} {args[i + 1]}")
             skip = True
