@@ -21,12 +21,12 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
            'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME',
            'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES',
-           'CHANGES_NAMED', 'CHANGES_LAST', 'CACHES', 'PIP_PLACES', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
+           'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
            'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim',
            'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
            'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
            'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'from_session', 'selected', 'names_scope', 'ran_no_test',
+           'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'names_scope', 'ran_no_test',
            'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here',
            'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
 
@@ -902,15 +902,6 @@ def check_scope(command: str, checks=AUDIT_CHECKS, home: str | None = None) -> l
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071sel
-def from_session(path: str, folder: str = ".", home: str | None = None) -> str:
-    """A path as seen from the session's folder: `path` given in `folder` ("." the session's own), a full path inside
-    `home` made relative ("." for `home` itself); a full path elsewhere, or above, as it is."""
-    if not path.startswith(("/", "~")):
-        return os.path.normpath(os.path.join(folder, path)) if folder != "." else path
-    inside = os.path.relpath(path, home) if home and home.startswith("/") and path.startswith("/") else ".."
-    return path if inside.startswith("..") else inside
-
-
 def selected(ran: list[str], task: bool = False, folder: str = ".", home: str | None = None) -> list[str]:
     """What a runner's words (`program_words`) select: [] when they leave the suite whole. `task`: a first word that
     names no file is the task it was asked to run (`rake qa`, `just ci`: a program known by its output only), whatever
@@ -950,6 +941,15 @@ def selected(ran: list[str], task: bool = False, folder: str = ".", home: str | 
     script = re.search(r"\.\w+$", name) or ran[0].startswith(("./", "../"))
     return scope + [folder] * (folder != "." and not given and not script and not keeps_whole(folder))
 
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-071fs
+def from_session(path: str, folder: str = ".", home: str | None = None) -> str:
+    """A path as seen from the session's folder: `path` given in `folder` ("." the session's own), a full path inside
+    `home` made relative ("." for `home` itself); a full path elsewhere, or above, as it is."""
+    if not path.startswith(("/", "~")):
+        return os.path.normpath(os.path.join(folder, path)) if folder != "." else path
+    inside = os.path.relpath(path, home) if home and home.startswith("/") and path.startswith("/") else ".."
+    return path if inside.startswith("..") else inside
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-071n
 GENERIC = frozenset({"py", "test", "tests", "spec", "specs", "unit"})  # words of every test's name: they name none
@@ -1142,10 +1142,7 @@ def asks(words: list[str]) -> bool:
         return False
     return kind in CHECKERS or not FORMATTERS[kind].isdisjoint(args)  # `ruff format` formats, `ruff check` checks
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-074b
-# Programs that change only the paths they name: all of them, or (copies and links) the last one alone.
-CHANGES_NAMED = frozenset({"rm", "rmdir", "mkdir", "touch", "truncate", "chmod", "chown", "mv", "tee"})
-CHANGES_LAST = frozenset({"cp", "install", "ln", "rsync"})
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074i
 # What test runners and checkers keep between runs, and nothing else does: removing it changes no work of the session.
 CACHES = frozenset({".pytest_cache", "__pycache__", ".mypy_cache", ".ruff_cache", ".hypothesis", ".coverage", "htmlcov",
                     ".tox", ".nox", ".eslintcache", ".jest-cache"})
@@ -1161,6 +1158,11 @@ def installs(words: list[str]) -> bool:
         ran[0].rpartition("/")[2]) and ran[1:3] == ["-m", "pip"] else ran[1:] if ran and re.fullmatch(
         r"pip[\d.]*", ran[0].rpartition("/")[2]) else []
     return args[:1] == ["install"] and not any(a.partition("=")[0] in PIP_PLACES for a in args)
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074b
+# Programs that change only the paths they name: all of them, or (copies and links) the last one alone.
+CHANGES_NAMED = frozenset({"rm", "rmdir", "mkdir", "touch", "truncate", "chmod", "chown", "mv", "tee"})
+CHANGES_LAST = frozenset({"cp", "install", "ln", "rsync"})
 
 
 def changes_nothing_here(command: str, home: str | None = None, edited: Iterable[str] = ()) -> bool:
@@ -1216,7 +1218,7 @@ def inline_python(words: list[str]) -> str | None:
         return None
     return words[words.index("-c", 1) + 1]
 
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074p2
 def _call_looks(func: ast.expr, bound: set[str]) -> bool:
     chain = []  # `calc.add` -> ["add"], its root `calc`
     while isinstance(func, ast.Attribute):
@@ -1252,7 +1254,7 @@ def only_looks(code: str, edited: Iterable[str]) -> bool:
                    or isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in bound | LOOKING_BUILTINS
                    or isinstance(n, ast.Call) and not _call_looks(n.func, bound) for n in nodes)
 
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-074p3
 def edited_modules(written: Written) -> set[str]:
     """The module names of the Python files a session edited, and of the folders they are in (`pkg` for
     src/pkg/calc.py, as `from pkg.calc import add` names it)."""
@@ -1349,17 +1351,6 @@ class AuditRules(_Remembers, Rules):
     def claims(self, text: str) -> list[tuple[str, str]]:
         return list(self.once(find_claims, text))
 
-    def writes(self, command: str, written=()) -> bool:
-        """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
-        nothing of the session's folder (section 7's `changes_nothing_here`: it only asks, or writes outside)."""
-        if self.once(self.changes_nothing, command):  # read-only for sure is one way to change nothing
-            return False
-        modules = edited_modules(written) if "-c" in command and isinstance(written, Written) else ()
-        return not (modules and changes_nothing_here(command, self.home, modules))  # Python that only looks
-
-    def changes_nothing(self, command: str) -> bool:
-        return changes_nothing_here(command, self.home)
-
     def accounts(self, text: str) -> bool:
         return accounts(text, self.claims(text))
 
@@ -1399,3 +1390,21 @@ def _tested(self: AuditRules, command: str, output: str) -> tuple[str, ...] | st
 
 AuditRules.elsewhere, AuditRules.outside, AuditRules.tested = _elsewhere, _outside, _tested
 
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-091w
+# What a command changed, asked of the session's folder and of the files the session edited before it (`written`).
+def _writes(self: AuditRules, command: str, written=()) -> bool:
+    """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
+    nothing of the session's folder (section 7's `changes_nothing_here`: it only asks, or writes outside, or is
+    Python that only looks at the modules the session edited)."""
+    if self.once(self.changes_nothing, command):  # read-only for sure is one way to change nothing
+        return False
+    modules = edited_modules(written) if "-c" in command and isinstance(written, Written) else ()
+    return not (modules and changes_nothing_here(command, self.home, modules))
+
+
+def _changes_nothing(self: AuditRules, command: str) -> bool:
+    return changes_nothing_here(command, self.home)
+
+
+AuditRules.writes, AuditRules.changes_nothing = _writes, _changes_nothing
