@@ -997,3 +997,22 @@ def test_removing_a_runners_cache_or_installing_into_the_environment_changes_no_
     for command, work in [*((c, "verified") for c in standing), *((c, "unverified") for c in changing)]:
         _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": prefix + command + close}, 0), folder="/work/repo")
         assert stretch.work == work, (prefix + command + close, stretch)
+
+
+COMMIT = "git add calc.py && git commit -m \"$(cat <<'EOF'\nFix add() to return the sum\n\nThe tests pass; rm -rf build was not needed.\nEOF\n)\""
+
+
+@pytest.mark.parametrize("after", ["", "\ngit log --oneline -1", "\nmake gen", "\ncp calc.py.in calc.py"])
+def test_a_newline_inside_quotes_continues_the_command_it_is_in(after):
+    """A commit message over several lines (as a heredoc inside `$(...)` in quotes, or plain), a backslash at a
+    line's end: one command, read whole, so the words of the message run nothing. What follows the quotes on the
+    next line is a command of its own, read as any other."""
+    work = "unverified" if after.strip().startswith(("make", "cp")) else "verified"
+    for command in (COMMIT, 'git commit -am "fix: add\n\nrm calc.py.orig is not needed"', "ls \\\n  -la",
+                    "echo 'line one\nmake gen'", 'python3 -c "\nfrom calc import add\nprint(add(2, 3))\n"'):
+        _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": command + after}, 0), folder="/work/repo")
+        assert stretch.work == work, (command + after, stretch)
+    for command in ('python3 -c "\nimport os\nos.remove(\'calc.py\')\n"', "cat > calc.py <<'EOF'\ndef add(a, b):\n    return a - b\nEOF",
+                    "printf 'a\\nb\\n' > calc.py"):
+        _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": command + after}, 0), folder="/work/repo")
+        assert stretch.work == "unverified", (command + after, stretch)

@@ -454,7 +454,7 @@ def _lines(command: str) -> list[tuple[str, bool]]:
         while lines and _unclosed(line):
             line += "\n" + lines.pop(0)
         end = _HEREDOC.search(line)
-        if end:
+        if end and end.group(1) not in (part.strip() for part in line[end.end():].split("\n")):  # not in the quotes
             while lines and lines.pop(0).strip() != end.group(1):
                 pass
         out.append((line, bool(end)))
