@@ -1016,3 +1016,15 @@ def test_a_newline_inside_quotes_continues_the_command_it_is_in(after):
                     "printf 'a\\nb\\n' > calc.py"):
         _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": command + after}, 0), folder="/work/repo")
         assert stretch.work == "unverified", (command + after, stretch)
+
+
+@pytest.mark.parametrize("folder,work", [("src/calc", "unverified"), ("tests/unit", "unverified"), ("web", "unverified"),
+                                         ("/work/repo/sub", "unverified"), ("tests", "verified"), ("/work/repo", "verified"),
+                                         ("/work/repo/tests/", "verified")])
+def test_a_check_run_in_a_folder_below_the_sessions_backs_only_that_folder(folder, work):
+    """The session's work, as the audit judges it: a runner run from a folder below the session's checked the tests
+    under it, as if it had been given the folder; its verdict names that folder."""
+    [claim], stretch = _session(EDIT, ("Bash", {"command": f"cd {folder} && python -m pytest -q"}, 0), folder="/work/repo")
+    assert stretch.work == work, (folder, stretch)
+    assert (claim.verdict == "supported") == (work == "verified"), claim
+    assert work == "verified" or "the last check ran only" in claim.evidence, claim
