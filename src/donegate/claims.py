@@ -1154,9 +1154,13 @@ def installs(words: list[str]) -> bool:
     """Does the simple command install packages into the environment only (`pip install`, `python -m pip install`,
     `uv pip install`), given no option that writes into a folder it names?"""
     ran = program_words(words)
-    args = ran[2:] if ran[:2] == ["uv", "pip"] else ran[3:] if len(ran) > 2 and INTERPRETER.fullmatch(
-        ran[0].rpartition("/")[2]) and ran[1:3] == ["-m", "pip"] else ran[1:] if ran and re.fullmatch(
-        r"pip[\d.]*", ran[0].rpartition("/")[2]) else []
+    name = ran[0].rpartition("/")[2] if ran else ""
+    if ran[:2] == ["uv", "pip"]:
+        args = ran[2:]
+    elif INTERPRETER.fullmatch(name) and ran[1:3] == ["-m", "pip"]:
+        args = ran[3:]
+    else:
+        args = ran[1:] if re.fullmatch(r"pip[\d.]*", name) else []
     return args[:1] == ["install"] and not any(a.partition("=")[0] in PIP_PLACES for a in args)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-074b
