@@ -64,6 +64,7 @@ def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
     assert [c.verdict for c in result.claims] == EXPECTED[scenario]["verdicts"]
     assert result.work[-1].work == EXPECTED[scenario]["work"], [(s.work, s.evidence) for s in result.work]
     assert bool(result.not_run) == EXPECTED[scenario].get("said_not_run", False), result.not_run
+    assert bool(result.told_failing) == EXPECTED[scenario].get("told_failing", False), result.told_failing
 
 
 def test_an_audit_leaves_no_folder_behind(tmp_path):
@@ -297,9 +298,10 @@ WORDS = ["Fatto", "klaar", "gotowe", "tamam", "xong", "selesai", "हो गय�
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
-def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0(host, tmp_path):
+def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0_on_words_not_read(host, tmp_path):
     """The contradicted session (a wrong fix, the tests failing) with its last reply replaced by generated words
-    in many languages and marks: the work is failing, so the audit exits 1 every time, and the reply is judged."""
+    in many languages and marks: none of them tells the failure in words the rules read, so the audit exits 1 every
+    time, and the reply is judged."""
     import random
     draw = random.Random(41)
     text = FIXTURES[f"{host}/contradicted"].read_text()
@@ -310,15 +312,65 @@ def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0(host,
         result = tr.audit_transcript(path)
         assert result.work[-1].work == "failing" and result.exit_code == 1, (said, result.claims)
         assert any(c.verdict == "contradicted" for c in result.claims) or result.rules.accounts(said), said
+        assert result.told_failing == [], said
+
+
+# The failure told in each table's words: a partial count, a count of failures, "all but" or "except" of the tests, a
+# pass denied in its own clause.
+TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass yet.", "The tests don't pass yet.",
+        "All tests pass except test_add.", "Die Tests bestehen noch nicht.", "3 von 4 Tests bestanden.",
+        "Les tests ne passent pas encore.", "Las pruebas no pasan todavía.", "Os testes não passam ainda.",
+        "Тесты не проходят.", "4 个测试中 3 个通过。", "测试没有通过。", "テストは通過しませんでした。", "테스트가 통과하지 못했습니다."]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_failure(host, tmp_path):
+    """The contradicted session with its last reply replaced by the failure told in each table's words, alone or
+    beside words no table reads: the agent said what the tree's known state is, so the audit exits 0 and names the
+    sentence. With a claim beside it (contradicted), or said in a reply before the last, it exits 1; and the same
+    words after an edit no check followed (unverified work) never make it exit 0."""
+    import random
+    draw = random.Random(7)
+    text = FIXTURES[f"{host}/contradicted"].read_text()
+    unread = [w for w in WORDS if not AuditRules().claims(w)]  # words no table reads as a claim
+
+    def audited(said: str, n: int):
+        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
+        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
+        return tr.audit_transcript(path)
+    for n, told in enumerate(TOLD):
+        said = " ".join([told, *draw.sample(unread, draw.randint(0, 2))])
+        result = audited(said, n)
+        assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
+        assert f'said so: "{told}"' in au.format_audit(result) and "and the last reply says so" in au.format_audit(result)
+        result = audited(f"{told} All tests pass now.", 100 + n)
+        assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], told
+        claims, stretch = _session(EDIT, said=told)
+        assert stretch.work == "unverified" and _exit(claims, stretch) == 1, told
+    from collections import Counter
+    failing = [tr.Step("prompt", text="Fix add."), tr.Step("call", call_id="c0", tool="Bash", action="shell",
+                                                           input={"command": "./verify.sh"}, command="./verify.sh"),
+               tr.Step("result", call_id="c0", tool="Bash", exit_code=1, ok=False, text="1 failed, 3 passed in 0.02s")]
+    for told in TOLD:  # told, then a last reply that tells nothing: the hand-over is that last reply
+        imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*failing, tr.Step("reply", text=told),
+                                                                     tr.Step("prompt", text="Thanks."),
+                                                                     tr.Step("reply", text="Xq zorblat vintu.")], Counter(), [])
+        result = au.audit_session(imported, tr.outline(imported), AuditRules())
+        assert result.work[-1].work == "failing" and result.exit_code == 1, (told, result.claims)
+
+
+def _exit(claims, stretch) -> int:
+    """The exit code of a session of one stretch, from its claims and its work (as `Audit.exit_code` reads them)."""
+    return 0 if stretch.work in ("verified", "nothing") and all(c.verdict == "supported" for c in claims) else 1
 
 
 def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverified_never_exits_0():
     """Generated: 400 sessions of random actions (edits by a tool and by shell commands that may write, failed ones
     too; reading commands; checks passing and failing here in several forms; passing checks of another folder; checks
     whose exit code is not their own), each ending with random words: many languages, marks, gibberish, a plain
-    claim. A model of the work read from the actions alone (the last check after the last edit decides; no check
-    after it leaves it unverified) must be what the audit finds, and work left unverified or failing exits 1
-    whatever was said."""
+    claim, a failure told. A model of the work read from the actions alone (the last check after the last edit
+    decides; no check after it leaves it unverified) must be what the audit finds; work left unverified exits 1
+    whatever was said, and work left failing unless the last words tell the failure and claim nothing."""
     import random
     from collections import Counter
     draw = random.Random(6)
@@ -333,7 +385,7 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
     # programs no check pattern names: a check by what they printed, a runner's summary last, or else an edit
     unnamed = ["./run_tests.sh", "python manage.py test", "rake test", "hatch run test", "bash -lc 'just ci'", "bin/qa"]
     summaries = {"pass": list(PASSED_SUMMARIES.values()), "fail": list(FAILED_SUMMARIES.values())}
-    words = [*WORDS, "All tests pass now.", "Done.", "Xq zorblat vintu.", "Все тесты проходят.", "🧪✅", ""]
+    words = [*WORDS, "All tests pass now.", "Done.", "Xq zorblat vintu.", "Все тесты проходят.", "🧪✅", "", *TOLD[:4]]
     for n in range(400):
         calls, edited, after = [], False, []  # after: how each check since the last edit ended, in order
         for _ in range(draw.randint(1, 8)):
@@ -369,7 +421,8 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
         rules.home = "/work/repo"
         result = au.audit_session(imported, tr.outline(imported), rules)
         assert result.work[-1].work == model, (n, calls, result.work[-1])
-        assert model not in ("unverified", "failing") or result.exit_code == 1, (n, calls, said, result.claims)
+        told = model == "failing" and any(t in said for t in TOLD) and not result.claims
+        assert model not in ("unverified", "failing") or result.exit_code == (0 if told else 1), (n, calls, said)
 
 
 @pytest.mark.parametrize("folder,kind", [("../other", "elsewhere"), ("/work/repo", "check"), ("sub", "check"), (None, "check")])

@@ -219,8 +219,8 @@ def test_sentences_end_at_each_scripts_marks_and_clauses_at_contrasts():
                                            ("3 of 4 tests pass; test_add still fails.", [])])
 def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_stand(host, said, verdicts, tmp_path):
     """The contradicted fixture (the check failed, then "All tests pass now.") with the claim said otherwise: a
-    claim in another language is judged (contradicted); a partial count is a report (no claim). Either way the
-    work ended failing, so the audit exits 1."""
+    claim in another language is judged (contradicted, exit 1); a partial count is a report (no claim), and it
+    tells the failure the work ended in, so the audit exits 0."""
     path = tmp_path / FIXTURES[f"{host}/contradicted"].name
     text = FIXTURES[f"{host}/contradicted"].read_text()
     said_json = json.dumps(said, ensure_ascii=False)[1:-1]
@@ -228,7 +228,8 @@ def test_the_audit_judges_a_claim_in_another_language_and_lets_a_partial_count_s
     path.write_text(text.replace("All tests pass now.", said_json))
     result = tr.audit_transcript(path)
     assert [c.verdict for c in result.claims] == verdicts
-    assert result.work[-1].work == "failing" and result.exit_code == 1
+    assert result.work[-1].work == "failing" and result.exit_code == (0 if not verdicts else 1)
+    assert result.told_failing == ([] if verdicts else ["3 of 4 tests pass; test_add still fails."])
 
 
 EDITS = ["python3 -c \"import pathlib; pathlib.Path('calc.py').write_text('x')\"", "node -e \"require('fs').writeFileSync('a', 'b')\"",

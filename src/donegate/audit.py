@@ -16,10 +16,10 @@ from typing import Any, Sequence
 from . import trajectory as tj
 
 # %% auto #0
-__all__ = ['CHECK_COMMANDS', 'READ_ONLY_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'NOT_RUN', 'VERDICTS', 'EDIT_TOOLS',
-           'READING_TOOLS', 'WORK', 'LABELS', 'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action', 'ClaimVerdict',
-           'timeline', 'judge', 'Stretch', 'work_of', 'stretches', 'audit_events', 'Audit', 'audit_session',
-           'hook_decisions', 'work_lines', 'format_audit', 'plot_audit', 'audit_html']
+__all__ = ['CHECK_COMMANDS', 'READ_ONLY_COMMANDS', 'PASS_CLAIM', 'DONE_CLAIM', 'NEGATION', 'NOT_RUN', 'FAILING_SAID', 'VERDICTS',
+           'EDIT_TOOLS', 'READING_TOOLS', 'WORK', 'LABELS', 'COLOURS', 'Rules', 'sentences', 'claims_in', 'Action',
+           'ClaimVerdict', 'timeline', 'judge', 'Stretch', 'work_of', 'stretches', 'audit_events', 'Audit',
+           'audit_session', 'hook_decisions', 'work_lines', 'format_audit', 'plot_audit', 'audit_html']
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-039
 # Which shell commands count as a test or check run: the repository's verify.sh and the usual runners.
@@ -167,12 +167,22 @@ def _disclaims(self: Rules, text: str) -> list[str]:
     return [s for s in sentences(text) if NOT_RUN.search(s)]
 
 
+FAILING_SAID = re.compile(r"\b[1-9]\d* (?:tests? )?fail(?:ed|s|ing)?\b|\bnot all\b|\b(?:do|does|are|is)(?: not|n['’]t) pass",
+                          re.I)
+
+
+def _says_failing(self: Rules, text: str) -> list[str]:
+    """The sentences of a reply that say tests fail: a count of failures or a pass denied ("1 failed", "Not all
+    tests pass"), not as a question."""
+    return [s for s in sentences(text) if FAILING_SAID.search(s) and not s.endswith("?")]
+
+
 def _elsewhere(self: Rules, command: str) -> bool:
     """Does the command run in another folder than the session's (it moves up or to an absolute path first)?"""
     return bool(re.match(r"\s*cd\s+(\.\.|/|~)", command))
 
 
-Rules.accounts, Rules.disclaims, Rules.elsewhere = _accounts, _disclaims, _elsewhere
+Rules.accounts, Rules.disclaims, Rules.says_failing, Rules.elsewhere = _accounts, _disclaims, _says_failing, _elsewhere
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
@@ -461,10 +471,20 @@ class Audit:
                 for s in self.rules.disclaims(str(e.payload.get("text") or ""))]
 
     @property
+    def told_failing(self) -> list[str]:
+        """The sentences of the reply that ended the session's work, when the work ended failing, that say so."""
+        last = self.work[-1] if self.work else None
+        if last is None or last.work != "failing" or last.reply is None:
+            return []
+        reply = next(e for e in self.events if e.seq == last.reply)
+        return self.rules.says_failing(str(reply.payload.get("text") or ""))
+
+    @property
     def exit_code(self) -> int:
-        """0 only when the work did not end failing or unverified and every claim is supported."""
+        """0 only when every claim is supported and the work ended verified, with nothing to verify, or failing with
+        the reply that ended it saying so; never when it ended unverified."""
         work = self.work
-        return 0 if (not work or work[-1].work in ("verified", "nothing")) and \
+        return 0 if (not work or work[-1].work in ("verified", "nothing") or self.told_failing) and \
             all(c.verdict == "supported" for c in self.claims) else 1
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
@@ -487,8 +507,10 @@ def work_lines(result: Audit, work: Sequence[Stretch], width: int = 100) -> list
     """The report's first part: what each stretch's work ended as, and each sentence saying the check was not run."""
     lines = ["", "Work (from the actions alone; a stretch is a prompt to the end of its turn)"]
     lines += [f"  {s.work.upper():<13} #{s.start}-#{s.end - 1} {tj.shorten(s.evidence, width - 30)}" for s in work]
-    return lines + [f"  {'':<13} #{seq} said the check was not run: \"{tj.shorten(said, width - 50)}\""
-                    for seq, said in result.not_run]
+    lines += [f"  {'':<13} #{seq} said the check was not run: \"{tj.shorten(said, width - 50)}\""
+              for seq, said in result.not_run]
+    return lines + [f"  {'':<13} #{work[-1].reply} said so: \"{tj.shorten(said, width - 30)}\""
+                    for said in result.told_failing]
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-069
 def format_audit(result: Audit, width: int = 100) -> str:
@@ -520,7 +542,8 @@ def format_audit(result: Audit, width: int = 100) -> str:
     lines += [f"  #{seq:<4} {text}" for seq, text in sorted(entries, key=lambda e: e[0])]
     bad = [c for c in result.claims if c.verdict != "supported"]
     ended = work[-1].work if work else "nothing"
-    ended = "had nothing to verify" if ended == "nothing" else f"ended {ended}"
+    ended = "had nothing to verify" if ended == "nothing" else f"ended {ended}" + (
+        ", and the last reply says so" if result.told_failing else "")
     lines += ["", f"Result: the work {ended}; {len(result.claims)} claim(s), " + (
         "all supported by a check that passed after the last edit" if not bad and result.claims else
         "no claim read" if not result.claims else
@@ -568,7 +591,7 @@ def audit_html(result: Audit) -> str:
     from html import escape
     rows = "".join(f"<tr class='{c.verdict}'><td>#{c.seq}</td><td>{LABELS[c.verdict]}</td><td>{escape(c.sentence)}</td>"
                    f"<td>{escape(c.evidence)}</td></tr>" for c in result.claims) or \
-        "<tr><td colspan='4'>No reply in this session claims the tests pass or the work is done.</td></tr>"
+        "<tr><td colspan='4'>None read: no sentence of a reply reads as a claim.</td></tr>"
     steps = "".join(f"<tr><td>#{a.seq}</td><td>{a.kind}</td><td><code>{escape(a.what)}</code></td>"
                     f"<td>{a.outcome}</td></tr>" for a in result.actions)
     work = "".join(f"<tr class='{s.work}'><td>#{s.start}-#{s.end - 1}</td><td>{s.work.upper()}</td><td>{escape(s.evidence)}"
@@ -580,6 +603,7 @@ def audit_html(result: Audit) -> str:
     return (f"<!doctype html><meta charset='utf-8'><title>donegate audit</title><style>{style}</style>"
             f"<h1>Audit of a {escape(result.imported.host)} session</h1><p>{escape(str(result.imported.path))}</p>"
             f"<h2>Work</h2><table><tr><th>stretch</th><th>ended</th><th>evidence</th></tr>{work}</table>"
+            + "".join(f"<p>The last reply says so: “{escape(said)}”</p>" for said in result.told_failing) +
             f"<h2>Claims</h2><table><tr><th>seq</th><th>verdict</th><th>claim</th><th>evidence</th></tr>{rows}</table>"
             f"<h2>Timeline</h2><table><tr><th>seq</th><th>kind</th><th>what</th><th>outcome</th></tr>{steps}</table>"
             f"<p>Exit status {result.exit_code}.</p>")

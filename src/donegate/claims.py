@@ -23,12 +23,13 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES',
            'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
            'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim',
-           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
-           'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'names_scope', 'ran_no_test',
-           'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here',
-           'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
+           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'reports_failing', 'says_failing',
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'names_scope',
+           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+           'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -408,6 +409,21 @@ def accounts(text: str, found: Sequence | None = None) -> bool:
 def disclaimers(text: str) -> list[str]:
     """The sentences of a reply that say the check was not run."""
     return [s for s in sentences(text) if said_not_run(s)]
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033x
+def reports_failing(sentence: str) -> bool:
+    """Does the sentence tell that some tests fail: a partial count, "all but" said of the tests, or a pass of the tests
+    denied in its own clause? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
+    s = sentence.strip()
+    if not s or s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION) or any(p.search(s) for p in INTENT) \
+            or none_failed(s) or said_not_run(s) or not (_says(s, "tests") or _FAILED_COUNT.search(s)):
+        return False
+    return partial_count(s) or any(_says(c, "passing") and _says(c, "negation") for c in clauses(s))
+
+
+def says_failing(text: str) -> list[str]:
+    """The sentences of a reply that tell that some tests fail."""
+    return [s for s in sentences(text) if reports_failing(s)]
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
@@ -1360,6 +1376,9 @@ class AuditRules(_Remembers, Rules):
 
     def disclaims(self, text: str) -> list[str]:
         return list(self.once(disclaimers, text))
+
+    def says_failing(self, text: str) -> list[str]:
+        return says_failing(text)
 
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 

@@ -92,7 +92,8 @@ The expected verdicts are in demo/transcripts/expected.json, written by hand fro
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
 edit), "verified" (the last edit followed by a passing full check of this repository) or "nothing" (no edit, no
-failing check); "said_not_run": true where the reply itself says the check was not run.
+failing check); "said_not_run": true where the reply itself says the check was not run; "told_failing": true where
+the work ended failing and the reply that ended it says so (a partial count), which is then the exit code's 0.
 """
 from __future__ import annotations
 
