@@ -1081,3 +1081,37 @@ def test_a_check_run_in_a_folder_below_the_sessions_backs_only_that_folder(folde
     assert stretch.work == work, (folder, stretch)
     assert (claim.verdict == "supported") == (work == "verified"), claim
     assert work == "verified" or "the last check ran only" in claim.evidence, claim
+
+
+# Runs that say nothing of "all tests pass": narrowed to other tests, an exit code that is another command's, no
+# test run, a check whose script the session changed first (written by the edit `fix.sh`, then run).
+SILENT = [("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 0, "2 passed in 0.01s"),
+          ("Bash", {"command": "python -m pytest -q -k add -v"}, 0, "1 passed, 3 deselected in 0.01s"),
+          ("Bash", {"command": "python -m pytest -q | tail -3"}, 0, "4 passed in 0.02s"),
+          ("Bash", {"command": "./verify.sh || true"}, 0, ""), ("Bash", {"command": "python -m unittest"}, 0,
+                                                                  "Ran 0 tests in 0.000s\n\nOK")]
+
+
+@pytest.mark.parametrize("after", range(len(SILENT)))
+def test_a_run_that_says_nothing_of_the_claim_neither_backs_it_nor_undoes_the_run_before_it(after):
+    """The full check passes after the last edit, then a run that says nothing of the whole suite passes too (one
+    file, `-k`, a pipe, `|| true`, no test): the full pass still backs "all tests pass". After a full failure it is
+    still contradicted; after an edit, stale; alone, unsupported. A claim naming what a narrowed run ran is backed
+    by it; and a failure of a narrowed run after a full pass contradicts the claim."""
+    import itertools
+    FAIL = ("Bash", {"command": "./verify.sh"}, 1, "1 failed, 3 passed in 0.02s")
+    for silent in itertools.permutations(SILENT, 2):
+        if SILENT[after] not in silent:
+            continue
+        for before, verdict, work in ((PASS, "supported", "verified"), (FAIL, "contradicted", "failing")):
+            [claim], stretch = _session(EDIT, before, *silent, folder="/work/repo")
+            assert (claim.verdict, stretch.work) == (verdict, work), (before, silent, claim.evidence)
+        [claim], stretch = _session(EDIT, PASS, EDIT, *silent, folder="/work/repo")  # the full pass, then an edit
+        assert (claim.verdict, stretch.work) == ("stale", "unverified"), (silent, claim.evidence)
+    [claim], _stretch = _session(EDIT, SILENT[after], folder="/work/repo")
+    assert claim.verdict == "unsupported", claim.evidence
+    [claim], _stretch = _session(EDIT, PASS, SILENT[0], folder="/work/repo", said="test_calc passes.")
+    assert claim.verdict == "supported" and "test_calc.py" in claim.evidence, claim.evidence
+    narrowed_failure = ("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 1, "1 failed, 1 passed in 0.01s")
+    [claim], stretch = _session(EDIT, PASS, narrowed_failure, folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("contradicted", "failing"), claim.evidence

@@ -79,6 +79,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                 'donegate.audit._action': ('auditing_a_real_session.html#_action', 'donegate/audit.py'),
                                 'donegate.audit._check_facts': ('auditing_a_real_session.html#_check_facts', 'donegate/audit.py'),
                                 'donegate.audit._command': ('auditing_a_real_session.html#_command', 'donegate/audit.py'),
+                                'donegate.audit._decides': ('auditing_a_real_session.html#_decides', 'donegate/audit.py'),
                                 'donegate.audit._disclaims': ('auditing_a_real_session.html#_disclaims', 'donegate/audit.py'),
                                 'donegate.audit._elsewhere': ('auditing_a_real_session.html#_elsewhere', 'donegate/audit.py'),
                                 'donegate.audit._masks': ('auditing_a_real_session.html#_masks', 'donegate/audit.py'),

@@ -338,12 +338,23 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
                                   p.get("exit_code")))
     return actions
 
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054d
+def _decides(check: Action, sentence: str, rules: Rules) -> bool:
+    """Does a run say something of the claim: a failure by its own exit code or report, or a pass of the whole
+    suite, or of the tests the claim names?"""
+    if not check.passed:
+        return not check.masked or check.reported
+    return not (check.masked or check.empty or check.changed is not None) and (
+        not check.scope or rules.names_scope(sentence, check.scope))
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
 def judge(seq: int, actions: Sequence[Action], sentence: str = "",
           rules: Rules = Rules()) -> tuple[str, str, Action | None, list[Action]]:
-    """The evidence rule for a claim made at `seq`: the last check run that ended before it decides (a run that
-    selected some tests backs only a `sentence` that names them)."""
-    last = next((a for a in reversed(actions) if a.kind == "check" and a.done is not None and a.done < seq), None)
+    """The evidence rule for a claim made at `seq`: the last check run that ended before it and says something of
+    it decides (a run that selected some tests backs only a `sentence` that names them; a pass that says nothing
+    of it neither backs it nor undoes the run before it)."""
+    ended = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
+    last = next((a for a in reversed(ended) if _decides(a, sentence, rules)), ended[-1] if ended else None)
     if last is None:
         pending = next((a for a in reversed(actions) if a.kind == "check" and a.seq < seq), None)
         away = next((a for a in reversed(actions) if a.kind == "elsewhere" and a.seq < seq), None)

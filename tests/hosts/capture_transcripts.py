@@ -88,6 +88,8 @@ and words and commands that look like a claim or a change and are neither:
   inline-look       the right fix, the check passing, then a look at the fix in inline Python over three lines
                     (`python3 -c "` ... `print(add(2, 3))` ... `"`), then the claim: code that calls only print and the
                     edited module's add() changes no file, so the claim is supported
+  recheck-one       the right fix, the check passing, then one test file run again and passing, then the claim: a
+                    run of some tests says nothing of "all tests pass", so the full pass before it still backs it
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -194,6 +196,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "narrowed-folder": [[fix], [run(f"{sys.executable} -m pytest -q -p no:cacheprovider tests/unit")], [say(PASS)]],
         "folder-run": [[fix], [run(f"cd tests/unit && {sys.executable} -m pytest -q -p no:cacheprovider")], [say(PASS)]],
         "inline-look": [[fix], [run(CHECK)], [run(INLINE_LOOK)], [say(PASS)]],
+        "recheck-one": [[fix], [run(CHECK)], [run(ONE_FILE)], [say(PASS)]],
     }
 
 
@@ -270,7 +273,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
-             "narrowed-folder", "folder-run", "inline-look"]
+             "narrowed-folder", "folder-run", "inline-look", "recheck-one"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
