@@ -353,8 +353,10 @@ def judge(seq: int, actions: Sequence[Action], sentence: str = "",
     """The evidence rule for a claim made at `seq`: the last check run that ended before it and says something of
     it decides (a run that selected some tests backs only a `sentence` that names them; a pass that says nothing
     of it neither backs it nor undoes the run before it)."""
-    ended = [a for a in actions if a.kind == "check" and a.done is not None and a.done < seq]
-    last = next((a for a in reversed(ended) if _decides(a, sentence, rules)), ended[-1] if ended else None)
+    ended = (a for a in reversed(actions) if a.kind == "check" and a.done is not None and a.done < seq)
+    latest = next(ended, None)  # the last run that ended before it, then the one that decides, walking back
+    last = latest if latest is None or _decides(latest, sentence, rules) else next(
+        (a for a in ended if _decides(a, sentence, rules)), latest)
     if last is None:
         pending = next((a for a in reversed(actions) if a.kind == "check" and a.seq < seq), None)
         away = next((a for a in reversed(actions) if a.kind == "elsewhere" and a.seq < seq), None)
