@@ -1083,19 +1083,21 @@ def test_a_check_run_in_a_folder_below_the_sessions_backs_only_that_folder(folde
     assert work == "verified" or "the last check ran only" in claim.evidence, claim
 
 
-# Runs that say nothing of "all tests pass": narrowed to other tests, an exit code that is another command's, no
-# test run, a check whose script the session changed first (written by the edit `fix.sh`, then run).
+# Runs that say nothing of "all tests pass": a pass that only picked some tests (a file, a node id, `-k`), or that
+# ran no test. And passes that may hide a write, so they are not silent: an exit code that is another command's, an
+# option or a task not known (`tox -e fmt`, `make test-update`, `jest -u`, a variable).
 SILENT = [("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 0, "2 passed in 0.01s"),
           ("Bash", {"command": "python -m pytest -q -k add -v"}, 0, "1 passed, 3 deselected in 0.01s"),
-          ("Bash", {"command": "python -m pytest -q | tail -3"}, 0, "4 passed in 0.02s"),
-          ("Bash", {"command": "./verify.sh || true"}, 0, ""), ("Bash", {"command": "python -m unittest"}, 0,
-                                                                  "Ran 0 tests in 0.000s\n\nOK")]
+          ("Bash", {"command": "python -m pytest -q tests/test_calc.py::test_add"}, 0, "1 passed in 0.01s"),
+          ("Bash", {"command": "python -m unittest"}, 0, "Ran 0 tests in 0.000s\n\nOK")]
+HIDING = ["python -m pytest -q | tail -3", "./verify.sh || true", "tox -e fmt", "make test-update", "npx jest -u",
+          "PYTEST_ADDOPTS=--snapshot-update python -m pytest -q", "python -m pytest -q tests/test_calc.py && black ."]
 
 
 @pytest.mark.parametrize("after", range(len(SILENT)))
 def test_a_run_that_says_nothing_of_the_claim_neither_backs_it_nor_undoes_the_run_before_it(after):
     """The full check passes after the last edit, then a run that says nothing of the whole suite passes too (one
-    file, `-k`, a pipe, `|| true`, no test): the full pass still backs "all tests pass". After a full failure it is
+    file, a node id, `-k`, no test): the full pass still backs "all tests pass". After a full failure it is
     still contradicted; after an edit, stale; alone, unsupported. A claim naming what a narrowed run ran is backed
     by it; and a failure of a narrowed run after a full pass contradicts the claim."""
     import itertools
@@ -1115,3 +1117,7 @@ def test_a_run_that_says_nothing_of_the_claim_neither_backs_it_nor_undoes_the_ru
     narrowed_failure = ("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 1, "1 failed, 1 passed in 0.01s")
     [claim], stretch = _session(EDIT, PASS, narrowed_failure, folder="/work/repo")
     assert (claim.verdict, stretch.work) == ("contradicted", "failing"), claim.evidence
+    for command in HIDING:  # after the full pass, a pass that may hide a write gives its reason: unsupported
+        [claim], _stretch = _session(EDIT, PASS, SILENT[after], ("Bash", {"command": command}, 0, "4 passed in 0.02s"),
+                                     folder="/work/repo")
+        assert claim.verdict == "unsupported" and command.split()[0] in claim.evidence, (command, claim.evidence)

@@ -71,6 +71,9 @@ class Rules:
         """Does a claim name what a narrowed run selected (a word of three letters or more of it)?"""
         return any(word in sentence for item in scope for word in re.findall(r"\w{3,}", item))
 
+    def selects_tests(self, scope: Sequence[str]) -> bool:
+        return False  # did a narrowed run only pick tests to run (and so write nothing)? Not known here
+
     def files_written(self, command: str) -> tuple[str, ...]:
         return ()  # the files a shell edit names as what it writes: none, here
 
@@ -340,12 +343,13 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054d
 def _decides(check: Action, sentence: str, rules: Rules) -> bool:
-    """Does a run say something of the claim: a failure by its own exit code or report, or a pass of the whole
-    suite, or of the tests the claim names?"""
+    """Does a run say something of the claim, or may it have changed what it says: anything but a pass that ran no
+    test, or a pass that only picked other tests to run (`Rules.selects_tests`), by the check's own exit code?"""
     if not check.passed:
         return not check.masked or check.reported
-    return not (check.masked or check.empty or check.changed is not None) and (
-        not check.scope or rules.names_scope(sentence, check.scope))
+    if check.masked or check.changed is not None or check.empty:
+        return not check.empty  # a pass whose exit code is another's, or of a script the session changed, may hide a write
+    return not check.scope or rules.names_scope(sentence, check.scope) or not rules.selects_tests(check.scope)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
 def judge(seq: int, actions: Sequence[Action], sentence: str = "",

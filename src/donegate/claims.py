@@ -26,8 +26,8 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'reports_failing', 'says_failing',
            'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
            'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'names_scope',
-           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
+           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
            'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
            'AuditRules']
 
@@ -971,6 +971,17 @@ def from_session(path: str, folder: str = ".", home: str | None = None) -> str:
 GENERIC = frozenset({"py", "test", "tests", "spec", "specs", "unit"})  # words of every test's name: they name none
 
 
+_TEST_PART = re.compile(r"(?:^|[/._-])(?:tests?|spec|specs|__tests__)(?:$|[/._-])|::")  # a test's file, folder or node id
+
+
+def selects_tests(scope: Sequence[str]) -> bool:
+    """Did a narrowed run only pick tests to run: each thing it selected a selection by name (`-k add`, `-m slow`,
+    `-t adds`, `--lf`) or a test's file, folder or node id (`tests/test_calc.py`, `tests/unit`, `calc.test.js`)? An
+    option or variable not known, or a task (`tox -e fmt`, `make test-update`), may do anything, writing too."""
+    return all(item.split()[0] in _SELECTING or item in _RERUNS or _TEST_PART.search(item) and re.search(r"[/.:]", item)
+               and not item.startswith("-") and "=" not in item for item in scope)  # a path, a file or a node id
+
+
 def names_scope(sentence: str, scope: Sequence[str]) -> bool:
     """Does the claim name what a narrowed run selected (a file's stem, a test's name, an expression's words)?"""
     words = {w for item in scope for w in re.findall(r"\w+", item.split("/")[-1].rsplit(".", 1)[0] if "::" not in item
@@ -1412,6 +1423,7 @@ def _tested(self: AuditRules, command: str, output: str) -> tuple[str, ...] | st
 
 
 AuditRules.elsewhere, AuditRules.outside, AuditRules.tested = _elsewhere, _outside, _tested
+AuditRules.selects_tests = staticmethod(selects_tests)
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-091w
