@@ -1265,14 +1265,20 @@ def _call_looks(func: ast.expr, bound: set[str]) -> bool:
     return func.id in bound or not chain and func.id in LOOKING_BUILTINS
 
 
+_IMPORTED = re.compile(r"(?:^|[;\n])\s*(?:import|from)\s+([\w.]+)")  # the module a statement imports first
+
+
 def only_looks(code: str, edited: Iterable[str]) -> bool:
     """Does inline Python only compute and print, calling nothing but builtins that do, the functions of the modules
     the session `edited` (by name: `calc` for calc.py), a literal's methods and `sys.path`'s growth?"""
+    ours = {*edited, "sys"}
+    if any(name.partition(".")[0] not in ours for name in _IMPORTED.findall(code)):
+        return False  # a first look at what it imports, before the code is parsed (the walk below asks again)
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return False
-    nodes, ours, bound = list(ast.walk(tree)), {*edited, "sys"}, set()
+    nodes, bound = list(ast.walk(tree)), set()
     for node in nodes:
         if not isinstance(node, _LOOKING_NODES):
             return False
@@ -1432,10 +1438,10 @@ def _writes(self: AuditRules, command: str, written=()) -> bool:
     """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
     nothing of the session's folder (section 7's `changes_nothing_here`: it only asks, or writes outside, or is
     Python that only looks at the modules the session edited)."""
-    if self.once(self.changes_nothing, command):  # read-only for sure is one way to change nothing
-        return False
     modules = edited_modules(written) if "-c" in command and isinstance(written, Written) else ()
-    return not (modules and changes_nothing_here(command, self.home, modules))
+    if modules:  # Python given inline may look at what the session edited: read with those modules, each time
+        return not changes_nothing_here(command, self.home, modules)
+    return not self.once(self.changes_nothing, command)  # read-only for sure is one way to change nothing
 
 
 def _changes_nothing(self: AuditRules, command: str) -> bool:
