@@ -14,7 +14,7 @@ import pytest
 from donegate import audit as au
 from donegate import transcripts as tr
 from donegate.claims import (LANGUAGES, AuditRules, check_scope, clauses, disclaimers, elsewhere, find_claims, partial_count,
-                             read_only, runs_check, sentences, shell_words)
+                             read_only, runs_check, sentences, shell_words, simple_commands)
 from test_audit import FIXTURES, TRANSCRIPTS
 
 CLAIMS = [  # (reply, the kinds it claims)
@@ -631,3 +631,30 @@ def test_a_check_s_name_anywhere_but_the_program_s_place_is_no_run():
         wrapped = draw.choice(["", "timeout 30 ", "uv run ", "env X=1 ", "! ", "sh -c '"])
         line = f"{wrapped}{check} -q" + ("'" if wrapped.startswith("sh -c") else "")
         assert AuditRules().is_check(line), line
+
+
+def test_a_line_goes_on_past_its_newline_exactly_when_the_shell_words_reader_finds_a_quote_or_escape_left_open():
+    """Generated lines of quotes, escapes, comments and separators. A line `shell_words` reads as closed ends at its
+    newline: the next line is a command of its own. A line it reads as open goes on: a second line that closes the
+    quote is part of it (the newline inside its words), and only the line after that is a command of its own. Each
+    line is looked at once, whatever the quote's length."""
+    import random
+    draw = random.Random(11)
+    marks = list("ab '\"\\#;$( )|&x\t")
+
+    def closed(text: str) -> bool:
+        try:
+            shell_words(text)
+            return True
+        except ValueError:
+            return False
+    for _ in range(3000):
+        line = "".join(draw.choice(marks) for _ in range(draw.randint(0, 12)))
+        closing = "" if closed(line) else next(c for c in ("x", "'", '"') if closed(f"{line}\n{c}"))
+        command = f"{line}\n{closing}\necho tail" if closing else f"{line}\necho tail"
+        read = simple_commands(command)
+        assert read[-1] == (["echo", "tail"], False), (command, read)
+        assert not closing or any("\n" in word for words, _ in read[:-1] for word in words), (command, read)
+    body = "\n".join(f"x{i} = {i}  # it's line {i}" for i in range(3000))
+    assert [words[:2] for words, _ in simple_commands(f'python3 -c "\n{body}\n" && make gen')] == [
+        ["python3", "-c"], ["make", "gen"]]

@@ -467,8 +467,10 @@ def _lines(command: str) -> list[tuple[str, bool]]:
     lines, out = command.split("\n"), []
     while lines:
         line = lines.pop(0)
-        while lines and _unclosed(line):
-            line += "\n" + lines.pop(0)
+        left = _left_open(line)
+        while lines and left:  # each line looked at once, from what the one before left open
+            line += "\n" + lines[0]
+            left = _left_open(lines.pop(0), left)
         end = _HEREDOC.search(line)
         if end and end.group(1) not in (part.strip() for part in line[end.end():].split("\n")):  # not in the quotes
             while lines and lines.pop(0).strip() != end.group(1):
@@ -477,13 +479,26 @@ def _lines(command: str) -> list[tuple[str, bool]]:
     return out
 
 
-def _unclosed(line: str) -> bool:
-    """Does the line leave a quote open, or end with a backslash?"""
-    try:
-        shell_words(line)
-    except ValueError:
-        return True
-    return False
+def _left_open(line: str, left: str = "") -> str:
+    """What a line leaves open, as `shell_words` reads quotes, escapes and comments: a quote ("'" or '"'), a
+    backslash at its end ("\\"), or nothing (""); `left`: what the line before it left open."""
+    quote, at = ("" if left == "\\" else left), 0
+    while at < len(line):
+        mark = line[at]
+        if quote == "'":
+            quote = "" if mark == "'" else quote
+        elif mark == "\\":
+            if at + 1 == len(line):
+                return quote or "\\"
+            at += 1  # the character it escapes
+        elif quote:
+            quote = "" if mark == '"' else quote
+        elif mark in "'\"":
+            quote = mark
+        elif mark == "#":
+            break  # a comment, to the line's end
+        at += 1
+    return quote
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061w
 _WORD = r"""(?:[^ \t\r\n'"\\();<>|&#]+|\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*")+"""
