@@ -338,6 +338,17 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
         path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
         path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
         return tr.audit_transcript(path)
+    from collections import Counter
+
+    def session(*steps: tr.Step):
+        imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [tr.Step("prompt", text="Fix add."), *steps],
+                               Counter(), [])
+        return au.audit_session(imported, tr.outline(imported), AuditRules())
+    failing = [tr.Step("call", call_id="c0", tool="Bash", action="shell", input={"command": "./verify.sh"},
+                       command="./verify.sh"),
+               tr.Step("result", call_id="c0", tool="Bash", exit_code=1, ok=False, text="1 failed, 3 passed in 0.02s")]
+    edited = [tr.Step("call", call_id="c1", tool="Edit", action="edit", input={"file_path": "calc.py"}, files=["calc.py"]),
+              tr.Step("result", call_id="c1", tool="Edit", exit_code=0, ok=True)]
     for n, told in enumerate(TOLD):
         said = " ".join([told, *draw.sample(unread, draw.randint(0, 2))])
         result = audited(said, n)
@@ -345,23 +356,12 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
         assert f'said so: "{told}"' in au.format_audit(result) and "and the last reply says so" in au.format_audit(result)
         result = audited(f"{told} All tests pass now.", 100 + n)
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], told
-        claims, stretch = _session(EDIT, said=told)
-        assert stretch.work == "unverified" and _exit(claims, stretch) == 1, told
-    from collections import Counter
-    failing = [tr.Step("prompt", text="Fix add."), tr.Step("call", call_id="c0", tool="Bash", action="shell",
-                                                           input={"command": "./verify.sh"}, command="./verify.sh"),
-               tr.Step("result", call_id="c0", tool="Bash", exit_code=1, ok=False, text="1 failed, 3 passed in 0.02s")]
-    for told in TOLD:  # told, then a last reply that tells nothing: the hand-over is that last reply
-        imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*failing, tr.Step("reply", text=told),
-                                                                     tr.Step("prompt", text="Thanks."),
-                                                                     tr.Step("reply", text="Xq zorblat vintu.")], Counter(), [])
-        result = au.audit_session(imported, tr.outline(imported), AuditRules())
+        result = session(*failing, *edited, tr.Step("reply", text=told))  # an edit after the failure, untested
+        assert result.work[-1].work == "unverified" and result.exit_code == 1, told
+        # told, then a last reply that tells nothing: the hand-over is that last reply
+        result = session(*failing, tr.Step("reply", text=told), tr.Step("prompt", text="Thanks."),
+                         tr.Step("reply", text="Xq zorblat vintu."))
         assert result.work[-1].work == "failing" and result.exit_code == 1, (told, result.claims)
-
-
-def _exit(claims, stretch) -> int:
-    """The exit code of a session of one stretch, from its claims and its work (as `Audit.exit_code` reads them)."""
-    return 0 if stretch.work in ("verified", "nothing") and all(c.verdict == "supported" for c in claims) else 1
 
 
 def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverified_never_exits_0():

@@ -347,8 +347,10 @@ def _decides(check: Action, sentence: str, rules: Rules) -> bool:
     test, or a pass that only picked other tests to run (`Rules.selects_tests`), by the check's own exit code?"""
     if not check.passed:
         return not check.masked or check.reported
-    if check.masked or check.changed is not None or check.empty:
-        return not check.empty  # a pass whose exit code is another's, or of a script the session changed, may hide a write
+    if check.empty:
+        return False  # it ran no test
+    if check.masked or check.changed is not None:
+        return True  # its exit code is another command's, or its script the session's: it may hide a write
     return not check.scope or rules.names_scope(sentence, check.scope) or not rules.selects_tests(check.scope)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-055
@@ -487,7 +489,7 @@ class Audit:
         return [(e.seq, s) for e in self.events if e.type == "model_reply"
                 for s in self.rules.disclaims(str(e.payload.get("text") or ""))]
 
-    @property
+    @cached_property
     def told_failing(self) -> list[str]:
         """The sentences of the reply that ended the session's work, when the work ended failing, that say so."""
         last = self.work[-1] if self.work else None

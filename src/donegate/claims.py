@@ -1370,7 +1370,7 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
         return "elsewhere"
     if not (last or failed):
         return "then"  # it went on after its tests
-    return tuple(selected(program, task=True, folder=from_session(here, home=home), home=home))  # "then": it went on after its tests
+    return tuple(selected(program, task=True, folder=from_session(here, home=home), home=home))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
@@ -1410,7 +1410,7 @@ class AuditRules(_Remembers, Rules):
         return list(self.once(disclaimers, text))
 
     def says_failing(self, text: str) -> list[str]:
-        return says_failing(text)
+        return list(self.once(says_failing, text))
 
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 
