@@ -320,7 +320,31 @@ def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0_on_wo
 TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass yet.", "The tests don't pass yet.",
         "All tests pass except test_add.", "Die Tests bestehen noch nicht.", "3 von 4 Tests bestanden.",
         "Les tests ne passent pas encore.", "Las pruebas no pasan todavía.", "Os testes não passam ainda.",
-        "Тесты не проходят.", "4 个测试中 3 个通过。", "测试没有通过。", "テストは通過しませんでした。", "테스트가 통과하지 못했습니다."]
+        "Тесты не проходят.", "4 个测试中 3 个通过。", "测试没有通过。", "テストは通過しませんでした。", "테스트가 통과하지 못했습니다.",
+        # tests named, then a word of failure (a subject and its verb); "the others" pass is a partial count; a fix
+        # told in the sentence that tells the failure claims no finished work
+        "test_add still fails.", "One test is still failing: test_add.", "Tests are still failing.",
+        "Fixed the import, but test_add still fails.", "test_add still fails; the other three pass.",
+        "test_add échoue encore ; les trois autres passent.", "test_add schlägt fehl, die anderen bestehen.",
+        "test_add sigue fallando; las demás pasan.", "test_add ainda falha; os outros passam.",
+        "test_add всё ещё падает, остальные проходят.", "test_add 仍然失败，其余的都通过了。", "test_addはまだ失敗しています。",
+        "test_add 테스트가 아직 실패합니다."]
+# Not a failure told now: the failure named first (an adjective), denied, or in the past; each beside a claim or alone
+NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
+            "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
+            "Fixed the failing test_add.", "The tests were failing before the fix."]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_failure_named_first_denied_or_past_is_not_told_so_failing_work_still_exits_1(host, tmp_path):
+    """The contradicted session ending with a failure that is not told as now (an adjective, "no longer", "was"):
+    the work ended failing and the reply does not say so, so the audit exits 1."""
+    text = FIXTURES[f"{host}/contradicted"].read_text()
+    for n, said in enumerate(NOT_TOLD):
+        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
+        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
+        result = tr.audit_transcript(path)
+        assert (result.work[-1].work, result.exit_code, result.told_failing) == ("failing", 1, []), (said, result.claims)
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
@@ -758,10 +782,17 @@ def test_a_question_to_any_program_changes_nothing_but_any_work_it_is_given_may(
     ("sed -i.bak s/+/-/ calc.py", "unverified"), ("bash -lc 'cat calc.py'", "verified"),
     ("/bin/bash -lc 'git status && git diff'", "verified"), ("sh -c 'ls -la | head'", "verified"),
     ("bash -lc 'cat calc.py > calc2.py'", "unverified"), ("bash -lc 'ls' > files.txt", "unverified"),
-    ("zsh -ec 'python3 gen.py'", "unverified")])
+    ("zsh -ec 'python3 gen.py'", "unverified"), ("awk '/def /' calc.py", "verified"),
+    ("awk -F: -v n=2 'NR <= n { print $1 }' calc.py", "verified"), ("awk '$2 > 1 || /add/' calc.py", "verified"),
+    ("awk '{ print > \"calc.py\" }' x", "unverified"), ("awk 'BEGIN { system(\"python3 gen.py\") }'", "unverified"),
+    ("awk '{ print | \"sh\" }' cmds", "unverified"), ("gawk -i inplace '{ sub(/-/, \"+\") } 1' calc.py", "unverified"),
+    ("awk -f fix.awk calc.py", "unverified"), ("awk '@include \"w.awk\"' x", "unverified"),
+    ("diff <(git show HEAD:calc.py) calc.py", "verified"), ("cat <(ls) <(git status -s)", "verified"),
+    ("diff <(python3 gen.py) calc.py", "unverified"), ("tee >(cat > calc.py) < x", "unverified")])
 def test_a_reading_program_reads_unless_told_to_write_and_git_is_read_past_its_options(command, work):
     """After the passing check: a reading program, a git verb that reads (past `-C PATH`, `-c KEY=VALUE`), variables
-    set alone change nothing; the same programs told to write a file (`sort -o`, `uniq IN OUT`, `sed -i`) may have."""
+    set alone, an awk program that only prints, a process substitution of a reading command change nothing; the same
+    programs told to write a file (`sort -o`, `uniq IN OUT`, `sed -i`, awk's `print >`, `system()`) may have."""
     _claims, stretch = _session(EDIT, PASS, ("Bash", {"command": command}, 0), folder="/work/repo")
     assert stretch.work == work, (command, stretch)
 
@@ -1084,12 +1115,14 @@ def test_a_check_run_in_a_folder_below_the_sessions_backs_only_that_folder(folde
 
 
 # Runs that say nothing of "all tests pass": a pass that only picked some tests (a file, a node id, `-k`), or that
-# ran no test. And passes that may hide a write, so they are not silent: an exit code that is another command's, an
+# ran no test (by its output, or asked to list its tests or print its version). And passes that may hide a write, so they are not silent: an exit code that is another command's, an
 # option or a task not known (`tox -e fmt`, `make test-update`, `jest -u`, a variable).
 SILENT = [("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 0, "2 passed in 0.01s"),
           ("Bash", {"command": "python -m pytest -q -k add -v"}, 0, "1 passed, 3 deselected in 0.01s"),
           ("Bash", {"command": "python -m pytest -q tests/test_calc.py::test_add"}, 0, "1 passed in 0.01s"),
-          ("Bash", {"command": "python -m unittest"}, 0, "Ran 0 tests in 0.000s\n\nOK")]
+          ("Bash", {"command": "python -m unittest"}, 0, "Ran 0 tests in 0.000s\n\nOK"),
+          ("Bash", {"command": "python -m pytest --collect-only -q"}, 0, "4 tests collected in 0.01s"),
+          ("Bash", {"command": "npx jest --version"}, 0, "29.7.0")]
 HIDING = ["python -m pytest -q | tail -3", "./verify.sh || true", "tox -e fmt", "make test-update", "npx jest -u",
           "PYTEST_ADDOPTS=--snapshot-update python -m pytest -q", "python -m pytest -q tests/test_calc.py && black ."]
 

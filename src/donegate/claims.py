@@ -18,18 +18,18 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES',
            'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE',
            'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING',
-           'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES',
-           'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME',
-           'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES',
-           'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM',
-           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_claim',
-           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'reports_failing', 'says_failing',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
-           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
-           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
-           'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
-           'AuditRules']
+           'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
+           'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
+           'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
+           'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS',
+           'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
+           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'reports_failing',
+           'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
+           'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts',
+           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected',
+           'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
+           'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules',
+           'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -63,7 +63,8 @@ LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
              r"|works(?! by| like| as)(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
-             r"all but|except|apart from|other than",
+             r"all but|except|apart from|other than|the others|the rest"
+             rf"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
@@ -71,36 +72,36 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
-             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser",
+             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser|die anderen|die übrigen|die restlichen|der rest",
              failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
-             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté",
+             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté|les (?:\w+ )?autres|le reste",
              failed=r"échou\w*|échecs?|erreurs?",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
-             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos",
+             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos|los demás|las demás|el resto|los otros|las otras",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
-             r"exceto|salvo|todos menos|todas menos", failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
+             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto", failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
              intent=r"caso|vou|vamos|para verificar|para confirmar|para garantir|assim que"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
-             r"кроме|за исключением", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
+             r"кроме|за исключением|остальн\w*", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
              intent=r"ли|если|чтобы|проверю|проверим|запущу|буду"),
     Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
-             r"没|未|不|失败|无法", r"除了", failed=r"失败|报错|错误",
+             r"没|未|不|失败|无法", r"除了|其余|其他的", failed=r"失败|报错|错误",
              intent=r"是否|如果|看看|确认一下|让我|我来|我会|我将|即将", spaced=False),
     Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
-             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて",
+             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて|残り|他の",
              failed=r"失敗|エラー", intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
-             r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고", failed=r"실패|오류|에러",
+             r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고|나머지", failed=r"실패|오류|에러",
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
 
@@ -379,8 +380,8 @@ def none_failed(sentence: str) -> bool:
 def find_claims(text: str) -> list[tuple[str, str]]:
     """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
     in words (a pass told as no failure too), a ticked checklist item, a pass mark, a runner's summary pasted in
-    (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item or a
-    sentence saying the check was not run."""
+    (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item, a
+    sentence saying the check was not run, or work called done in a sentence that tells a failure."""
     found = []
     for sentence in sentences(text):
         box = CHECKBOX.match(sentence)
@@ -388,7 +389,7 @@ def find_claims(text: str) -> list[tuple[str, str]]:
             if box.group(1) != " ":
                 found.append((claim_of(sentence[box.end():]) or "done", sentence))
         elif (kind := claim_of(sentence) or mark_claim(sentence) or none_failed(sentence) and "tests") \
-                and not said_not_run(sentence):
+                and not said_not_run(sentence) and not (kind == "done" and reports_failing(sentence)):
             found.append((kind, sentence))
     for bit, pattern in PASSED_REPORTS if "\n" in text else ():
         for match in pattern.finditer(text) if bit in text else ():
@@ -400,10 +401,10 @@ def find_claims(text: str) -> list[tuple[str, str]]:
 
 def accounts(text: str, found: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
-    question, a count, a negation, a plan or a disclaimer, in any table's words? (`found`: its claims, if read.)"""
+    question, a count, a failure told, a negation, a plan or a disclaimer, in any table's words? (`found`: its claims, if read.)"""
     return bool(find_claims(text) if found is None else found) or any(
         CHECKBOX.match(s) or s.rstrip().endswith(("?", "？")) or said_not_run(s) or partial_count(s)
-        or _says(s, "no claim") for s in sentences(text))
+        or _says(s, "no claim") or reports_failing(s) for s in sentences(text))
 
 
 def disclaimers(text: str) -> list[str]:
@@ -412,13 +413,31 @@ def disclaimers(text: str) -> list[str]:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033x
 def reports_failing(sentence: str) -> bool:
-    """Does the sentence tell that some tests fail: a partial count, "all but" said of the tests, or a pass of the tests
-    denied in its own clause? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
+    """Does the sentence tell that some tests fail: a partial count, "all but" said of the tests, a pass of the tests
+    denied in its own clause, or a clause that tells a failure (`tells_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
     s = sentence.strip()
     if not s or s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION) or any(p.search(s) for p in INTENT) \
             or none_failed(s) or said_not_run(s) or not (_says(s, "tests") or _FAILED_COUNT.search(s)):
         return False
-    return partial_count(s) or any(_says(c, "passing") and _says(c, "negation") for c in clauses(s))
+    return partial_count(s) or any(_says(c, "passing") and _says(c, "negation") or tells_failure(c) for c in clauses(s))
+
+
+_FAILED = _one_pattern("failed")
+_PAST = re.compile(r"(?<!\w)(?:was|were|had)(?!\w)", re.I)  # "test_add was failing": a story of before, not now
+
+
+def tells_failure(clause: str) -> bool:
+    """Does the clause say that tests fail now, as a subject and its verb ("test_sub still fails", "Tests are still
+    failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
+    pass, nothing done, not in the past? ("the failing test is fixed" names the failure first: an adjective.)"""
+    failures = [m for p in _FAILED for m in p.finditer(clause)]
+    named = [m.start() for p in _SAYS["tests"] if (m := p.search(clause))]
+    if not failures or not named or min(named) > max(m.start() for m in failures):
+        return False
+    rest = clause
+    for m in sorted(failures, key=lambda m: m.start(), reverse=True):
+        rest = rest[:m.start()] + " " + rest[m.end():]
+    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _PAST.search(clause))
 
 
 def says_failing(text: str) -> list[str]:
@@ -537,11 +556,13 @@ def shell_words(line: str) -> list[str]:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-062
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", "(", ")", ";;", "|&"})  # what ends a simple command
 _FEEDING = frozenset({"<", "<<", "<<<", "<<-"})  # what feeds one its standard input
+_SUBSTITUTION = frozenset({"<(", ">("})  # a process substitution opens
 
 
 def simple_commands(command: str) -> list[tuple[list[str], bool]]:
     """The command's simple commands, each as (its words and redirection marks, whether a pipe, a redirection
-    or a heredoc feeds its standard input)."""
+    or a heredoc feeds its standard input). A process substitution (`diff <(git show HEAD:f) f`) is a command of its
+    own, and the one around it goes on past it with a file's name in its place, as the shell gives it one."""
     found = []
     separators, feeding = _SEPARATORS, _FEEDING
     for line, heredoc in _lines(command):
@@ -549,12 +570,20 @@ def simple_commands(command: str) -> list[tuple[list[str], bool]]:
             tokens = shell_words(line)
         except ValueError:  # an unclosed quote
             tokens = line.split()
-        words, fed = [], heredoc
+        words, fed, around = [], heredoc, []  # around: a command a substitution interrupts, or None for a `(`
         for token in [*tokens, ";"]:  # the line's end ends its last simple command
             if token in separators:
                 if words:
                     found.append((words, fed or not feeding.isdisjoint(words)))
                 words, fed = [], token in ("|", "|&") or (heredoc and not found)
+                if around and token in ("(", ")"):
+                    if token == "(":
+                        around.append(None)
+                    elif (interrupted := around.pop()) is not None:
+                        words, fed = interrupted
+            elif token in _SUBSTITUTION:
+                around.append(([*words, "/dev/fd/63"], fed))
+                words, fed = [], False
             else:
                 words.append(token)
     return found
@@ -658,6 +687,25 @@ def may_write(command: str, written=()) -> bool:
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-063r
+AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+# awk writes only by running a command (`system()`, a pipe, not `||`), by a print sent into a file (`print > "out"`)
+# or by code it loads (`@load`, `@include`)
+_AWK_OUT = re.compile(r"@(?:load|include)|\bsystem\s*\(|(?<!\|)\|(?!\|)|\bprintf?\b[^;}\n]*>")
+
+
+def _awk_reads(args: list[str]) -> bool:
+    """Does awk only read: its program on the line (not `-f`, not gawk's `-i inplace`), only `-v` and `-F` before it,
+    and nothing in it that runs a command or prints into a file? (`print ($1 > 5)`, a comparison, counts as a write:
+    the safe mistake.)"""
+    at = 0
+    while at < len(args) and args[at][:1] == "-" and args[at] != "--":
+        if args[at][:2] not in ("-v", "-F"):
+            return False
+        at += 2 if args[at] in ("-v", "-F") else 1
+    at += args[at:at + 1] == ["--"]
+    return at < len(args) and not _AWK_OUT.search(args[at])
+
+
 def _reads(words: list[str]) -> bool:
     """Is the simple command a reading program (`sed` without -i) or a reading git command? (Of `_one_writes`, all
     that can say yes to a reading program; its redirections are asked apart.)"""
@@ -670,6 +718,8 @@ def _reads(words: list[str]) -> bool:
     if name == "git":  # its verb, past the values of -C and -c
         verbs = [a for a, before in zip(args, ["", *args]) if not a.startswith("-") and before not in ("-C", "-c")]
         return bool(verbs) and (verbs[0] in GIT_READING or verbs[:2] in (["stash", "list"], ["stash", "show"]))
+    if name in AWKS:
+        return _awk_reads(args)
     told = WRITES_IF.get(name)
     return name in READING and not (told and any(told.fullmatch(a) for a in args)) and not (
         name == "uniq" and len([a for a in args if not a.startswith("-")]) > 1)
@@ -760,9 +810,12 @@ MOVED_BY = frozenset({"-C", "--prefix", "--rootdir", "--cwd", "--directory", "--
 _SELECTING = frozenset({"-k", "-m", "--deselect", "-run", "-t", "--testNamePattern", "--grep", "-g", "--filter", "--tests",
                         "--testPathPattern", "--testPathPatterns"})
 _RERUNS = frozenset({"--lf", "--last-failed", "--sw", "--stepwise", "--only-failures", "--onlyFailures"})  # the failed ones
+# Options that make a runner run no test and only print what it knows: its tests, fixtures, help or version.
+RUNS_NONE = frozenset({"--collect-only", "--co", "--fixtures", "--markers", "--help", "-h", "--version", "-V",
+                       "--listTests", "--showConfig", "-list", "--list"})
 # The options known to leave what a runner runs whole: how it prints and reports, how many workers, where it stops
 # after a failure (a run that passed ran everything), what it measures besides. Any other option may select or skip
-# tests, or run none (`--collect-only`, `--help`, `-DskipTests`, `go test -short`): a run with it is narrowed.
+# tests, or run none (`--collect-only`, `-DskipTests`, `go test -short`): a run with it is narrowed.
 KEEPS_WHOLE = frozenset({
     "-q", "--quiet", "-v", "--verbose", "--verbosity", "-s", "-x", "--exitfirst", "--maxfail", "-l", "--showlocals",
     "--tb", "--color", "--colors", "--no-color", "--no-header", "--no-summary", "--disable-warnings", "-W",
@@ -991,9 +1044,10 @@ _TEST_PART = re.compile(r"(?:^|[/._-])(?:tests?|spec|specs|__tests__)(?:$|[/._-]
 
 def selects_tests(scope: Sequence[str]) -> bool:
     """Did a narrowed run only pick tests to run: each thing it selected a selection by name (`-k add`, `-m slow`,
-    `-t adds`, `--lf`) or a test's file, folder or node id (`tests/test_calc.py`, `tests/unit`, `calc.test.js`)? An
+    `-t adds`, `--lf`) or a test's file, folder or node id (`tests/test_calc.py`, `tests/unit`, `calc.test.js`), or
+    asked it to run none (`--collect-only`, `--version`)? An
     option or variable not known, or a task (`tox -e fmt`, `make test-update`), may do anything, writing too."""
-    return all(item.split()[0] in _SELECTING or item in _RERUNS or _TEST_PART.search(item) and re.search(r"[/.:]", item)
+    return all(item.split()[0] in _SELECTING or item in _RERUNS or item in RUNS_NONE or _TEST_PART.search(item) and re.search(r"[/.:]", item)
                and not item.startswith("-") and "=" not in item for item in scope)  # a path, a file or a node id
 
 
