@@ -335,6 +335,34 @@ NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fa
             "Fixed the failing test_add.", "The tests were failing before the fix."]
 
 
+# The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass
+# one. Work called done beside it (a ticked item, "Fixed add().") is a part of the work, not all of it.
+TOLD_IN_STRUCTURE = [("- [x] Fixed the import\n- [ ] test_add still failing", "- [ ] test_add still failing"),
+                     ("| Test | Result |\n|---|---|\n| test_add | ❌ FAIL |", "| test_add | ❌ FAIL |"),
+                     ("Done with the refactor.\n\n🔴 test_add", "🔴 test_add"),
+                     ("Fixed add().\nTests: FAILED", "Tests: FAILED")]
+NOT_TOLD_IN_STRUCTURE = ["| test_add | ❌ → ✅ |", "- [x] Fixed add()\n- [x] All tests pass", "Done.\n| Lint | ❌ |"]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_failure_told_in_structure_lets_failing_work_exit_0_and_marks_of_both_or_no_tests_do_not(host, tmp_path):
+    """The contradicted session ending with the failure told in a checklist, a table row or a marked line, beside work
+    called done: the agent said the tree fails, so the audit exits 0 and names the line. A row marked both ways, a
+    list that tells no failure, or a failure mark on something that is not the tests leave it at 1."""
+    text = FIXTURES[f"{host}/contradicted"].read_text()
+
+    def audited(said: str, n: int):
+        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
+        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
+        return tr.audit_transcript(path)
+    for n, (said, told) in enumerate(TOLD_IN_STRUCTURE):
+        result = audited(said, n)
+        assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
+    for n, said in enumerate(NOT_TOLD_IN_STRUCTURE):
+        result = audited(said, 10 + n)
+        assert (result.work[-1].work, result.exit_code, result.told_failing) == ("failing", 1, []), (said, result.claims)
+
+
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_failure_named_first_denied_or_past_is_not_told_so_failing_work_still_exits_1(host, tmp_path):
     """The contradicted session ending with a failure that is not told as now (an adjective, "no longer", "was"):

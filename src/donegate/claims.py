@@ -23,13 +23,13 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
            'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS',
            'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
-           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'reports_failing',
-           'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only',
-           'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts',
-           'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected',
-           'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere',
-           'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules',
-           'passed_last', 'ran_tests', 'AuditRules']
+           'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers',
+           'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
+           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
+           'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'only_looks',
+           'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -292,12 +292,25 @@ COUNT_STATUS = re.compile(_VALUE + r"(\d+)\s*/\s*(\d+)[ \t*_`]*(?:tests?\s*)?(?:
 COUNTED_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b")
 
 
+def _statuses(line: str) -> set[str]:
+    """The statuses a line gives as values (`Tests: OK`, `| pytest | FAIL |`), a count `4/4` as "pass", `3/4` "fail"."""
+    statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
+    if "/" in line:
+        statuses |= {"pass" if 0 < int(n) == int(m) else "fail" for n, m in COUNT_STATUS.findall(line)}
+    return statuses
+
+
+def mark_failure(line: str) -> bool:
+    """Does the line tell a failure by a mark or a status (`| test_add | ❌ FAIL |`), and no pass by one?"""
+    statuses = _statuses(line)
+    return (any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses)) and not (
+        any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses))
+
+
 def mark_claim(line: str) -> str | None:
     """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
     status), "tests" for a runner's summary of a pass; None otherwise."""
-    statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
-    if "/" in line:  # `4/4` all of them passed, `3/4` not
-        statuses |= {"pass" if 0 < int(n) == int(m) else "fail" for n, m in COUNT_STATUS.findall(line)}
+    statuses = _statuses(line)
     if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)):
         return "tests" if (PASSED_SUMMARY.search(line) or runner_passed(line)) and not COUNTED_FAILURES.search(line) \
             else None
@@ -380,8 +393,9 @@ def none_failed(sentence: str) -> bool:
 def find_claims(text: str) -> list[tuple[str, str]]:
     """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
     in words (a pass told as no failure too), a ticked checklist item, a pass mark, a runner's summary pasted in
-    (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item, a
-    sentence saying the check was not run, or work called done in a sentence that tells a failure."""
+    (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item or a
+    sentence saying the check was not run. A reply that tells a failure (`reports_failing`) calls no work done: its
+    "Fixed add()" or ticked "- [x] Fixed add()" is a part of the work, beside the part that fails."""
     found = []
     for sentence in sentences(text):
         box = CHECKBOX.match(sentence)
@@ -389,13 +403,15 @@ def find_claims(text: str) -> list[tuple[str, str]]:
             if box.group(1) != " ":
                 found.append((claim_of(sentence[box.end():]) or "done", sentence))
         elif (kind := claim_of(sentence) or mark_claim(sentence) or none_failed(sentence) and "tests") \
-                and not said_not_run(sentence) and not (kind == "done" and reports_failing(sentence)):
+                and not said_not_run(sentence):
             found.append((kind, sentence))
     for bit, pattern in PASSED_REPORTS if "\n" in text else ():
         for match in pattern.finditer(text) if bit in text else ():
             first = match.group().partition("\n")[0].strip()
             if "\n" in match.group() and not any(first in s for _, s in found):
                 found.append(("tests", first))
+    if any(kind == "done" for kind, _ in found) and any(reports_failing(s) for s in sentences(text)):
+        return [(kind, s) for kind, s in found if kind != "done"]
     return found
 
 
@@ -414,12 +430,13 @@ def disclaimers(text: str) -> list[str]:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033x
 def reports_failing(sentence: str) -> bool:
     """Does the sentence tell that some tests fail: a partial count, "all but" said of the tests, a pass of the tests
-    denied in its own clause, or a clause that tells a failure (`tells_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
+    denied in its own clause, a clause that tells a failure (`tells_failure`), or a failure mark or status and no
+    pass one (`mark_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
     s = sentence.strip()
     if not s or s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION) or any(p.search(s) for p in INTENT) \
             or none_failed(s) or said_not_run(s) or not (_says(s, "tests") or _FAILED_COUNT.search(s)):
         return False
-    return partial_count(s) or any(_says(c, "passing") and _says(c, "negation") or tells_failure(c) for c in clauses(s))
+    return partial_count(s) or mark_failure(s) or any(_says(c, "passing") and _says(c, "negation") or tells_failure(c) for c in clauses(s))
 
 
 _FAILED = _one_pattern("failed")
