@@ -415,12 +415,13 @@ def find_claims(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def accounts(text: str, found: Sequence | None = None) -> bool:
+def accounts(text: str, found: Sequence | None = None, failing: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
-    question, a count, a failure told, a negation, a plan or a disclaimer, in any table's words? (`found`: its claims, if read.)"""
+    question, a count, a negation, a plan, a disclaimer or a failure told, in any table's words? (`found`: its
+    claims, `failing`: the sentences that tell a failure, if read.)"""
     return bool(find_claims(text) if found is None else found) or any(
         CHECKBOX.match(s) or s.rstrip().endswith(("?", "？")) or said_not_run(s) or partial_count(s)
-        or _says(s, "no claim") or reports_failing(s) for s in sentences(text))
+        or _says(s, "no claim") for s in sentences(text)) or bool(says_failing(text) if failing is None else failing)
 
 
 def disclaimers(text: str) -> list[str]:
@@ -433,10 +434,13 @@ def reports_failing(sentence: str) -> bool:
     denied in its own clause, a clause that tells a failure (`tells_failure`), or a failure mark or status and no
     pass one (`mark_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
     s = sentence.strip()
-    if not s or s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION) or any(p.search(s) for p in INTENT) \
-            or none_failed(s) or said_not_run(s) or not (_says(s, "tests") or _FAILED_COUNT.search(s)):
-        return False
-    return partial_count(s) or mark_failure(s) or any(_says(c, "passing") and _says(c, "negation") or tells_failure(c) for c in clauses(s))
+    if not (_says(s, "tests") or _FAILED_COUNT.search(s)):
+        return False  # most sentences name no tests: asked first
+    denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
+    told = partial_count(s) or mark_failure(s) or (denied or failure) and any(
+        denied and _says(c, "passing") and _says(c, "negation") or failure and tells_failure(c) for c in clauses(s))
+    return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
+                               or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
 
 
 _FAILED = _one_pattern("failed")
@@ -1475,7 +1479,7 @@ class AuditRules(_Remembers, Rules):
         return list(self.once(find_claims, text))
 
     def accounts(self, text: str) -> bool:
-        return accounts(text, self.claims(text))
+        return accounts(text, self.claims(text), self.says_failing(text))
 
     def disclaims(self, text: str) -> list[str]:
         return list(self.once(disclaimers, text))
