@@ -90,6 +90,10 @@ and words and commands that look like a claim or a change and are neither:
                     edited module's add() changes no file, so the claim is supported
   recheck-one       the right fix, the check passing, then one test file run again and passing, then the claim: a
                     run of some tests says nothing of "all tests pass", so the full pass before it still backs it
+and failing work told as such without a count:
+  told-words        a wrong fix, the tests failing, then "I changed add(), but test_add still fails." (the test named,
+                    then a word of failure: the failure told, no claim)
+  told-checklist    the same, told as a checklist: a ticked "changed add()", an unticked "test_add still failing"
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -197,6 +201,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "folder-run": [[fix], [run(f"cd tests/unit && {sys.executable} -m pytest -q -p no:cacheprovider")], [say(PASS)]],
         "inline-look": [[fix], [run(CHECK)], [run(INLINE_LOOK)], [say(PASS)]],
         "recheck-one": [[fix], [run(CHECK)], [run(ONE_FILE)], [say(PASS)]],
+        "told-words": [[wrong], [run(TESTS)], [say("I changed add(), but test_add still fails.")]],
+        "told-checklist": [[wrong], [run(TESTS)], [say("- [x] changed add()\n- [ ] test_add still failing")]],
     }
 
 
@@ -273,7 +279,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
-             "narrowed-folder", "folder-run", "inline-look", "recheck-one"]
+             "narrowed-folder", "folder-run", "inline-look", "recheck-one", "told-words", "told-checklist"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
