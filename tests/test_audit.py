@@ -328,11 +328,14 @@ TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass 
         "test_add échoue encore ; les trois autres passent.", "test_add schlägt fehl, die anderen bestehen.",
         "test_add sigue fallando; las demás pasan.", "test_add ainda falha; os outros passam.",
         "test_add всё ещё падает, остальные проходят.", "test_add 仍然失败，其余的都通过了。", "test_addはまだ失敗しています。",
-        "test_add 테스트가 아직 실패합니다."]
+        "test_add 테스트가 아직 실패합니다.", "test_sub passes now, but test_add still fails.",
+        "test_sub passe, mais test_add échoue encore.", "test_sub 通过了，但是 test_add 仍然失败。"]
 # Not a failure told now: the failure named first (an adjective), denied, or in the past; each beside a claim or alone
 NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
             "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
             "Fixed the failing test_add.", "The tests were failing before the fix."]
+# A failure told before a pass is a story that ends in the claim: the claim stands, and is contradicted
+CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échouait, maintenant tous les tests passent."]
 
 
 # The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass
@@ -366,13 +369,19 @@ def test_a_failure_told_in_structure_lets_failing_work_exit_0_and_marks_of_both_
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_failure_named_first_denied_or_past_is_not_told_so_failing_work_still_exits_1(host, tmp_path):
     """The contradicted session ending with a failure that is not told as now (an adjective, "no longer", "was"):
-    the work ended failing and the reply does not say so, so the audit exits 1."""
+    the work ended failing and the reply does not say so, so the audit exits 1. A failure told before a claim that
+    all pass leaves the claim standing: contradicted, exit 1."""
     text = FIXTURES[f"{host}/contradicted"].read_text()
     for n, said in enumerate(NOT_TOLD):
         path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
         path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
         result = tr.audit_transcript(path)
         assert (result.work[-1].work, result.exit_code, result.told_failing) == ("failing", 1, []), (said, result.claims)
+    for n, said in enumerate(CLAIMED_AFTER):
+        path = tmp_path / f"after-{n}-{FIXTURES[f'{host}/contradicted'].name}"
+        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
+        result = tr.audit_transcript(path)
+        assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], (said, result.claims)
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
