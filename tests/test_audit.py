@@ -339,12 +339,15 @@ CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échou
 
 
 # The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass
-# one. Work called done beside it (a ticked item, "Fixed add().") is a part of the work, not all of it.
+# one. Work called done beside it (a ticked item, "Fixed add().") and passes of tests it names are parts of the work.
 TOLD_IN_STRUCTURE = [("- [x] Fixed the import\n- [ ] test_add still failing", "- [ ] test_add still failing"),
                      ("| Test | Result |\n|---|---|\n| test_add | ❌ FAIL |", "| test_add | ❌ FAIL |"),
                      ("Done with the refactor.\n\n🔴 test_add", "🔴 test_add"),
-                     ("Fixed add().\nTests: FAILED", "Tests: FAILED")]
-NOT_TOLD_IN_STRUCTURE = ["| test_add | ❌ → ✅ |", "- [x] Fixed add()\n- [x] All tests pass", "Done.\n| Lint | ❌ |"]
+                     ("Fixed add().\nTests: FAILED", "Tests: FAILED"),
+                     ("| Test | Result |\n|---|---|\n| test_add | ❌ FAIL |\n| test_sub | ✅ PASS |", "| test_add | ❌ FAIL |"),
+                     ("`TestSub` passes.\n\n`TestAdd` still fails.", "`TestAdd` still fails.")]
+NOT_TOLD_IN_STRUCTURE = ["| test_add | ❌ → ✅ |", "- [x] Fixed add()\n- [x] All tests pass", "Done.\n| Lint | ❌ |",
+                         "| test_sub | ✅ PASS |"]
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])

@@ -218,6 +218,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims.mark_claim': ('reading_claims.html#mark_claim', 'donegate/claims.py'),
                                  'donegate.claims.mark_failure': ('reading_claims.html#mark_failure', 'donegate/claims.py'),
                                  'donegate.claims.may_write': ('reading_claims.html#may_write', 'donegate/claims.py'),
+                                 'donegate.claims.names_its_tests': ('reading_claims.html#names_its_tests', 'donegate/claims.py'),
                                  'donegate.claims.names_scope': ('reading_claims.html#names_scope', 'donegate/claims.py'),
                                  'donegate.claims.none_failed': ('reading_claims.html#none_failed', 'donegate/claims.py'),
                                  'donegate.claims.only_looks': ('reading_claims.html#only_looks', 'donegate/claims.py'),

@@ -16,20 +16,21 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 # %% auto #0
 __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN',
            'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES',
-           'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'INTERPRETER', 'INLINE',
-           'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING',
-           'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
-           'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS',
-           'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
-           'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers',
-           'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
-           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
-           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
-           'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'only_looks',
-           'edited_modules', 'passed_last', 'ran_tests', 'AuditRules']
+           'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'INTERPRETER',
+           'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING',
+           'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE',
+           'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS',
+           'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
+           'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
+           'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count',
+           'claim_of', 'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims',
+           'names_its_tests', 'accounts', 'disclaimers', 'reports_failing', 'tells_failure', 'says_failing',
+           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
+           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+           'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -395,8 +396,9 @@ def find_claims(text: str) -> list[tuple[str, str]]:
     """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
     in words (a pass told as no failure too), a ticked checklist item, a pass mark, a runner's summary pasted in
     (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item or a
-    sentence saying the check was not run. A reply that tells a failure (`reports_failing`) calls no work done: its
-    "Fixed add()" or ticked "- [x] Fixed add()" is a part of the work, beside the part that fails."""
+    sentence saying the check was not run. A reply that tells a failure (`reports_failing`) reports parts: its work
+    called done ("Fixed add()", a ticked "- [x] Fixed add()") and its passes of tests it names (`| test_sub | ✅ |`)
+    are parts beside the one that fails, not claims about all of it."""
     found = []
     for sentence in sentences(text):
         box = CHECKBOX.match(sentence)
@@ -411,9 +413,21 @@ def find_claims(text: str) -> list[tuple[str, str]]:
             first = match.group().partition("\n")[0].strip()
             if "\n" in match.group() and not any(first in s for _, s in found):
                 found.append(("tests", first))
-    if any(kind == "done" for kind, _ in found) and any(reports_failing(s) for s in sentences(text)):
-        return [(kind, s) for kind, s in found if kind != "done"]
+    parts = [(kind, s) for kind, s in found if kind == "done" or names_its_tests(s)]
+    if parts and any(reports_failing(s) for s in sentences(text)):
+        return [claim for claim in found if claim not in parts]
     return found
+
+
+# A test named as code: `test_add`, `AddTest`, `TestAdd`, `tests/test_calc.py::test_add`, not "tests" or "unit tests"
+NAMED_TEST = re.compile(r"\b(?:\w*[Tt]est\w*[_:.][\w:.]*|\w+_[Tt]est\w*|[Tt]est[A-Z]\w*|\w+Test)\b")
+
+
+def names_its_tests(claim: str) -> bool:
+    """Does the claim say which tests pass, by name: each clause that tells a pass names a test, or (a mark, no pass
+    in words) the line does? ("`TestSub` passes", `| test_sub | ✅ |`; not "test_add failed; now all tests pass".)"""
+    passing = [c for c in clauses(claim) if _says(c, "passing")]
+    return all(NAMED_TEST.search(c) for c in passing) if passing else NAMED_TEST.search(claim) is not None
 
 
 def accounts(text: str, found: Sequence | None = None, failing: Sequence | None = None) -> bool:
@@ -435,7 +449,7 @@ def reports_failing(sentence: str) -> bool:
     denied in its own clause, a clause that tells a failure (`tells_failure`), or a failure mark or status and no
     pass one (`mark_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
     s = sentence.strip()
-    if not (_says(s, "tests") or _FAILED_COUNT.search(s)):
+    if not (_says(s, "tests") or _FAILED_COUNT.search(s) or NAMED_TEST.search(s)):
         return False  # most sentences name no tests: asked first
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
     told = partial_count(s) or mark_failure(s) or (denied or failure) and any(
@@ -453,7 +467,7 @@ def tells_failure(clause: str) -> bool:
     failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
     pass, nothing done, not in the past? ("the failing test is fixed" names the failure first: an adjective.)"""
     failures = [m for p in _FAILED for m in p.finditer(clause)]
-    named = [m.start() for p in _SAYS["tests"] if (m := p.search(clause))]
+    named = [m.start() for p in (*_SAYS["tests"], NAMED_TEST) if (m := p.search(clause))]
     if not failures or not named or min(named) > max(m.start() for m in failures):
         return False
     rest = clause
