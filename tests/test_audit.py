@@ -1075,12 +1075,16 @@ WRITES = ["open('calc.py', 'w').write('x')", "import os; os.remove('calc.py')", 
           "import calc; calc.__dict__['open']('calc.py', 'w')", "x = []; x.append(1)", "def f(): pass",
           "print(open('calc.py').read()"]
 INLINE_FORMS = ['python3 -c "{}"', "python -c '{}'", 'uv run python -c "{}"', 'cd /work/repo && python3 -u -c "{}"',
-                "bash -lc 'python3 -c \"{}\"'", 'timeout 10 python3 -c "{}" 2>&1']
+                "bash -lc 'python3 -c \"{}\"'", 'timeout 10 python3 -c "{}" 2>&1', "python3 - <<'EOF'\n{}\nEOF",
+                'cd /work/repo && uv run python <<"PY"\n{}\nPY']
 
 
 def _inline(form: str, code: str) -> str:
     """`code` in `form`, quoted as a shell wants it: in single quotes with no single quote in it, in double quotes
-    with its double quotes escaped (and, inside a single-quoted `-lc` line, its single quotes made double first)."""
+    with its double quotes escaped (and, inside a single-quoted `-lc` line, its single quotes made double first); in a
+    heredoc with a quoted tag, as it is."""
+    if "<<" in form:
+        return form.format(code)
     if form.startswith("python -c"):
         return form.format(code.replace("'", '"'))
     if form.startswith("bash -lc"):
@@ -1090,8 +1094,8 @@ def _inline(form: str, code: str) -> str:
 
 @pytest.mark.parametrize("form", INLINE_FORMS)
 def test_inline_python_that_only_looks_at_the_fix_leaves_the_pass_standing(form):
-    """After the passing check, inline Python that calls only builtins that compute or print and the functions of the
-    modules the session edited changes nothing; anything else it calls (a write, a module not edited, a method of a
+    """After the passing check, inline Python (given with `-c`, or in a heredoc the shell does not expand) that calls
+    only builtins that compute or print and the functions of the modules the session edited changes nothing; anything else it calls (a write, a module not edited, a method of a
     value, code that does not parse) may have written, alone or after a look."""
     for code in LOOKS:
         [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": _inline(form, code)}, 0), folder="/work/repo")
@@ -1102,6 +1106,9 @@ def test_inline_python_that_only_looks_at_the_fix_leaves_the_pass_standing(form)
             assert (claim.verdict, stretch.work) == ("stale", "unverified"), (form, given)
     [claim], stretch = _session(PASS, ("Bash", {"command": _inline(form, LOOKS[0])}, 0), folder="/work/repo")
     assert claim.verdict == "stale", form  # no module edited yet: calc's functions are not known to be the session's
+    expanded = "python3 <<EOF\nfrom calc import add\nprint(add($(rm calc.py; echo 2), 3))\nEOF"  # the shell runs $(...)
+    [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": expanded}, 0), folder="/work/repo")
+    assert (claim.verdict, stretch.work) == ("stale", "unverified"), expanded
 
 
 @pytest.mark.parametrize("prefix", ["", "cd /work/repo && ", "sudo ", "bash -lc '"])

@@ -212,6 +212,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims.first_check': ('reading_claims.html#first_check', 'donegate/claims.py'),
                                  'donegate.claims.folders': ('reading_claims.html#folders', 'donegate/claims.py'),
                                  'donegate.claims.from_session': ('reading_claims.html#from_session', 'donegate/claims.py'),
+                                 'donegate.claims.heredoc_as_inline': ('reading_claims.html#heredoc_as_inline', 'donegate/claims.py'),
                                  'donegate.claims.inline_python': ('reading_claims.html#inline_python', 'donegate/claims.py'),
                                  'donegate.claims.installs': ('reading_claims.html#installs', 'donegate/claims.py'),
                                  'donegate.claims.keeps_whole': ('reading_claims.html#keeps_whole', 'donegate/claims.py'),

@@ -29,8 +29,8 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
            'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
            'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
-           'changes_nothing_here', 'inline_python', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
-           'AuditRules']
+           'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last',
+           'ran_tests', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -1307,6 +1307,8 @@ def changes_nothing_here(command: str, home: str | None = None, edited: Iterable
     calling functions of the modules the session `edited`), and each file it changes or redirects into a full
     path outside `home`? A path that is not a full one (`~`, `$TMPDIR/x`, a relative one) may be inside, and so
     may every path where `home` is not known."""
+    if edited and "<<" in command and (inline := heredoc_as_inline(command)) is not None:
+        command = inline  # the same code, read as it is given with `-c`
     parts = simple_commands(command)
     for words, _fed in parts:
         name, args = ("", []) if _reads(words) else _program(words)  # no program that reads changes a named path
@@ -1353,6 +1355,21 @@ def inline_python(words: list[str]) -> str | None:
     if not words or not words[0].startswith("python") or "-c" not in words[1:-1]:
         return None
     return words[words.index("-c", 1) + 1]
+
+
+# Python fed its code by a heredoc that ends the command: `python3 - <<'EOF'` ... `EOF`
+_PYTHON_HEREDOC = re.compile(r"(?P<head>[^\n]*\bpython[\d.]*)(?:[ \t]+-)?[ \t]*<<(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[ \t]*\n"
+                             r"(?P<body>.*?)\n(?P=tag)[ \t]*", re.S)
+
+
+def heredoc_as_inline(command: str) -> str | None:
+    """The command with the code a heredoc feeds Python given with `-c` instead (`python3 - <<'EOF'` ... `EOF` ->
+    `python3 -c '...'`); None when the heredoc is not Python's, or the shell expands its body (an unquoted tag, and
+    a `$`, a backquote or a backslash in it)."""
+    match = _PYTHON_HEREDOC.fullmatch(command.strip())
+    if match is None or not match["q"] and re.search(r"[$`\\]", match["body"]):
+        return None
+    return f"{match['head']} -c {shlex.quote(match['body'])}"
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-074p2
 def _call_looks(func: ast.expr, bound: set[str]) -> bool:
@@ -1543,7 +1560,7 @@ def _writes(self: AuditRules, command: str, written=()) -> bool:
     """Anything not read-only for sure (section 5's `read_only`) may have changed files, unless it changes
     nothing of the session's folder (section 7's `changes_nothing_here`: it only asks, or writes outside, or is
     Python that only looks at the modules the session edited)."""
-    modules = edited_modules(written) if "-c" in command and isinstance(written, Written) else ()
+    modules = edited_modules(written) if ("-c" in command or "<<" in command) and isinstance(written, Written) else ()
     if modules:  # Python given inline may look at what the session edited: read with those modules, each time
         return not changes_nothing_here(command, self.home, modules)
     return not self.once(self.changes_nothing, command)  # read-only for sure is one way to change nothing
