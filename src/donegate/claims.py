@@ -24,7 +24,7 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
            'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count',
            'claim_of', 'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims',
-           'names_its_tests', 'accounts', 'disclaimers', 'reports_failing', 'tells_failure', 'says_failing',
+           'accounts', 'disclaimers', 'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing',
            'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
            'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
            'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
@@ -95,6 +95,12 @@ LANGUAGES: tuple[Language, ...] = (
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
              r"кроме|за исключением|остальн\w*", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
              intent=r"ли|если|чтобы|проверю|проверим|запущу|буду"),
+)
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-022k
+# The languages written without spaces between words: their words are found where they stand (`spaced=False`)
+LANGUAGES += (
     Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
              r"没|未|不|失败|无法", r"除了|其余|其他的", failed=r"失败|报错|错误",
              intent=r"是否|如果|看看|确认一下|让我|我来|我会|我将|即将", spaced=False),
@@ -419,17 +425,6 @@ def find_claims(text: str) -> list[tuple[str, str]]:
     return found
 
 
-# A test named as code: `test_add`, `AddTest`, `TestAdd`, `tests/test_calc.py::test_add`, not "tests" or "unit tests"
-NAMED_TEST = re.compile(r"\b(?:\w*[Tt]est\w*[_:.][\w:.]*|\w+_[Tt]est\w*|[Tt]est[A-Z]\w*|\w+Test)\b")
-
-
-def names_its_tests(claim: str) -> bool:
-    """Does the claim say which tests pass, by name: each clause that tells a pass names a test, or (a mark, no pass
-    in words) the line does? ("`TestSub` passes", `| test_sub | ✅ |`; not "test_add failed; now all tests pass".)"""
-    passing = [c for c in clauses(claim) if _says(c, "passing")]
-    return all(NAMED_TEST.search(c) for c in passing) if passing else NAMED_TEST.search(claim) is not None
-
-
 def accounts(text: str, found: Sequence | None = None, failing: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
     question, a count, a negation, a plan, a disclaimer or a failure told, in any table's words? (`found`: its
@@ -442,6 +437,18 @@ def accounts(text: str, found: Sequence | None = None, failing: Sequence | None 
 def disclaimers(text: str) -> list[str]:
     """The sentences of a reply that say the check was not run."""
     return [s for s in sentences(text) if said_not_run(s)]
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033t
+# A test named as code: `test_add`, `AddTest`, `TestAdd`, `tests/test_calc.py::test_add`, not "tests" or "unit tests"
+NAMED_TEST = re.compile(r"\b(?:\w*[Tt]est\w*[_:.][\w:.]*|\w+_[Tt]est\w*|[Tt]est[A-Z]\w*|\w+Test)\b")
+
+
+def names_its_tests(claim: str) -> bool:
+    """Does the claim say which tests pass, by name: each clause that tells a pass names a test, or (a mark, no pass
+    in words) the line does? ("`TestSub` passes", `| test_sub | ✅ |`; not "test_add failed; now all tests pass".)"""
+    passing = [c for c in clauses(claim) if _says(c, "passing")]
+    return all(NAMED_TEST.search(c) for c in passing) if passing else NAMED_TEST.search(claim) is not None
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033x
 def reports_failing(sentence: str) -> bool:
@@ -722,7 +729,7 @@ def may_write(command: str, written=()) -> bool:
     written = written if isinstance(written, Written) else Written(written)
     return any(_one_writes(words, fed, written) for words, fed in simple_commands(command))
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-063r
+# %% ../../chapters/92_reading_claims.ipynb #ch92-063a
 AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 # awk writes only by running a command (`system()`, a pipe, not `||`), by a print sent into a file (`print > "out"`)
 # or by code it loads (`@load`, `@include`)
@@ -742,6 +749,7 @@ def _awk_reads(args: list[str]) -> bool:
     return at < len(args) and not _AWK_OUT.search(args[at])
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-063r
 def _reads(words: list[str]) -> bool:
     """Is the simple command a reading program (`sed` without -i) or a reading git command? (Of `_one_writes`, all
     that can say yes to a reading program; its redirections are asked apart.)"""
