@@ -65,7 +65,7 @@ LANGUAGES: tuple[Language, ...] = (
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
              r"|works(?! by| like| as)(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
-             rf"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
+             r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
@@ -73,7 +73,8 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
-             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser|die anderen|die übrigen|die restlichen|der rest",
+             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser"
+             r"|die anderen|die übrigen|die restlichen|der rest",
              failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
@@ -84,12 +85,14 @@ LANGUAGES: tuple[Language, ...] = (
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
-             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos|los demás|las demás|el resto|los otros|las otras",
+             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos"
+             r"|los demás|las demás|el resto|los otros|las otras",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
-             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto", failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
+             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto",
+             failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
              intent=r"caso|vou|vamos|para verificar|para confirmar|para garantir|assim que"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
@@ -1089,10 +1092,11 @@ _TEST_PART = re.compile(r"(?:^|[/._-])(?:tests?|spec|specs|__tests__)(?:$|[/._-]
 def selects_tests(scope: Sequence[str]) -> bool:
     """Did a narrowed run only pick tests to run: each thing it selected a selection by name (`-k add`, `-m slow`,
     `-t adds`, `--lf`) or a test's file, folder or node id (`tests/test_calc.py`, `tests/unit`, `calc.test.js`), or
-    asked it to run none (`--collect-only`, `--version`)? An
-    option or variable not known, or a task (`tox -e fmt`, `make test-update`), may do anything, writing too."""
-    return all(item.split()[0] in _SELECTING or item in _RERUNS or item in RUNS_NONE or _TEST_PART.search(item) and re.search(r"[/.:]", item)
-               and not item.startswith("-") and "=" not in item for item in scope)  # a path, a file or a node id
+    asked it to run none (`--collect-only`, `--version`)? An option or variable not known, or a task (`tox -e fmt`,
+    `make test-update`), may do anything, writing too."""
+    return all(item.split()[0] in _SELECTING or item in _RERUNS or item in RUNS_NONE
+               or _TEST_PART.search(item) and re.search(r"[/.:]", item) and not item.startswith("-") and "=" not in item
+               for item in scope)  # a path, a file or a node id
 
 
 def names_scope(sentence: str, scope: Sequence[str]) -> bool:
