@@ -334,8 +334,10 @@ TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass 
 NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
             "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
             "Fixed the failing test_add.", "The tests were failing before the fix."]
-# A failure told before a pass is a story that ends in the claim: the claim stands, and is contradicted
-CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échouait, maintenant tous les tests passent."]
+# A failure told before a pass is a story that ends in the claim, and a pass of all beside a failure is still a claim
+# about all: the claim stands, and is contradicted
+CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échouait, maintenant tous les tests passent.",
+                 "All tests pass, but the build is broken on Windows."]
 
 
 # The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass

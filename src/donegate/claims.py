@@ -249,7 +249,7 @@ def _claims(clause: str, field: str) -> bool:
 
 def claim_of(sentence: str) -> str | None:
     """"tests" when the sentence claims the tests or checks pass, "done" when it claims the work is done, None
-    when it claims neither: a question, a report of a partial count or of a pass then a failure, or a claim its own
+    when it claims neither: a question, a report of a partial count or of named tests passing then a failure, or a claim its own
     clause negates or makes a plan or a condition ("let me check whether the tests pass")."""
     if sentence.rstrip().endswith(("?", "？")) or any(p.match(sentence.lstrip()) for p in _CONDITION):
         return None  # a question, or a condition that governs the whole sentence ("Once you fix add(), ...")
@@ -258,8 +258,9 @@ def claim_of(sentence: str) -> str | None:
         return None  # names neither the tests nor finished work
     parts = clauses(sentence)
     passing = next((i for i, c in enumerate(parts) if _claims(c, "passing")), None) if names_tests else None
-    if passing is not None and not partial_count(sentence) and not any(tells_failure(c) for c in parts[passing + 1:]):
-        return "tests"  # a pass told, and no failure told after it ("test_sub passes, but test_add still fails")
+    if passing is not None and not partial_count(sentence) and not (
+            NAMED_TEST.search(parts[passing]) and any(tells_failure(c) for c in parts[passing + 1:])):
+        return "tests"  # a pass told, not of named tests beside a failure ("test_sub passes, but test_add still fails")
     return "done" if any(_claims(c, "done") for c in parts) else None
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033r
