@@ -52,6 +52,7 @@ class Language:
     negation: str
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
+    past: str = ""  # a failure told as a story of before ("test_add was failing"), not as now
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
     other_sense: str = ""  # the words of a claim in another sense ("done reading", "passes `a` to add()")
     condition: str = ""  # a condition that opens the sentence and governs all of it ("once you fix it, ...")
@@ -67,6 +68,7 @@ LANGUAGES: tuple[Language, ...] = (
              r"all but|except|apart from|other than|the others|the rest"
              r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
+             past=r"was|were|had",
              intent=r"whether|if|unless|once|until|let me|let['’]s|i['’]ll|i will|i['’]m going to|we['’]ll"
              r"|to (?:make sure|verify|confirm|check|see|ensure)|need(?:s)? to|ha(?:ve|s) to|must"
              r"|(?<!\w)make (?:all |the |them )*(?:\w+ )?(?:tests? |checks? |suite )?pass"
@@ -199,7 +201,7 @@ def _one_pattern(*fields: str, languages: Sequence[Language] | None = None) -> t
         (rest, _by_first_letter(rest))] if words)
 
 
-_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but")}
+_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but", "past")}
 _SAYS["no claim"] = _one_pattern("negation", "intent", "other_sense")  # it denies, plans, or means something else
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
@@ -424,7 +426,7 @@ def find_claims(text: str) -> list[tuple[str, str]]:
             if "\n" in match.group() and not any(first in s for _, s in found):
                 found.append(("tests", first))
     parts = [(kind, s) for kind, s in found if kind == "done" or names_its_tests(s)]
-    if parts and any(reports_failing(s) for s in sentences(text)):
+    if parts and says_failing(text):
         return [claim for claim in found if claim not in parts]
     return found
 
@@ -470,13 +472,12 @@ def reports_failing(sentence: str) -> bool:
 
 
 _FAILED = _one_pattern("failed")
-_PAST = re.compile(r"(?<!\w)(?:was|were|had)(?!\w)", re.I)  # "test_add was failing": a story of before, not now
 
 
 def tells_failure(clause: str) -> bool:
     """Does the clause say that tests fail now, as a subject and its verb ("test_sub still fails", "Tests are still
     failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
-    pass, nothing done, not in the past? ("the failing test is fixed" names the failure first: an adjective.)"""
+    pass, nothing done, not told as before (`Language.past`)? ("the failing test is fixed" names the failure first: an adjective.)"""
     failures = [m for p in _FAILED for m in p.finditer(clause)]
     named = [m.start() for p in (*_SAYS["tests"], NAMED_TEST) if (m := p.search(clause))]
     if not failures or not named or min(named) > max(m.start() for m in failures):
@@ -484,7 +485,7 @@ def tells_failure(clause: str) -> bool:
     rest = clause
     for m in sorted(failures, key=lambda m: m.start(), reverse=True):
         rest = rest[:m.start()] + " " + rest[m.end():]
-    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _PAST.search(clause))
+    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _says(clause, "past"))
 
 
 def says_failing(text: str) -> list[str]:
