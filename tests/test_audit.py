@@ -297,6 +297,15 @@ WORDS = ["Fatto", "klaar", "gotowe", "tamam", "xong", "selesai", "हो गय�
          "ok", "👍", "- [x]", "lulus", "geçti", "przechodzą", "passano", "slagen", "đạt", "सब ठीक", "bereit", "done?"]
 
 
+def _contradicted_saying(host: str, said: str, folder: Path) -> tr.SessionAudit:
+    """The host's contradicted session (a wrong fix, the tests failing) with its last reply replaced by `said`,
+    written into `folder` (a new file each call) and audited."""
+    fixture = FIXTURES[f"{host}/contradicted"]
+    path = folder / f"{len(list(folder.iterdir()))}-{fixture.name}"
+    path.write_text(fixture.read_text().replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
+    return tr.audit_transcript(path)
+
+
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0_on_words_not_read(host, tmp_path):
     """The contradicted session (a wrong fix, the tests failing) with its last reply replaced by generated words
@@ -304,12 +313,9 @@ def test_whatever_the_last_words_a_session_whose_work_failed_never_exits_0_on_wo
     time, and the reply is judged."""
     import random
     draw = random.Random(41)
-    text = FIXTURES[f"{host}/contradicted"].read_text()
-    for n in range(12):
+    for _ in range(12):
         said = " ".join(draw.choice(WORDS) for _ in range(draw.randint(1, 6)))
-        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
-        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
-        result = tr.audit_transcript(path)
+        result = _contradicted_saying(host, said, tmp_path)
         assert result.work[-1].work == "failing" and result.exit_code == 1, (said, result.claims)
         assert any(c.verdict == "contradicted" for c in result.claims) or result.rules.accounts(said), said
         assert result.told_failing == [], said
@@ -357,17 +363,11 @@ def test_a_failure_told_in_structure_lets_failing_work_exit_0_and_marks_of_both_
     """The contradicted session ending with the failure told in a checklist, a table row or a marked line, beside work
     called done: the agent said the tree fails, so the audit exits 0 and names the line. A row marked both ways, a
     list that tells no failure, or a failure mark on something that is not the tests leave it at 1."""
-    text = FIXTURES[f"{host}/contradicted"].read_text()
-
-    def audited(said: str, n: int):
-        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
-        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
-        return tr.audit_transcript(path)
-    for n, (said, told) in enumerate(TOLD_IN_STRUCTURE):
-        result = audited(said, n)
+    for said, told in TOLD_IN_STRUCTURE:
+        result = _contradicted_saying(host, said, tmp_path)
         assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
-    for n, said in enumerate(NOT_TOLD_IN_STRUCTURE):
-        result = audited(said, 10 + n)
+    for said in NOT_TOLD_IN_STRUCTURE:
+        result = _contradicted_saying(host, said, tmp_path)
         assert (result.work[-1].work, result.exit_code, result.told_failing) == ("failing", 1, []), (said, result.claims)
 
 
@@ -376,16 +376,11 @@ def test_a_failure_named_first_denied_or_past_is_not_told_so_failing_work_still_
     """The contradicted session ending with a failure that is not told as now (an adjective, "no longer", "was"):
     the work ended failing and the reply does not say so, so the audit exits 1. A failure told before a claim that
     all pass leaves the claim standing: contradicted, exit 1."""
-    text = FIXTURES[f"{host}/contradicted"].read_text()
-    for n, said in enumerate(NOT_TOLD):
-        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
-        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
-        result = tr.audit_transcript(path)
+    for said in NOT_TOLD:
+        result = _contradicted_saying(host, said, tmp_path)
         assert (result.work[-1].work, result.exit_code, result.told_failing) == ("failing", 1, []), (said, result.claims)
-    for n, said in enumerate(CLAIMED_AFTER):
-        path = tmp_path / f"after-{n}-{FIXTURES[f'{host}/contradicted'].name}"
-        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
-        result = tr.audit_transcript(path)
+    for said in CLAIMED_AFTER:
+        result = _contradicted_saying(host, said, tmp_path)
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], (said, result.claims)
 
 
@@ -397,13 +392,7 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
     words after an edit no check followed (unverified work) never make it exit 0."""
     import random
     draw = random.Random(7)
-    text = FIXTURES[f"{host}/contradicted"].read_text()
     unread = [w for w in WORDS if not AuditRules().claims(w)]  # words no table reads as a claim
-
-    def audited(said: str, n: int):
-        path = tmp_path / f"{n}-{FIXTURES[f'{host}/contradicted'].name}"
-        path.write_text(text.replace("All tests pass now.", json.dumps(said, ensure_ascii=False)[1:-1]))
-        return tr.audit_transcript(path)
     from collections import Counter
 
     def session(*steps: tr.Step):
@@ -415,12 +404,12 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
                tr.Step("result", call_id="c0", tool="Bash", exit_code=1, ok=False, text="1 failed, 3 passed in 0.02s")]
     edited = [tr.Step("call", call_id="c1", tool="Edit", action="edit", input={"file_path": "calc.py"}, files=["calc.py"]),
               tr.Step("result", call_id="c1", tool="Edit", exit_code=0, ok=True)]
-    for n, told in enumerate(TOLD):
+    for told in TOLD:
         said = " ".join([told, *draw.sample(unread, draw.randint(0, 2))])
-        result = audited(said, n)
+        result = _contradicted_saying(host, said, tmp_path)
         assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
         assert f'said so: "{told}"' in au.format_audit(result) and "and the last reply says so" in au.format_audit(result)
-        result = audited(f"{told} All tests pass now.", 100 + n)
+        result = _contradicted_saying(host, f"{told} All tests pass now.", tmp_path)
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], told
         result = session(*failing, *edited, tr.Step("reply", text=told))  # an edit after the failure, untested
         assert result.work[-1].work == "unverified" and result.exit_code == 1, told
@@ -1097,8 +1086,9 @@ def _inline(form: str, code: str) -> str:
 @pytest.mark.parametrize("form", INLINE_FORMS)
 def test_inline_python_that_only_looks_at_the_fix_leaves_the_pass_standing(form):
     """After the passing check, inline Python (given with `-c`, or in a heredoc the shell does not expand) that calls
-    only builtins that compute or print and the functions of the modules the session edited changes nothing; anything else it calls (a write, a module not edited, a method of a
-    value, code that does not parse) may have written, alone or after a look."""
+    only builtins that compute or print and the functions of the modules the session edited changes nothing; anything
+    else it calls (a write, a module not edited, a method of a value, code that does not parse) may have written,
+    alone or after a look."""
     for code in LOOKS:
         [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": _inline(form, code)}, 0), folder="/work/repo")
         assert (claim.verdict, stretch.work) == ("supported", "verified"), (form, code)
@@ -1164,8 +1154,9 @@ def test_a_check_run_in_a_folder_below_the_sessions_backs_only_that_folder(folde
 
 
 # Runs that say nothing of "all tests pass": a pass that only picked some tests (a file, a node id, `-k`), or that
-# ran no test (by its output, or asked to list its tests or print its version). And passes that may hide a write, so they are not silent: an exit code that is another command's, an
-# option or a task not known (`tox -e fmt`, `make test-update`, `jest -u`, a variable).
+# ran no test (by its output, or asked to list its tests or print its version). And passes that may hide a write, so
+# they are not silent: an exit code that is another command's, an option or a task not known (`tox -e fmt`, `make
+# test-update`, `jest -u`, a variable).
 SILENT = [("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 0, "2 passed in 0.01s"),
           ("Bash", {"command": "python -m pytest -q -k add -v"}, 0, "1 passed, 3 deselected in 0.01s"),
           ("Bash", {"command": "python -m pytest -q tests/test_calc.py::test_add"}, 0, "1 passed in 0.01s"),
