@@ -398,16 +398,23 @@ def test_a_no_verify_commit_in_accept_edits_mode_does_not_run_without_approval(w
 
 
 def test_an_api_error_after_an_edit_is_recorded_as_an_unverified_end(world):
+    """The promise holds whether or not the StopFailure hook lives to record the error: `claude -p` sends its
+    process group a SIGTERM about 20 ms after starting it, and the installed command's `trap '' TERM` (pinned
+    in tests/test_hosts.py) wins that race only when the machine is not too busy to start a shell. So the
+    test asserts what the person sees either way, and the error's words when the hook got through; the
+    hook's record of a recorded StopFailure call is pinned in tests/test_host_payloads.py."""
     run = stop_failure(world)
     assert run.done.returncode == 1
     assert run.hooks("stop") == [], "an API error ends the turn without a Stop"
-    failures = run.hooks("stop-failure")
-    assert failures, ("no StopFailure hook call was logged: Claude Code sends SIGTERM to it as `claude -p` exits, "
-                      f"so the command must ignore TERM (e.g. {STOP_FAILURE!r})")
-    assert failures[0]["payload"]["hook_event_name"] == "StopFailure"
-    assert failures[0]["payload"]["error"] == "server_error"
     after = status(world)
     assert after.returncode == 1 and "unverified" in after.stdout, after.stdout + after.stderr
+    failures = run.hooks("stop-failure")
+    if failures:
+        assert failures[0]["payload"]["hook_event_name"] == "StopFailure"
+        assert failures[0]["payload"]["error"] == "server_error"
+        assert "ended with an error" in after.stdout and "server_error" in after.stdout, after.stdout
+    else:
+        assert "without a stop decision" in after.stdout, after.stdout
 
 
 def test_the_check_runs_without_the_model_key_and_writes_no_bytecode(world):
