@@ -234,14 +234,15 @@ def test_a_gemini_session_written_as_one_json_document_is_read_too(tmp_path):
 
 
 def test_a_pass_whose_exit_code_is_not_the_checks_own_is_no_evidence(tmp_path):
-    """`verify.sh | tail -3` exits with tail's code: the claim after it is unsupported, not supported."""
+    """`verify.sh | sed -n p` exits with sed's code, and sed may have rewritten what the check printed: the claim
+    after it is unsupported, not supported."""
     rules = AuditRules()
     assert rules.masks("pytest -q | tail -5") and rules.masks("pytest || true") and rules.masks("pytest; echo ok")
     assert not rules.masks("./verify.sh") and not rules.masks("pytest && echo ok") and not rules.masks("cd x && pytest")
     assert not rules.masks("set -o pipefail; pytest | tee log")
     path = tmp_path / "session.jsonl"
     import re
-    text, n = re.subn(r'"command":\s*"\./verify\.sh"', '"command": "./verify.sh | tail -3"',
+    text, n = re.subn(r'"command":\s*"\./verify\.sh"', '"command": "./verify.sh | sed -n p"',
                       FIXTURES["claude-code/supported"].read_text())
     assert n == 1
     path.write_text(text)
@@ -436,7 +437,11 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
               "make -j4 test", "cd tests && python -m pytest -q", "npm --prefix web test"]
     away = ["cd ../other && pytest -q", "python -m pytest ../other/tests", "../other/verify.sh", "(cd /tmp/x && ./verify.sh)",
             "ssh ci-box pytest -q", "docker run img ./verify.sh", "cd /tmp/x && ./run_tests.sh"]
-    masked = ["pytest -q | tail -3", "./verify.sh || true", "./verify.sh; echo done", "./verify.sh &"]
+    masked = ["./verify.sh; echo done", "./verify.sh &", "pytest -q | sed -n p", "pytest -q | grep -v warn",
+              "pytest -q | tail -c 20"]
+    # a pipe that shows the check's own words: its summary decides, passing or failing
+    shown = ["pytest -q | tail -3", "./verify.sh || true", "python -m pytest -q 2>&1 | tee test.log",
+             "bash -lc 'pytest -q | tail -5'", "cd /work/repo && uv run pytest 2>&1 | head -40"]
     # programs no check pattern names: a check by what they printed, a runner's summary last, or else an edit
     unnamed = ["./run_tests.sh", "python manage.py test", "rake test", "hatch run test", "bash -lc 'just ci'", "bin/qa"]
     summaries = {"pass": list(PASSED_SUMMARIES.values()), "fail": list(FAILED_SUMMARIES.values())}
@@ -444,8 +449,13 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
     for n in range(400):
         calls, edited, after = [], False, []  # after: how each check since the last edit ended, in order
         for _ in range(draw.randint(1, 8)):
-            kind = draw.choice(["edit", "write", "read", "pass", "fail", "away", "masked", "run pass", "run fail"])
-            if kind.startswith("run"):  # it ran the tests: passing, or failing by its exit code or its summary
+            kind = draw.choice(["edit", "write", "read", "pass", "fail", "away", "masked", "run pass", "run fail",
+                                "shown pass", "shown fail"])
+            if kind.startswith("shown"):  # exit 0 whatever the tests did; its own summary says which
+                kind = kind.split()[1]
+                calls.append(("Bash", {"command": draw.choice(shown)}, 0,
+                              "4 passed in 0.02s" if kind == "pass" else "1 failed, 3 passed in 0.02s"))
+            elif kind.startswith("run"):  # it ran the tests: passing, or failing by its exit code or its summary
                 ended = kind.split()[1]
                 calls.append(("Bash", {"command": draw.choice(unnamed)}, int(ended == "fail" and draw.random() < .5),
                               draw.choice(summaries[ended]) + draw.choice(["", "\n", "\nTime:        0.5 s"])))
@@ -643,6 +653,48 @@ PASSED_SUMMARIES = {
     "minitest": "4 runs, 4 assertions, 0 failures, 0 errors, 0 skips", "ctest": "100% tests passed, 0 tests failed out of 4",
     "phpunit": "OK (4 tests, 4 assertions)", "dotnet": "Passed!  - Failed:     0, Passed:     4, Skipped:     0, Total:     4",
     "tap": "# tests 4\n# pass  4\n# fail  0", "bazel": "//:calc_test PASSED in 0.1s\nExecuted 1 out of 1 test: 1 test passes."}
+
+
+# Lines that pass a check's output on as the runner printed it, or some of its last or first lines (`{c}`: the check).
+SHOWN = ["{c} | tail -{n}", "{c} 2>&1 | tail -n {n}", "{c} | head -{m}", "{c} 2>&1 | tee test.log", "{c} | cat",
+         "{c} || true", "{c} 2>&1 | tail -n +1 | head -n {m}", "cd /work/repo && {c} | tail -{n}", "{c} |& tail -{n}",
+         "source .venv/bin/activate && {c} 2>&1 | tail -{n}", "bash -lc '{c} | tail -{n}'", "{c} || :"]
+# Lines whose output may not be the runner's words: a rewriting filter, a byte cut, another file, a second program.
+RESHOWN = ["{c} | sed s/failed/passed/", "{c} | grep -o '[0-9]* passed.*'", "{c} | tail -c {n}", "{c} | tail -{n} old.log",
+           "{c} | awk '{{print}}'", "{c}; echo done", "echo '4 passed in 0.01s'; {c} | tail -0", "{c} | tail -n 0",
+           "{c} | cut -c 1-80", "{c} | tail -{n} &", "! {c} | tail -{n}", "{c} | head -c {m}"]
+
+
+def test_a_masked_run_whose_line_shows_the_runners_own_summary_is_judged_by_that_summary():
+    """`pytest -q 2>&1 | tail -5` exits with tail's code, but what it shows is pytest's own summary: a pass that
+    counts every test (pytest, unittest, jest, rspec, ctest, phpunit) backs the claim, a failure contradicts it.
+    A line that may rewrite what the runner printed, or shows other words, stays no evidence; so does a summary
+    printed once per package (go, cargo), where a cut can keep a later `ok` after an earlier FAIL."""
+    import random
+    draw = random.Random(13)
+    checks = ["python -m pytest -q", "pytest", "./verify.sh", "uv run pytest -x", "npx jest", "python3 -m unittest"]
+    counted = ["pytest", "unittest", "jest", "rspec", "ctest", "phpunit"]
+    for form in SHOWN:
+        for _ in range(3):
+            line = form.format(c=draw.choice(checks), n=draw.randint(1, 40), m=draw.randint(40, 400))
+            runner = draw.choice(counted)
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[runner]), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("supported", "verified"), (line, runner, claim.evidence)
+            failed = FAILED_SUMMARIES.get(runner, FAILED_SUMMARIES["pytest -q"])
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, failed), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (line, runner, claim.evidence)
+        for runner in ("go", "cargo"):  # one summary per package or binary
+            line = form.format(c=draw.choice(checks), n=1, m=300)
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[runner]), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (line, runner, claim.evidence)
+    for form in RESHOWN:
+        for _ in range(3):
+            line = form.format(c=draw.choice(checks), n=draw.randint(1, 40), m=draw.randint(40, 400))
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[draw.choice(counted)]),
+                                        folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (line, claim.evidence)
+    plain = au.Rules()  # chapter 09's own rules take no masked pass
+    assert not plain.shows_pass("pytest -q | tail -5", PASSED_SUMMARIES["pytest"])
 
 
 def _unnamed_runners(n: int, seed: int) -> list[str]:
@@ -1163,7 +1215,7 @@ SILENT = [("Bash", {"command": "python -m pytest -q tests/test_calc.py"}, 0, "2 
           ("Bash", {"command": "python -m unittest"}, 0, "Ran 0 tests in 0.000s\n\nOK"),
           ("Bash", {"command": "python -m pytest --collect-only -q"}, 0, "4 tests collected in 0.01s"),
           ("Bash", {"command": "npx jest --version"}, 0, "29.7.0")]
-HIDING = ["python -m pytest -q | tail -3", "./verify.sh || true", "tox -e fmt", "make test-update", "npx jest -u",
+HIDING = ["python -m pytest -q | sed -n p", "./verify.sh; echo done", "tox -e fmt", "make test-update", "npx jest -u",
           "PYTEST_ADDOPTS=--snapshot-update python -m pytest -q", "python -m pytest -q tests/test_calc.py && black ."]
 
 

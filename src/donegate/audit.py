@@ -132,7 +132,13 @@ def _tested(self: Rules, command: str, output: str) -> tuple[str, ...] | str | N
     return "elsewhere" if self.elsewhere(command) else () if last or failed else "then"
 
 
-Rules.ran_nothing, Rules.reports_failure, Rules.tested = _ran_nothing, _reports_failure, _tested
+def _shows_pass(self: Rules, command: str, output: str) -> bool:
+    """Does a masked run's own summary, shown as the runner printed it (`pytest | tail -5`), say that it passed?
+    This chapter takes no masked pass: `pytest | sed s/failed/passed/` is masked too."""
+    return False
+
+
+Rules.ran_nothing, Rules.reports_failure, Rules.tested, Rules.shows_pass = _ran_nothing, _reports_failure, _tested, _shows_pass
 
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
@@ -300,6 +306,17 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
                       files=rules.files_written(command) if edit else ())
     return None if tool in READING_TOOLS else Action(event.seq, "edit", tool)  # a tool not known to read may write
 
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053r
+def _read_output(action: Action, command: str, text: str, rules: Rules) -> None:
+    """What a run's output says beyond its exit code: failing tests it reports (a script that lost the exit code),
+    no test run at all, or, where the exit code is another command's, a pass in the runner's own summary shown as
+    the runner printed it (`pytest | tail -5`: `Rules.shows_pass`)."""
+    action.reported = action.passed and rules.reports_failure(text)
+    action.empty = action.passed and rules.ran_nothing(text)
+    if action.masked and action.passed and not action.reported and rules.shows_pass(command, text):
+        action.masked = False
+
+
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054
 def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]:
     """The session's edits, check runs and other commands, each with its outcome (an edit counts as
@@ -334,8 +351,7 @@ def timeline(events: Sequence[tj.Event], rules: Rules = Rules()) -> list[Action]
                         scripts[name].remove(action.seq)
                     action.kind, action.scope = ("elsewhere", ()) if ran == "elsewhere" else ("check", ran)
                     action.changed = changed(names, action.seq) if action.kind == "check" else None
-            action.reported = action.passed and rules.reports_failure(text)  # a script that lost the exit code
-            action.empty = action.passed and rules.ran_nothing(text)
+            _read_output(action, _command(given)[1], text, rules)
         elif event.type == "verification_result":
             actions.append(Action(event.seq, "check", str(p.get("command")), event.seq, bool(p.get("passed")),
                                   p.get("exit_code")))

@@ -22,15 +22,15 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS',
            'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
            'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
-           'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM', 'sentences', 'Language', 'clauses', 'partial_count',
-           'claim_of', 'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims',
-           'accounts', 'disclaimers', 'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing',
-           'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
-           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
-           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
-           'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last',
-           'ran_tests', 'AuditRules']
+           'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED', 'sentences',
+           'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure', 'mark_claim',
+           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
+           'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
+           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
+           'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline',
+           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'shows_own_output', 'shows_pass', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -1493,6 +1493,85 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
         return "then"  # it went on after its tests
     return tuple(selected(program, task=True, folder=from_session(here, home=home), home=home))
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-075u
+PASS_ON = frozenset({"tail", "head", "cat", "tee"})  # they show the lines they are given as they are, or fewer
+PRINTS_NOTHING = frozenset({"cd", "pushd", "export", "set"})  # what may come before the check: it prints nothing of tests
+_LINES = re.compile(r"[+-]?\d+")  # `tail -n +5`, `head -50`: a count of lines, not a file to show instead
+_NO_LINES = re.compile(r"(?:-[a-z]*|--\w+=)?[+-]?0+")  # `tail -0`, `head -n 0`: shows none of it
+
+
+def _quiet(words: list[str]) -> bool:
+    """Does a command before the check print nothing of tests (`cd repo`, `source .venv/bin/activate`)?"""
+    program, args = _program(words)
+    return program in PRINTS_NOTHING or program in ("source", ".") and len(args) == 1 and args[0].endswith("bin/activate")
+
+
+def _parts(line: str) -> tuple[list[list[str]], list[str]] | None:
+    """A line's simple commands and the separators after each (None for one the shell would not read)."""
+    try:
+        tokens = shell_words(line)
+    except ValueError:
+        return None
+    parts, separators, words = [], [], []
+    for token in [*tokens, ";"]:
+        if token in _SEPARATORS:
+            parts.append(words)
+            separators.append(token)
+            words = []
+        else:
+            words.append(token)
+    return parts, separators
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-075v
+def shows_own_output(command: str, checks=AUDIT_CHECKS) -> str | None:
+    """How a command line shows its check's own words, so that the check's summary may stand for its exit code:
+    "whole" when nothing but `cd` and the like comes before the check, and after it only `| tee FILE`, `| cat` and
+    an ending `|| true`; "cut" when it also keeps some of the lines (`| tail -5`, `| head -50`). None when a filter
+    may change a line (`| grep -o ...`, `| sed ...`, `| tail -c 20`), a file is shown in its place (`| tail -5
+    old.log`), a second program prints (`; echo ...`), or the line is negated or sent to the background."""
+    if "\n" in command.strip() or (read := _parts(command)) is None:
+        return None
+    parts, separators = read
+    while len(parts) > 1 and not parts[-1]:
+        parts.pop()  # a line that ends with `;`
+    if len(parts) == 1 and (inner := shell_string(parts[0])) is not None:
+        return shows_own_output(inner, checks)  # `bash -lc '...'`: the line it runs
+    search = any_of(tuple(checks)).search
+    at = next((i for i, words in enumerate(parts) if checked_words(words, search) is not None), None)
+    if at is None or parts[at][0] == "!" or "&" in separators or any(not _quiet(words) or sep not in ("&&", ";")
+                                                 for words, sep in zip(parts[:at], separators)):
+        return None
+    shown = "whole"
+    for i in range(at + 1, len(parts)):
+        program, args = _program(parts[i]) if parts[i] else ("", [])
+        joined_by = separators[i - 1]
+        if joined_by in ("|", "|&") and program in PASS_ON and len(args) == len(parts[i]) - 1 and all(
+                (arg[:1] == "-" or _LINES.fullmatch(arg) or program == "tee") and not _NO_LINES.fullmatch(arg)
+                and not arg.startswith(("-c", "--bytes")) for arg in args):
+            shown = "cut" if program in ("tail", "head") else shown
+            continue
+        if joined_by == "||" and parts[i] in (["true"], [":"]) and i == len(parts) - 1:
+            continue
+        return None
+    return shown
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-075w
+# The summaries that count every test of the run in one line (pytest, unittest, jest and vitest, rspec and minitest,
+# ctest, phpunit): kept whole by a cut that keeps the last lines. go and cargo print one per package or binary, and
+# `| tail -1` may show a later package's `ok` after an earlier one's FAIL.
+ALL_COUNTED = tuple(PASSED_REPORTS[at] for at in (0, 1, 4, 6, 7, 8))
+
+
+def shows_pass(command: str, output: str, checks=AUDIT_CHECKS) -> bool:
+    """Does a run whose exit code is another command's say itself that it passed: its line shows its own words
+    (`shows_own_output`), its output ends with a summary of a pass that counts every test (`ALL_COUNTED`), and
+    reports no failure anywhere?"""
+    return passed_last(output) and not reports_failure(output) and shows_own_output(command, checks) is not None \
+        and any(bit in output and pattern.search(output) for bit, pattern in ALL_COUNTED)
+
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
 class _Remembers:
     """Answers worked out once: each a function of one text alone (a reply, a command line), kept in `remembered`
@@ -1564,7 +1643,12 @@ def _tested(self: AuditRules, command: str, output: str) -> tuple[str, ...] | st
     return ran_tests(command, output, self.home) if self.checks == AUDIT_CHECKS else None
 
 
+def _shows_pass(self: AuditRules, command: str, output: str) -> bool:  # section 7: `pytest | tail -5`
+    return shows_pass(command, output, self.checks)
+
+
 AuditRules.elsewhere, AuditRules.outside, AuditRules.tested = _elsewhere, _outside, _tested
+AuditRules.shows_pass = _shows_pass
 AuditRules.selects_tests = staticmethod(selects_tests)
 
 

@@ -94,6 +94,11 @@ and failing work told as such without a count:
   told-words        a wrong fix, the tests failing, then "I changed add(), but test_add still fails." (the test named,
                     then a word of failure: the failure told, no claim)
   told-checklist    the same, told as a checklist: a ticked "changed add()", an unticked "test_add still failing"
+and a check whose exit code is another command's, with the runner's own summary shown:
+  piped-pass        the right fix, then the tests run piped into `tail -3` (tail's exit code, pytest's summary of a
+                    pass as pytest printed it), then the claim: supported
+  piped-fail        a wrong fix, the same piped run (tail exits 0; pytest's summary reports the failure), then the
+                    claim: contradicted
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -203,6 +208,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "recheck-one": [[fix], [run(CHECK)], [run(ONE_FILE)], [say(PASS)]],
         "told-words": [[wrong], [run(TESTS)], [say("I changed add(), but test_add still fails.")]],
         "told-checklist": [[wrong], [run(TESTS)], [say("- [x] changed add()\n- [ ] test_add still failing")]],
+        "piped-pass": [[fix], [run(f"{TESTS} 2>&1 | tail -3")], [say(PASS)]],
+        "piped-fail": [[wrong], [run(f"{TESTS} 2>&1 | tail -3")], [say(PASS)]],
     }
 
 
@@ -279,7 +286,8 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "status-claim", "ignored-failure", "hedge-couldnt", "caveat-elsewhere",
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
-             "narrowed-folder", "folder-run", "inline-look", "recheck-one", "told-words", "told-checklist"]
+             "narrowed-folder", "folder-run", "inline-look", "recheck-one", "told-words", "told-checklist",
+             "piped-pass", "piped-fail"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
