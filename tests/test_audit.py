@@ -694,7 +694,42 @@ def test_a_masked_run_whose_line_shows_the_runners_own_summary_is_judged_by_that
                                         folder="/work/repo")
             assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (line, claim.evidence)
     plain = au.Rules()  # chapter 09's own rules take no masked pass
-    assert not plain.shows_pass("pytest -q | tail -5", PASSED_SUMMARIES["pytest"])
+    assert plain.own_exit_code("pytest -q | tail -5", PASSED_SUMMARIES["pytest"]) is None
+
+
+# A line that ends by printing the check's own exit code (`{c}`: the check; `{e}`: the words around the code).
+ECHOED = ["{c}; echo \"{e}$?\"", "{c}; echo {e}$?", "{c} 2>&1 | tail -{n}; echo \"{e}${{PIPESTATUS[0]}}\"",
+          "cd /work/repo && {c}; echo \"{e}$?\"", "bash -lc '{c}; echo \"{e}$?\"'"]
+
+
+def test_a_line_that_prints_the_checks_own_exit_code_last_is_judged_by_that_code():
+    """`npm test; echo "exit: $?"` ends with `echo`'s exit code, but prints the check's: 0 backs the claim whatever
+    the runner printed before it (unless its summary reports failures), and any other code contradicts it. A code
+    that is not the check's (`$?` after a pipe), or a line printed after the code, leaves the run no evidence."""
+    import random
+    draw = random.Random(14)
+    checks = ["python -m pytest -q", "./verify.sh", "npm test", "go test ./...", "cargo test", "make test"]
+    for form in ECHOED:
+        for _ in range(4):
+            words = draw.choice(["exit: ", "EXIT=", "Exit code: ", "status "])
+            line = form.format(c=draw.choice(checks), e=words, n=draw.randint(1, 30))
+            ran = draw.choice([*PASSED_SUMMARIES.values(), "> calc@1.0.0 test\n> node --test", ""])
+            host = draw.choice(["", "Process Group PGID: 9785\n</untrusted_context>\n"])  # Gemini's fields after it
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{ran}\n{words}0\n{host}"), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("supported", "verified"), (line, ran, claim.evidence)
+            failed = draw.choice(list(FAILED_SUMMARIES.values()))
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{failed}\n{words}1\n"), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (line, failed, claim.evidence)
+            broken = f"ImportError: no module named calc\n{words}2\n"  # no summary: the printed code says it failed
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, broken), folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (line, claim.evidence)
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{ran}\n{words}0\nmore\n"),
+                                        folder="/work/repo")
+            assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (line, ran, claim.evidence)
+    for line in ("python -m pytest -q | tail -3; echo \"exit: $?\"", "python -m pytest -q; echo exit: $? done; ls"):
+        [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, "4 passed in 0.02s\nexit: 0\n"),
+                                    folder="/work/repo")
+        assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (line, claim.evidence)
 
 
 def _unnamed_runners(n: int, seed: int) -> list[str]:

@@ -132,13 +132,14 @@ def _tested(self: Rules, command: str, output: str) -> tuple[str, ...] | str | N
     return "elsewhere" if self.elsewhere(command) else () if last or failed else "then"
 
 
-def _shows_pass(self: Rules, command: str, output: str) -> bool:
-    """Does a masked run's own summary, shown as the runner printed it (`pytest | tail -5`), say that it passed?
-    This chapter takes no masked pass: `pytest | sed s/failed/passed/` is masked too."""
-    return False
+def _own_exit_code(self: Rules, command: str, output: str) -> int | None:
+    """A masked run's own exit code, where its line shows it (`pytest | tail -5` keeps pytest's summary, `; echo $?`
+    prints the code). None here: this chapter reads no masked run (`pytest | sed s/failed/passed/` is masked too)."""
+    return None
 
 
-Rules.ran_nothing, Rules.reports_failure, Rules.tested, Rules.shows_pass = _ran_nothing, _reports_failure, _tested, _shows_pass
+Rules.ran_nothing, Rules.reports_failure, Rules.tested = _ran_nothing, _reports_failure, _tested
+Rules.own_exit_code = _own_exit_code
 
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-042
@@ -308,13 +309,13 @@ def _action(event: tj.Event, rules: Rules, written=(), seen: dict | None = None)
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-053r
 def _read_output(action: Action, command: str, text: str, rules: Rules) -> None:
-    """What a run's output says beyond its exit code: failing tests it reports (a script that lost the exit code),
-    no test run at all, or, where the exit code is another command's, a pass in the runner's own summary shown as
-    the runner printed it (`pytest | tail -5`: `Rules.shows_pass`)."""
+    """What a run's output says beyond its exit code: where that code is another command's, the check's own as the
+    line shows it (`Rules.own_exit_code`: `pytest | tail -5`, `; echo $?`); failing tests it reports (a script that
+    lost the exit code); no test run at all."""
+    if action.masked and action.ok and (code := rules.own_exit_code(command, text)) is not None:
+        action.masked, action.exit_code = False, code
     action.reported = action.passed and rules.reports_failure(text)
     action.empty = action.passed and rules.ran_nothing(text)
-    if action.masked and action.passed and not action.reported and rules.shows_pass(command, text):
-        action.masked = False
 
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-054

@@ -22,15 +22,16 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS'
            'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS',
            'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
            'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
-           'LOOKING_BUILTINS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED', 'sentences',
-           'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure', 'mark_claim',
-           'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
+           'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED',
+           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure',
+           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
            'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
            'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
            'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
            'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
            'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline',
-           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'shows_own_output', 'shows_pass', 'AuditRules']
+           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'shows_own_output', 'own_exit_code',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -1440,14 +1441,16 @@ def edited_modules(written: Written) -> set[str]:
     return names
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075
+# What a host adds after a command's output (Gemini CLI's fields).
+HOST_FIELDS = re.compile(r"\s*(?:(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*|</?untrusted_context>)\s*")
 # What runners print after their summary (their own trailers, more suites' lines, a rule, make leaving a folder), and
-# what a host adds after a command's output (Gemini CLI's fields).
+# the host's fields.
 TRAILERS = re.compile(r"\s*(?:[=\-─━*~_]*|(?:Test Suites|Tests|Snapshots|Time):.*|Ran all test suites.*|(?:Test Files|Start at|"
                       r"Duration)\b.*|Total Test time.*|Destroying test database.*|Randomized with seed.*|Finished in .*"
                       r"|\d+ (?:pending|skipped)\b.*|# \w+\s+[\d.]+|(?:ok|\?)\s+\S+\s.*|Doc-tests \S+|running \d+ tests?"
                       r"|test result: ok\..*|test \S+ \.\.\. ok|INFO: .*|Target \S+ up-to-date:?|bazel-bin/\S+"
                       r"|make(?:\[\d+\])?: (?:Leaving|Entering) directory .*"
-                      r"|(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*|</?untrusted_context>)\s*")
+                      r"|" + HOST_FIELDS.pattern + r")\s*")
 
 
 def passed_last(output: str) -> bool:
@@ -1524,19 +1527,16 @@ def _parts(line: str) -> tuple[list[list[str]], list[str]] | None:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075v
-def shows_own_output(command: str, checks=AUDIT_CHECKS) -> str | None:
-    """How a command line shows its check's own words, so that the check's summary may stand for its exit code:
-    "whole" when nothing but `cd` and the like comes before the check, and after it only `| tee FILE`, `| cat` and
-    an ending `|| true`; "cut" when it also keeps some of the lines (`| tail -5`, `| head -50`). None when a filter
-    may change a line (`| grep -o ...`, `| sed ...`, `| tail -c 20`), a file is shown in its place (`| tail -5
-    old.log`), a second program prints (`; echo ...`), or the line is negated or sent to the background."""
+def _shown(command: str, checks=AUDIT_CHECKS) -> tuple[str, str | None] | None:
+    """How a command line shows its check's own words (`shows_own_output`), and the words of an `echo` that ends it
+    printing the check's exit code (`; echo "exit: $?"`, `${PIPESTATUS[0]}` after a pipe), if one does."""
     if "\n" in command.strip() or (read := _parts(command)) is None:
         return None
     parts, separators = read
     while len(parts) > 1 and not parts[-1]:
         parts.pop()  # a line that ends with `;`
     if len(parts) == 1 and (inner := shell_string(parts[0])) is not None:
-        return shows_own_output(inner, checks)  # `bash -lc '...'`: the line it runs
+        return _shown(inner, checks)  # `bash -lc '...'`: the line it runs
     search = any_of(tuple(checks)).search
     at = next((i for i, words in enumerate(parts) if checked_words(words, search) is not None), None)
     if at is None or parts[at][0] == "!" or "&" in separators or any(not _quiet(words) or sep not in ("&&", ";")
@@ -1553,8 +1553,22 @@ def shows_own_output(command: str, checks=AUDIT_CHECKS) -> str | None:
             continue
         if joined_by == "||" and parts[i] in (["true"], [":"]) and i == len(parts) - 1:
             continue
+        if joined_by == ";" and i == len(parts) - 1 and parts[i][:1] == ["echo"] and args and args[0][:1] != "-" and (
+                i == at + 1 and "$?" in " ".join(args) or "${PIPESTATUS[0]}" in " ".join(args)):
+            return shown, " ".join(args)  # the check's own exit code: `$?` right after it, or its place in the pipe
         return None
-    return shown
+    return shown, None
+
+
+def shows_own_output(command: str, checks=AUDIT_CHECKS) -> str | None:
+    """How a command line shows its check's own words, so that the check's summary may stand for its exit code:
+    "whole" when nothing but `cd` and the like comes before the check, and after it only `| tee FILE`, `| cat`, an
+    ending `|| true` or an `echo` of the check's exit code; "cut" when it also keeps some of the lines (`| tail -5`,
+    `| head -50`). None when a filter may change a line (`| grep -o ...`, `| sed ...`, `| tail -c 20`), a file is
+    shown in its place (`| tail -5 old.log`), a second program prints (`; echo done`), or the line is negated or sent
+    to the background."""
+    read = _shown(command, checks)
+    return None if read is None else read[0]
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075w
@@ -1564,12 +1578,24 @@ def shows_own_output(command: str, checks=AUDIT_CHECKS) -> str | None:
 ALL_COUNTED = tuple(PASSED_REPORTS[at] for at in (0, 1, 4, 6, 7, 8))
 
 
-def shows_pass(command: str, output: str, checks=AUDIT_CHECKS) -> bool:
-    """Does a run whose exit code is another command's say itself that it passed: its line shows its own words
-    (`shows_own_output`), its output ends with a summary of a pass that counts every test (`ALL_COUNTED`), and
-    reports no failure anywhere?"""
-    return passed_last(output) and not reports_failure(output) and shows_own_output(command, checks) is not None \
-        and any(bit in output and pattern.search(output) for bit, pattern in ALL_COUNTED)
+def own_exit_code(command: str, output: str, checks=AUDIT_CHECKS) -> int | None:
+    """The exit code of a check whose line's exit code is another command's, where the line shows the check's own
+    words (`shows_own_output`): printed last by an `echo` of it (`; echo "exit: $?"`), or else 1 when the output
+    reports failing tests and 0 when it ends with a summary of a pass that counts every test (`ALL_COUNTED`). None
+    when the line shows neither."""
+    if (read := _shown(command, checks)) is None:
+        return None
+    if read[1] is not None:  # the line printed the check's exit code last: that is the check's word
+        status = re.escape(read[1]).replace(re.escape("$?"), r"(\d+)").replace(re.escape("${PIPESTATUS[0]}"), r"(\d+)")
+        lines = output.rstrip().split("\n")
+        while len(lines) > 1 and (not lines[-1].strip() or HOST_FIELDS.fullmatch(lines[-1])):
+            lines.pop()  # what the host added after the command's own output
+        printed = re.fullmatch(status, lines[-1].strip())
+        codes = {int(code) for code in printed.groups()} if printed else set()
+        return codes.pop() if len(codes) == 1 else None
+    if reports_failure(output):
+        return 1
+    return 0 if passed_last(output) and any(bit in output and p.search(output) for bit, p in ALL_COUNTED) else None
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-090r
@@ -1643,12 +1669,12 @@ def _tested(self: AuditRules, command: str, output: str) -> tuple[str, ...] | st
     return ran_tests(command, output, self.home) if self.checks == AUDIT_CHECKS else None
 
 
-def _shows_pass(self: AuditRules, command: str, output: str) -> bool:  # section 7: `pytest | tail -5`
-    return shows_pass(command, output, self.checks)
+def _own_exit_code(self: AuditRules, command: str, output: str) -> int | None:  # section 7: `pytest | tail -5`
+    return own_exit_code(command, output, self.checks)
 
 
 AuditRules.elsewhere, AuditRules.outside, AuditRules.tested = _elsewhere, _outside, _tested
-AuditRules.shows_pass = _shows_pass
+AuditRules.own_exit_code = _own_exit_code
 AuditRules.selects_tests = staticmethod(selects_tests)
 
 

@@ -99,6 +99,8 @@ and a check whose exit code is another command's, with the runner's own summary 
                     pass as pytest printed it), then the claim: supported
   piped-fail        a wrong fix, the same piped run (tail exits 0; pytest's summary reports the failure), then the
                     claim: contradicted
+  echoed-exit       the right fix, then the tests run and their exit code printed after them (`; echo "exit: $?"`:
+                    the line's exit code is echo's, its last line the check's own code, 0), then the claim: supported
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -210,6 +212,7 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "told-checklist": [[wrong], [run(TESTS)], [say("- [x] changed add()\n- [ ] test_add still failing")]],
         "piped-pass": [[fix], [run(f"{TESTS} 2>&1 | tail -3")], [say(PASS)]],
         "piped-fail": [[wrong], [run(f"{TESTS} 2>&1 | tail -3")], [say(PASS)]],
+        "echoed-exit": [[fix], [run(f'{TESTS}; echo "exit: $?"')], [say(PASS)]],
     }
 
 
@@ -287,7 +290,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
              "narrowed-folder", "folder-run", "inline-look", "recheck-one", "told-words", "told-checklist",
-             "piped-pass", "piped-fail"]
+             "piped-pass", "piped-fail", "echoed-exit"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
