@@ -336,7 +336,9 @@ TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass 
         "test_add sigue fallando; las demás pasan.", "test_add ainda falha; os outros passam.",
         "test_add всё ещё падает, остальные проходят.", "test_add 仍然失败，其余的都通过了。", "test_addはまだ失敗しています。",
         "test_add 테스트가 아직 실패합니다.", "test_sub passes now, but test_add still fails.",
-        "test_sub passe, mais test_add échoue encore.", "test_sub 通过了，但是 test_add 仍然失败。"]
+        "test_sub passe, mais test_add échoue encore.", "test_sub 通过了，但是 test_add 仍然失败。",
+        # a failure that says which tests, beside a pass still denied
+        "The failing test still does not pass.", "Le test qui échouait ne passe toujours pas.", "失败的测试还是没有通过。"]
 # Not a failure told now: the failure named first (an adjective), denied, or in the past; each beside a claim or alone
 NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
             "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
@@ -344,7 +346,15 @@ NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fa
 # A failure told before a pass is a story that ends in the claim, and a pass of all beside a failure is still a claim
 # about all: the claim stands, and is contradicted
 CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échouait, maintenant tous les tests passent.",
-                 "All tests pass, but the build is broken on Windows."]
+                 "All tests pass, but the build is broken on Windows.",
+                 # a failure that only says which tests (in a clause about them, or before their name) denies no pass
+                 "The test that failed now passes.", "The tests which were failing pass now.",
+                 "Le test qui échouait passe maintenant.", "Los tests que fallaban ahora pasan.",
+                 "Os testes que falhavam agora passam.", "Der Test, der fehlschlug, besteht jetzt.",
+                 "Тест, который падал, теперь проходит.", "失败的测试现在通过了。", "失敗していたテストは通るようになりました。",
+                 "실패하던 테스트가 이제 통과합니다.",
+                 # no failure, given as a count of none
+                 "Failures: 0", "Failing tests: none", "test_add no longer fails.", "失败：0"]
 
 
 # The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass

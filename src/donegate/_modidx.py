@@ -176,6 +176,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._changes_nothing': ('reading_claims.html#_changes_nothing', 'donegate/claims.py'),
                                  'donegate.claims._chdir': ('reading_claims.html#_chdir', 'donegate/claims.py'),
                                  'donegate.claims._claims': ('reading_claims.html#_claims', 'donegate/claims.py'),
+                                 'donegate.claims._describing': ('reading_claims.html#_describing', 'donegate/claims.py'),
                                  'donegate.claims._each': ('reading_claims.html#_each', 'donegate/claims.py'),
                                  'donegate.claims._elsewhere': ('reading_claims.html#_elsewhere', 'donegate/claims.py'),
                                  'donegate.claims._left_open': ('reading_claims.html#_left_open', 'donegate/claims.py'),

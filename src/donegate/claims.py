@@ -14,24 +14,24 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN',
-           'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES',
-           'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'INTERPRETER',
-           'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING',
-           'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE',
-           'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS',
-           'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS',
-           'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
-           'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED',
-           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure',
-           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
-           'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
-           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
-           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
-           'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline',
-           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'shows_own_output', 'own_exit_code',
-           'AuditRules']
+__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS',
+           'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS',
+           'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'NAMED_TEST',
+           'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
+           'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE',
+           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS',
+           'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS',
+           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED',
+           'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING',
+           'ALL_COUNTED', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
+           'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers',
+           'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands',
+           'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
+           'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
+           'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests', 'names_scope',
+           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+           'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last',
+           'ran_tests', 'shows_own_output', 'own_exit_code', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -54,6 +54,7 @@ class Language:
     but: str
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     past: str = ""  # a failure told as a story of before ("test_add was failing"), not as now
+    which: str = ""  # the words that open a clause about what was just named ("the test that failed")
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
     other_sense: str = ""  # the words of a claim in another sense ("done reading", "passes `a` to add()")
     condition: str = ""  # a condition that opens the sentence and governs all of it ("once you fix it, ...")
@@ -148,6 +149,16 @@ OTHER_SENSE_WORDS = {"English": (
 LANGUAGES = tuple(replace(lang, other_sense=OTHER_SENSE_WORDS.get(lang.name, "")) for lang in LANGUAGES)
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-022w
+# The words that open a clause about the tests just named ("the test that failed now passes"), in each table's
+# language: a failure told in it says which tests, not what they do now. The unspaced languages put such words
+# before the name ("失败的测试", "失敗していたテスト", "실패하던 테스트"), which `_describing` reads without a table.
+WHICH_WORDS = {"English": r"that|which|who", "French": r"qui|que|qu['’]|lequel|laquelle|lesquel(?:le)?s",
+               "German": r"der|die|das|welche[rsnm]?", "Spanish": r"que|cual(?:es)?", "Portuguese": r"que|qual|quais",
+               "Russian": r"котор\w+|что"}
+LANGUAGES = tuple(replace(lang, which=WHICH_WORDS.get(lang.name, "")) for lang in LANGUAGES)
+
+
 # %% ../../chapters/92_reading_claims.ipynb #ch92-030c
 _LITERAL = re.compile(r"[^\\\[\](){}.*+?^$|]")  # a character that stands for itself in a pattern
 
@@ -202,7 +213,8 @@ def _one_pattern(*fields: str, languages: Sequence[Language] | None = None) -> t
         (rest, _by_first_letter(rest))] if words)
 
 
-_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but", "past")}
+_SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but", "past", "which",
+                                                  "failed")}
 _SAYS["no claim"] = _one_pattern("negation", "intent", "other_sense")  # it denies, plans, or means something else
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
@@ -244,10 +256,26 @@ def _says(clause: str, field: str) -> bool:
     return any(pattern.search(clause) for pattern in _SAYS[field])
 
 
+def _describing(clause: str) -> str:
+    """The clause with each word of failure that only says which tests it speaks of blanked out: one before the
+    tests are named ("失败的测试现在通过了", "실패하던 테스트가 통과합니다"; not "failed to make the tests pass"), or
+    in a clause about them opened after their name ("the test that failed now passes", "le test qui échouait
+    passe"). What is left may still deny ("the test that failed still does not pass")."""
+    failures = [m for p in _SAYS["failed"] for m in p.finditer(clause)]
+    named = sorted(m.span() for p in _SAYS["tests"] for m in p.finditer(clause)) if failures else []
+    for m in failures if named else ():
+        before = m.end() <= named[0][0] and not re.match(r"\s+to\b", clause[m.end():])
+        after = [end for start, end in named if end <= m.start()]
+        if before or after and _says(clause[after[-1]:m.start()], "which"):
+            clause = clause[:m.start()] + " " * (m.end() - m.start()) + clause[m.end():]
+    return clause
+
+
 def _claims(clause: str, field: str) -> bool:
     """Does the clause say it (passes, done), neither denying it nor planning it? (Asked in that order: most
-    clauses say neither, and the denial and plan words are the longest search.)"""
-    return _says(clause, field) and not _says(clause, "no claim")
+    clauses say neither, and the denial and plan words are the longest search; a failure that says which tests
+    denies nothing: `_describing`.)"""
+    return _says(clause, field) and not _says(_describing(clause), "no claim")
 
 
 def claim_of(sentence: str) -> str | None:
@@ -384,7 +412,7 @@ def said_not_run(sentence: str) -> bool:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033f
 NONE_FAILED_WORDS = {  # how each table's language tells a pass as no failure ("no failures", "nothing fails")
     "English": r"(?:no|zero|0)\s+(?:\w+\s+)?(?:failures?|failing|failed)\b|nothing (?:fails|failed|is failing)"
-               r"|no longer failing|(?:aren['’]t|are not|isn['’]t|is not) failing (?:any ?more|now)",
+               r"|no longer fail(?:s|ing)?|(?:aren['’]t|are not|isn['’]t|is not) failing (?:any ?more|now)",
     "German": r"keine\s+(?:\w+\s+)?(?:Fehlschläge|fehlgeschlagenen)|(?:schlagen|schlägt) nicht mehr fehl",
     "French": r"aucune?\s+(?:\w+\s+)?(?:échecs?|en échec)|n['’]échou\w* plus",
     "Spanish": r"(?:ningún|ninguna|cero|sin)\s+(?:\w+\s+)?(?:fallos?|fallidas?)|ya no fallan?",
@@ -396,10 +424,14 @@ LANGUAGES = tuple(replace(lang, none_failed=NONE_FAILED_WORDS.get(lang.name, "")
 NONE_FAILED, INTENT = _one_pattern("none_failed"), _one_pattern("intent")
 
 
+# A count of failures given as a value of none (`Failures: 0`, `Failing tests: none`, `失败：0`)
+_NONE_COUNTED = re.compile(rf"(?:{_FAILURES}|fail(?:ed|ing) tests?)\s*[:：=]\s*(?:0|none|zero)(?![\w/.])", re.I)
+
+
 def none_failed(sentence: str) -> bool:
-    """Does the sentence tell a pass as no failure ("No failures.", "Keine Fehlschläge mehr.", "没有失败。"), neither as a
-    question, a plan, a condition nor beside a count of failures?"""
-    return any(p.search(sentence) for p in NONE_FAILED) and not sentence.rstrip().endswith(("?", "？")) and not (
+    """Does the sentence tell a pass as no failure ("No failures.", "Keine Fehlschläge mehr.", "没有失败。", "Failures:
+    0"), neither as a question, a plan, a condition nor beside a count of failures?"""
+    return (any(p.search(sentence) for p in NONE_FAILED) or _NONE_COUNTED.search(sentence) is not None) and not sentence.rstrip().endswith(("?", "？")) and not (
         any(p.search(sentence) for p in INTENT) or any(p.match(sentence.lstrip()) for p in _CONDITION)
         or partial_count(sentence))
 
@@ -467,12 +499,13 @@ def reports_failing(sentence: str) -> bool:
         return False  # most sentences name no tests: asked first
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
     told = partial_count(s) or mark_failure(s) or (denied or failure) and any(
-        denied and _says(c, "passing") and _says(c, "negation") or failure and tells_failure(c) for c in clauses(s))
+        denied and _says(c, "passing") and _says(_describing(c), "negation") or failure and tells_failure(c)
+        for c in clauses(s))
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
                                or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
 
 
-_FAILED = _one_pattern("failed")
+_FAILED = _SAYS["failed"]
 
 
 def tells_failure(clause: str) -> bool:
