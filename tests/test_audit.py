@@ -354,7 +354,10 @@ CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échou
                  "Тест, который падал, теперь проходит.", "失败的测试现在通过了。", "失敗していたテストは通るようになりました。",
                  "실패하던 테스트가 이제 통과합니다.",
                  # no failure, given as a count of none
-                 "Failures: 0", "Failing tests: none", "test_add no longer fails.", "失败：0"]
+                 "Failures: 0", "Failing tests: none", "test_add no longer fails.", "失败：0",
+                 # work done to a failure is work called done; marks read after the arrow they follow
+                 "All failures fixed.", "Resolved the failure in test_add.", "I fixed the bug that made test_add fail.",
+                 "Problem solved.", "Works as expected now.", "❌ → ✅ test_add", "| test_add | ❌ → ✅ |"]
 
 
 # The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass

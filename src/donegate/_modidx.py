@@ -181,6 +181,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._elsewhere': ('reading_claims.html#_elsewhere', 'donegate/claims.py'),
                                  'donegate.claims._left_open': ('reading_claims.html#_left_open', 'donegate/claims.py'),
                                  'donegate.claims._lines': ('reading_claims.html#_lines', 'donegate/claims.py'),
+                                 'donegate.claims._marked': ('reading_claims.html#_marked', 'donegate/claims.py'),
                                  'donegate.claims._moved': ('reading_claims.html#_moved', 'donegate/claims.py'),
                                  'donegate.claims._normal': ('reading_claims.html#_normal', 'donegate/claims.py'),
                                  'donegate.claims._one_branch': ('reading_claims.html#_one_branch', 'donegate/claims.py'),

@@ -66,7 +66,7 @@ class Language:
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
-             r"|works(?! by| like| as)(?: now)?|working now|verified|confirmed|validated", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
+             r"|works(?! by| like| as(?! expected| intended))(?: now)?|working now|verified|confirmed|validated|solved", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
              r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
@@ -271,11 +271,20 @@ def _describing(clause: str) -> str:
     return clause
 
 
+_FAILURE_WORDS = (*_SAYS["failed"], re.compile(r"(?<!\w)fail\w*", re.I))
+
+
 def _claims(clause: str, field: str) -> bool:
     """Does the clause say it (passes, done), neither denying it nor planning it? (Asked in that order: most
-    clauses say neither, and the denial and plan words are the longest search; a failure that says which tests
-    denies nothing: `_describing`.)"""
-    return _says(clause, field) and not _says(_describing(clause), "no claim")
+    clauses say neither, and the denial and plan words are the longest search.) A failure that says which tests
+    denies no pass (`_describing`), and work done may be done to a failure ("fixed the failing test", "all
+    failures resolved"): a word of failure denies no finished work."""
+    if not _says(clause, field):
+        return False
+    if field == "done":
+        for pattern in _FAILURE_WORDS:
+            clause = pattern.sub(lambda m: " " * len(m.group()), clause)
+    return not _says(_describing(clause) if field == "passing" else clause, "no claim")
 
 
 def claim_of(sentence: str) -> str | None:
@@ -343,21 +352,33 @@ def _statuses(line: str) -> set[str]:
     return statuses
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033u
+_ARROW = re.compile(r"->|=>|→|⇒")
+
+
+def _marked(line: str) -> str:
+    """Where a line's marks are read: after its last arrow when marks follow it (`| test_add | ❌ → ✅ |` ends passing,
+    as `FAIL → PASS` does), else the whole line."""
+    arrows = [m.end() for m in _ARROW.finditer(line)] if "→" in line or ">" in line or "⇒" in line else []
+    after = line[arrows[-1]:] if arrows else ""
+    return after if any(m in after for m in PASS_MARKS + FAIL_MARKS) else line
+
+
 def mark_failure(line: str) -> bool:
     """Does the line tell a failure by a mark or a status (`| test_add | ❌ FAIL |`), and no pass by one?"""
-    statuses = _statuses(line)
-    return (any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses)) and not (
-        any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses))
+    statuses, marked = _statuses(line), _marked(line)
+    return (any(m in marked for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses)) and not (
+        any(m in marked for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses))
 
 
 def mark_claim(line: str) -> str | None:
     """"tests" or "done" for a line that claims by a pass mark or a passing status (and no failure mark or
     status), "tests" for a runner's summary of a pass; None otherwise."""
-    statuses = _statuses(line)
-    if not (any(m in line for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)):
+    statuses, marked = _statuses(line), _marked(line)
+    if not (any(m in marked for m in PASS_MARKS) or not PASS_STATUS.isdisjoint(statuses)):
         return "tests" if (PASSED_SUMMARY.search(line) or runner_passed(line)) and not COUNTED_FAILURES.search(line) \
             else None
-    if any(m in line for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
+    if any(m in marked for m in FAIL_MARKS) or not FAIL_STATUS.isdisjoint(statuses):
         return None
     return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
 
