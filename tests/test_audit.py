@@ -904,6 +904,25 @@ def test_a_question_to_any_program_changes_nothing_but_any_work_it_is_given_may(
         assert stretch.work == "unverified", (program, work, claim)
 
 
+def test_a_package_managers_report_changes_nothing_but_its_other_verbs_and_a_redirect_may():
+    """`pip list`, `npm ls`, `cargo tree`, ... (every entry of `QUERIES`, with an option or a name) read the
+    environment and print: the pass stands. The same report redirected into a file, and the same tools' verbs that
+    install, update or remove, may have changed the tree."""
+    from donegate.claims import QUERIES
+    for query in sorted(QUERIES):
+        for command in (" ".join(query), " ".join(query) + " --json", " ".join(query) + " pytest"):
+            [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": command}, 0), folder="/work/repo")
+            assert stretch.work == "verified", (command, claim.evidence)
+        [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": " ".join(query) + " > deps.txt"}, 0),
+                                    folder="/work/repo")
+        assert stretch.work == "unverified", (query, claim.evidence)
+    for command in ("npm install", "npm update", "npm ci", "pip download pytest", "uv sync",
+                    "uv lock", "cargo update", "cargo build", "go get example.com/x", "go mod tidy", "poetry lock",
+                    "npm run lint", "npm version patch", "uv pip compile pyproject.toml -o reqs.txt"):
+        [claim], stretch = _session(EDIT, PASS, ("Bash", {"command": command}, 0), folder="/work/repo")
+        assert stretch.work == "unverified", (command, claim.evidence)
+
+
 @pytest.mark.parametrize("command,work", [
     ("env | grep PATH", "verified"), ("printenv HOME", "verified"), ("FOO=1", "verified"), ("ps aux | grep pytest", "verified"),
     ("git -C /work/repo status", "verified"), ("git -c color.ui=never diff HEAD", "verified"), ("git stash list", "verified"),

@@ -21,7 +21,7 @@ __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', '
            'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE',
            'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS',
            'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS',
-           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED',
+           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED',
            'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING',
            'ALL_COUNTED', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
            'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers',
@@ -1320,14 +1320,20 @@ FORMATTERS = {"black": {"--check", "--diff"}, "isort": {"--check", "--check-only
               "prettier": {"--check", "-c", "--list-different", "-l"}, "gofmt": {"-l", "-d"}, "autopep8": {"--diff", "-d"},
               "yapf": {"--diff", "-d"}, "clang-format": {"--dry-run", "-n"}, "tsc": {"--noEmit"},
               ("ruff", "format"): {"--check", "--diff"}, ("cargo", "fmt"): {"--check"}}  # each with what only looks
+# Package managers' reports of what is installed or known: each reads the environment and prints.
+QUERIES = frozenset({("pip", "list"), ("pip", "show"), ("pip", "freeze"), ("pip", "check"), ("uv", "pip", "list"),
+                     ("uv", "pip", "show"), ("uv", "pip", "freeze"), ("uv", "pip", "tree"), ("uv", "tree"), ("npm", "ls"),
+                     ("npm", "list"), ("npm", "view"), ("npm", "outdated"), ("npm", "why"), ("npm", "explain"),
+                     ("cargo", "tree"), ("go", "list"), ("go", "version"), ("poetry", "show"), ("conda", "list")})
 # What makes any of them write: a fix, a file rewritten in place, a report written to a file, a new settings file.
 FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty|--init|--add-noqa"
                    r"|-o|--\S*(?:output|report|xml|html)\S*")
 
 
 def asks(words: list[str]) -> bool:
-    """Does the simple command only ask: a version or help, `find` that neither writes nor runs, a checker not
-    told to fix or a formatter told only to look (past `uv run`, `npx`, `python -m`)?"""
+    """Does the simple command only ask: a version or help, `find` that neither writes nor runs, a package manager's
+    report (`QUERIES`), a checker not told to fix or a formatter told only to look (past `uv run`, `npx`, `python
+    -m`)?"""
     name, args = _program(words)
     if args and all(a in ASKS for a in args):
         return True
@@ -1337,7 +1343,10 @@ def asks(words: list[str]) -> bool:
     name, args = (ran[0].rpartition("/")[2], ran[1:]) if ran else ("", [])
     if INTERPRETER.fullmatch(name) and args[:1] == ["-m"] and len(args) > 1:
         name, args = args[1], args[2:]  # `python -m mypy`
-    verb = next((a for a in args if not a.startswith("-")), "")
+    plain = [name, *(a for a in args if not a.startswith("-"))]
+    if any(tuple(plain[:len(query)]) == query for query in QUERIES):
+        return True  # a report of what is installed
+    verb = plain[1] if len(plain) > 1 else ""
     kind = next((k for k in ((name, verb), name) if k in CHECKERS or k in FORMATTERS), None)
     if kind is None or any(FIXES.fullmatch(a) for a in args):
         return False
