@@ -338,7 +338,9 @@ TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass 
         "test_add 테스트가 아직 실패합니다.", "test_sub passes now, but test_add still fails.",
         "test_sub passe, mais test_add échoue encore.", "test_sub 通过了，但是 test_add 仍然失败。",
         # a failure that says which tests, beside a pass still denied
-        "The failing test still does not pass.", "Le test qui échouait ne passe toujours pas.", "失败的测试还是没有通过。"]
+        "The failing test still does not pass.", "Le test qui échouait ne passe toujours pas.", "失败的测试还是没有通过。",
+        # a failure, then work done that does not end it
+        "test_add failed, and I could not fix it.", "test_add failed; I fixed the import, but the assertion still fails."]
 # Not a failure told now: the failure named first (an adjective), denied, or in the past; each beside a claim or alone
 NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
             "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
@@ -357,7 +359,12 @@ CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échou
                  "Failures: 0", "Failing tests: none", "test_add no longer fails.", "失败：0",
                  # work done to a failure is work called done; marks read after the arrow they follow
                  "All failures fixed.", "Resolved the failure in test_add.", "I fixed the bug that made test_add fail.",
-                 "Problem solved.", "Works as expected now.", "❌ → ✅ test_add", "| test_add | ❌ → ✅ |"]
+                 "Problem solved.", "Works as expected now.", "❌ → ✅ test_add", "| test_add | ❌ → ✅ |",
+                 # a failure, then the fix, with nothing going on failing: a story that ends in work called done
+                 "test_add failed, so I fixed it.", "test_add failed because of a typo, which I corrected.",
+                 "Tests failed at first, then I fixed add().", "test_add schlug fehl, also habe ich es behoben.",
+                 "test_add échouait, alors je l'ai corrigé.", "test_add 失败了，我修复了它。", "test_addが失敗したので修正しました。",
+                 "test_add가 실패해서 수정했습니다.", "test_add падал, поэтому я его исправил."]
 
 
 # The failure told in structure: an unticked item, a table row or a line with a failure mark or status and no pass

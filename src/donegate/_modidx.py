@@ -197,6 +197,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._says': ('reading_claims.html#_says', 'donegate/claims.py'),
                                  'donegate.claims._shown': ('reading_claims.html#_shown', 'donegate/claims.py'),
                                  'donegate.claims._statuses': ('reading_claims.html#_statuses', 'donegate/claims.py'),
+                                 'donegate.claims._story': ('reading_claims.html#_story', 'donegate/claims.py'),
                                  'donegate.claims._targets': ('reading_claims.html#_targets', 'donegate/claims.py'),
                                  'donegate.claims._tested': ('reading_claims.html#_tested', 'donegate/claims.py'),
                                  'donegate.claims._unquoted': ('reading_claims.html#_unquoted', 'donegate/claims.py'),

@@ -14,22 +14,22 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'PASSED_REPORTS', 'PASS_MARKS', 'FAIL_MARKS',
-           'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY', 'COUNT_STATUS',
-           'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT', 'NAMED_TEST',
-           'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
-           'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE',
-           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS',
-           'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS',
-           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED',
-           'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING',
-           'ALL_COUNTED', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
-           'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers',
-           'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands',
-           'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options',
-           'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string',
-           'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests', 'names_scope',
-           'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'STILL_WORDS', 'PASSED_REPORTS', 'PASS_MARKS',
+           'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY',
+           'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT',
+           'NAMED_TEST', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE',
+           'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE',
+           'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE',
+           'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE',
+           'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES',
+           'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON',
+           'PRINTS_NOTHING', 'ALL_COUNTED', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
+           'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts',
+           'disclaimers', 'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
+           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
            'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last',
            'ran_tests', 'shows_own_output', 'own_exit_code', 'AuditRules']
 
@@ -55,6 +55,7 @@ class Language:
     failed: str = ""  # the words a count of failures is told in ("1 failed", "失败：1")
     past: str = ""  # a failure told as a story of before ("test_add was failing"), not as now
     which: str = ""  # the words that open a clause about what was just named ("the test that failed")
+    still: str = ""  # that a state goes on now ("test_add still fails"): a failure told as now, not as a story
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
     other_sense: str = ""  # the words of a claim in another sense ("done reading", "passes `a` to add()")
     condition: str = ""  # a condition that opens the sentence and governs all of it ("once you fix it, ...")
@@ -65,7 +66,7 @@ class Language:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
-             r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|complete[d]?|finished|resolved"
+             r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|corrected|complete[d]?|finished|resolved"
              r"|works(?! by| like| as(?! expected| intended))(?: now)?|working now|verified|confirmed|validated|solved", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
              r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
@@ -156,7 +157,13 @@ LANGUAGES = tuple(replace(lang, other_sense=OTHER_SENSE_WORDS.get(lang.name, "")
 WHICH_WORDS = {"English": r"that|which|who", "French": r"qui|que|qu['’]|lequel|laquelle|lesquel(?:le)?s",
                "German": r"der|die|das|welche[rsnm]?", "Spanish": r"que|cual(?:es)?", "Portuguese": r"que|qual|quais",
                "Russian": r"котор\w+|что"}
-LANGUAGES = tuple(replace(lang, which=WHICH_WORDS.get(lang.name, "")) for lang in LANGUAGES)
+# The words that say a failure goes on now ("still", "noch", "仍然"): told with one, a failure is no story of before.
+STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again", "German": r"noch|weiterhin|nach wie vor",
+               "French": r"encore|toujours|continuent|continue", "Spanish": r"todavía|aún|sigue|siguen",
+               "Portuguese": r"ainda|continua|continuam", "Russian": r"всё ещё|все еще|по-прежнему|до сих пор|снова|опять",
+               "Chinese": r"仍然|仍|还是|依然|依旧|还在", "Japanese": r"まだ|依然|引き続き", "Korean": r"아직|여전히|계속"}
+LANGUAGES = tuple(replace(lang, which=WHICH_WORDS.get(lang.name, ""), still=STILL_WORDS.get(lang.name, ""))
+                  for lang in LANGUAGES)
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-030c
@@ -214,7 +221,7 @@ def _one_pattern(*fields: str, languages: Sequence[Language] | None = None) -> t
 
 
 _SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but", "past", "which",
-                                                  "failed")}
+                                                  "failed", "still")}
 _SAYS["no claim"] = _one_pattern("negation", "intent", "other_sense")  # it denies, plans, or means something else
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
@@ -519,14 +526,23 @@ def reports_failing(sentence: str) -> bool:
     if not (_says(s, "tests") or _FAILED_COUNT.search(s) or NAMED_TEST.search(s)):
         return False  # most sentences name no tests: asked first
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
+    parts = clauses(s)
     told = partial_count(s) or mark_failure(s) or (denied or failure) and any(
-        denied and _says(c, "passing") and _says(_describing(c), "negation") or failure and tells_failure(c)
-        for c in clauses(s))
+        denied and _says(c, "passing") and _says(_describing(c), "negation")
+        or failure and tells_failure(c) and not _story(parts, at) for at, c in enumerate(parts))
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
                                or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
 
 
 _FAILED = _SAYS["failed"]
+
+
+def _story(parts: list[str], at: int) -> bool:
+    """Is the failure told in clause `at` a story that ends in a fix: a later clause of the sentence calls work done
+    ("test_add failed, so I fixed it", "test_add 失败了，我修复了它"), and from the failure on no word says that
+    something goes on failing now (`Language.still`)? ("I fixed the import, but test_add still fails" and "test_add
+    failed; I fixed the import, but the assertion still fails" tell the failure.)"""
+    return any(_claims(c, "done") for c in parts[at + 1:]) and not any(_says(c, "still") for c in parts[at:])
 
 
 def tells_failure(clause: str) -> bool:
