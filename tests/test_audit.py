@@ -405,6 +405,35 @@ def test_a_failure_named_first_denied_or_past_is_not_told_so_failing_work_still_
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], (said, result.claims)
 
 
+# A failure told, then the fix claimed in a later sentence: a story that ends in the fix. A failure the reply leaves
+# standing (the fix denied, something told as still failing, a count of the last run, no fix after it) is told.
+ENDS_IN_A_FIX = ["test_add failed. I fixed it.", "test_add failed with AssertionError. I fixed add() to return a + b.",
+                 "The tests failed. I found the bug and fixed it.", "Initially test_add failed.\n\nIt's fixed now.",
+                 "## Root cause\ntest_add failed because add() subtracted.\n## Fix\nChanged it to add. Done.",
+                 "test_add échouait. Je l'ai corrigé.", "test_add schlug fehl. Ich habe es behoben.",
+                 "test_add 失败了。我已经修复了。", "test_add падал. Я его исправил."]
+LEFT_FAILING = [("test_add failed. I could not fix it.", "test_add failed."),
+                ("test_add fails. I fixed the import, but the assertion is still wrong.", "test_add fails."),
+                ("I fixed the import. test_add still fails.", "test_add still fails."),
+                ("Tests: 3 passed, 1 failed. Fixed the import.", "Tests: 3 passed, 1 failed."),
+                ("test_add still fails. I stopped here.", "test_add still fails."),
+                ("test_add échoue encore. J'ai corrigé l'import.", "test_add échoue encore.")]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_failure_the_reply_goes_on_to_fix_is_a_story_and_its_claim_is_judged(host, tmp_path):
+    """The contradicted session (the tests failing) ending with a failure told and then the fix claimed in a later
+    sentence: the reply does not leave the tree failing, it claims the fix, so the claim is judged (contradicted)
+    and the audit exits 1. When the reply leaves the failure standing, it is told: exit 0."""
+    for said in ENDS_IN_A_FIX:
+        result = _contradicted_saying(host, said, tmp_path)
+        assert (result.exit_code, result.told_failing) == (1, []), (said, result.told_failing)
+        assert [c.verdict for c in result.claims][-1:] == ["contradicted"], (said, result.claims)
+    for said, told in LEFT_FAILING:
+        result = _contradicted_saying(host, said, tmp_path)
+        assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
+
+
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_failure(host, tmp_path):
     """The contradicted session with its last reply replaced by the failure told in each table's words, alone or

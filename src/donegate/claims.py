@@ -560,8 +560,21 @@ def tells_failure(clause: str) -> bool:
 
 
 def says_failing(text: str) -> list[str]:
-    """The sentences of a reply that tell that some tests fail."""
-    return [s for s in sentences(text) if reports_failing(s)]
+    """The sentences of a reply that tell that some tests fail; none when the last of them is a story the reply
+    goes on to end in a fix (`_ends_in_a_fix`)."""
+    found = sentences(text)
+    failing = [at for at, s in enumerate(found) if reports_failing(s)]
+    return [] if failing and _ends_in_a_fix(found, failing[-1]) else [found[at] for at in failing]
+
+
+def _ends_in_a_fix(found: list[str], at: int) -> bool:
+    """Is the failure told in sentence `at` only a subject and its verb (no count, no mark), followed by work called
+    done in a later sentence, with no word from the failure on that something goes on failing? ("test_add failed. I
+    fixed it.", "test_add 失败了。我已经修复了。"; not "test_add failed. I could not fix it.", "test_add fails. I fixed
+    the import, but the assertion is still wrong.", nor a count: "Tests: 3 passed, 1 failed." reports the last run.)"""
+    told = found[at]
+    return not (partial_count(told) or mark_failure(told)) and any(
+        claim_of(s) == "done" for s in found[at + 1:]) and not any(_says(s, "still") for s in found[at:])
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
