@@ -340,7 +340,10 @@ TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass 
         # a failure that says which tests, beside a pass still denied
         "The failing test still does not pass.", "Le test qui échouait ne passe toujours pas.", "失败的测试还是没有通过。",
         # a failure, then work done that does not end it
-        "test_add failed, and I could not fix it.", "test_add failed; I fixed the import, but the assertion still fails."]
+        "test_add failed, and I could not fix it.", "test_add failed; I fixed the import, but the assertion still fails.",
+        # most of the tests: not all
+        "Most tests pass, but test_add still fails.", "Almost all tests pass now.", "Die meisten Tests bestehen.",
+        "La plupart des tests passent.", "La mayoría de las pruebas pasan.", "Большинство тестов проходит.", "大部分测试通过了。"]
 # Not a failure told now: the failure named first (an adjective), denied, or in the past; each beside a claim or alone
 NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
             "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
@@ -348,7 +351,7 @@ NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fa
 # A failure told before a pass is a story that ends in the claim, and a pass of all beside a failure is still a claim
 # about all: the claim stands, and is contradicted
 CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échouait, maintenant tous les tests passent.",
-                 "All tests pass, but the build is broken on Windows.",
+                 "All tests pass, but the build is broken on Windows.", "All tests pass, most of them quickly.",
                  # a failure that only says which tests (in a clause about them, or before their name) denies no pass
                  "The test that failed now passes.", "The tests which were failing pass now.",
                  "Le test qui échouait passe maintenant.", "Los tests que fallaban ahora pasan.",

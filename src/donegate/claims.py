@@ -69,6 +69,7 @@ LANGUAGES: tuple[Language, ...] = (
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|corrected|complete[d]?|finished|resolved"
              r"|works(?! by| like| as(?! expected| intended))(?: now)?|working now|verified|confirmed|validated|solved", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
+             r"|(?:most|almost all|nearly all) (?:of (?:the |my |our )?)?(?:\w+ )?(?:tests|checks|specs)"
              r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
              past=r"was|were|had",
@@ -78,30 +79,30 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
-             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser"
+             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser|(?:die meisten|fast alle) (?:\w+ )?(?:tests|prüfungen)"
              r"|die anderen|die übrigen|die restlichen|der rest",
              failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
-             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté|les (?:\w+ )?autres|le reste",
+             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté|les (?:\w+ )?autres|le reste|(?:la plupart des|presque tous les) (?:tests|vérifications)",
              failed=r"échou\w*|échecs?|erreurs?",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
-             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos"
+             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos|la mayoría de (?:las |los )?(?:pruebas|tests)|casi tod[ao]s (?:las |los )?(?:pruebas|tests)"
              r"|los demás|las demás|el resto|los otros|las otras",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
-             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto",
+             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto|(?:a maioria d|quase tod)[oa]s (?:os )?testes",
              failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
              intent=r"caso|vou|vamos|para verificar|para confirmar|para garantir|assim que"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
-             r"кроме|за исключением|остальн\w*", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
+             r"кроме|за исключением|остальн\w*|(?:большинство|почти все) тест\w*", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
              intent=r"ли|если|чтобы|проверю|проверим|запущу|буду"),
 )
 
@@ -110,13 +111,13 @@ LANGUAGES: tuple[Language, ...] = (
 # The languages written without spaces between words: their words are found where they stand (`spaced=False`)
 LANGUAGES += (
     Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
-             r"没|未|不|失败|无法", r"除了|其余|其他的", failed=r"失败|报错|错误",
+             r"没|未|不|失败|无法", r"除了|其余|其他的|(?:大部分|大多数|几乎所有)(?:的)?测试", failed=r"失败|报错|错误",
              intent=r"是否|如果|看看|确认一下|让我|我来|我会|我将|即将", spaced=False),
     Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
-             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて|残り|他の",
+             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて|残り|他の|(?:ほとんどの|大部分の)テスト",
              failed=r"失敗|エラー", intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
     Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
-             r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고|나머지", failed=r"실패|오류|에러",
+             r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고|나머지|(?:대부분의|거의 모든) 테스트", failed=r"실패|오류|에러",
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
 
