@@ -363,6 +363,7 @@ CLAIMED_AFTER = ["test_add failed before; now all tests pass.", "test_add échou
                  # work done to a failure is work called done; marks read after the arrow they follow
                  "All failures fixed.", "Resolved the failure in test_add.", "I fixed the bug that made test_add fail.",
                  "Problem solved.", "Works as expected now.", "❌ → ✅ test_add", "| test_add | ❌ → ✅ |",
+                 "| unit tests | 🟩 |",
                  # a failure, then the fix, with nothing going on failing: a story that ends in work called done
                  "test_add failed, so I fixed it.", "test_add failed because of a typo, which I corrected.",
                  "Tests failed at first, then I fixed add().", "test_add schlug fehl, also habe ich es behoben.",
@@ -377,7 +378,8 @@ TOLD_IN_STRUCTURE = [("- [x] Fixed the import\n- [ ] test_add still failing", "-
                      ("Done with the refactor.\n\n🔴 test_add", "🔴 test_add"),
                      ("Fixed add().\nTests: FAILED", "Tests: FAILED"),
                      ("| Test | Result |\n|---|---|\n| test_add | ❌ FAIL |\n| test_sub | ✅ PASS |", "| test_add | ❌ FAIL |"),
-                     ("`TestSub` passes.\n\n`TestAdd` still fails.", "`TestAdd` still fails.")]
+                     ("`TestSub` passes.\n\n`TestAdd` still fails.", "`TestAdd` still fails."),
+                     ("Fixed add().\n🟥 test_add", "🟥 test_add")]
 NOT_TOLD_IN_STRUCTURE = ["| test_add | ❌ → ✅ |", "- [x] Fixed add()\n- [x] All tests pass", "Done.\n| Lint | ❌ |",
                          "| test_sub | ✅ PASS |"]
 

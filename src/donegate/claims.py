@@ -334,7 +334,7 @@ def runner_passed(text: str) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033s
-PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢", "❌✗✘✖⛔🔴", "🧪"
+PASS_MARKS, FAIL_MARKS, TEST_SIGN = "✅✔✓☑🟢🟩", "❌✗✘✖⛔🔴🟥", "🧪"
 CHECKBOX = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[([ xX])\]\s*")  # a checklist item: [ ] or [x]
 
 
