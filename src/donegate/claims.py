@@ -256,10 +256,7 @@ def partial_count(sentence: str) -> bool:
         return True
     return _says(sentence, "but")
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-032
-_CONDITION = _one_pattern("condition")
-
-
+# %% ../../chapters/92_reading_claims.ipynb #ch92-031d
 def _says(clause: str, field: str) -> bool:
     return any(pattern.search(clause) for pattern in _SAYS[field])
 
@@ -293,6 +290,10 @@ def _claims(clause: str, field: str) -> bool:
         for pattern in _FAILURE_WORDS:
             clause = pattern.sub(lambda m: " " * len(m.group()), clause)
     return not _says(_describing(clause) if field == "passing" else clause, "no claim")
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-032
+_CONDITION = _one_pattern("condition")
 
 
 def claim_of(sentence: str) -> str | None:
@@ -560,6 +561,7 @@ def tells_failure(clause: str) -> bool:
     return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _says(clause, "past"))
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033y
 def says_failing(text: str) -> list[str]:
     """The sentences of a reply that tell that some tests fail; none when the last of them is a story the reply
     goes on to end in a fix (`_ends_in_a_fix`)."""
@@ -576,6 +578,7 @@ def _ends_in_a_fix(found: list[str], at: int) -> bool:
     told = found[at]
     return not (partial_count(told) or mark_failure(told)) and any(
         claim_of(s) == "done" for s in found[at + 1:]) and not any(_says(s, "still") for s in found[at:])
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
 import os
