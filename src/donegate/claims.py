@@ -520,10 +520,11 @@ def names_its_tests(claim: str) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033x
-def reports_failing(sentence: str) -> bool:
+def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
     """Does the sentence tell that some tests fail: a partial count, "all but" said of the tests, a pass of the tests
-    denied in its own clause, a clause that tells a failure (`tells_failure`), or a failure mark or status and no
-    pass one (`mark_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
+    denied in its own clause, a clause that tells a failure (`tells_failure`) and no story that ends in a fix
+    (`_story`; `after`: the reply's sentences after it), or a failure mark or status and no pass one
+    (`mark_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
     s = sentence.strip()
     if not (_says(s, "tests") or _FAILED_COUNT.search(s) or NAMED_TEST.search(s)):
         return False  # most sentences name no tests: asked first
@@ -531,7 +532,7 @@ def reports_failing(sentence: str) -> bool:
     parts = clauses(s)
     told = partial_count(s) or mark_failure(s) or (denied or failure) and any(
         denied and _says(c, "passing") and _says(_describing(c), "negation")
-        or failure and tells_failure(c) and not _story(parts, at) for at, c in enumerate(parts))
+        or failure and tells_failure(c) and not _story(parts, at, after) for at, c in enumerate(parts))
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
                                or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
 
@@ -539,12 +540,14 @@ def reports_failing(sentence: str) -> bool:
 _FAILED = _SAYS["failed"]
 
 
-def _story(parts: list[str], at: int) -> bool:
-    """Is the failure told in clause `at` a story that ends in a fix: a later clause of the sentence calls work done
-    ("test_add failed, so I fixed it", "test_add 失败了，我修复了它"), and from the failure on no word says that
-    something goes on failing now (`Language.still`)? ("I fixed the import, but test_add still fails" and "test_add
-    failed; I fixed the import, but the assertion still fails" tell the failure.)"""
-    return any(_claims(c, "done") for c in parts[at + 1:]) and not any(_says(c, "still") for c in parts[at:])
+def _story(parts: list[str], at: int, after: Sequence[str] = ()) -> bool:
+    """Is the failure told in clause `at` a story that ends in a fix: work called done after it, in a later clause
+    of its sentence or a later sentence of the reply (`after`: "test_add failed, so I fixed it", "test_add failed.
+    I fixed it.", "test_add 失败了。我已经修复了。"), and from the failure on no word that something goes on failing
+    (`Language.still`)? ("I fixed the import, but test_add still fails", "test_add failed; I fixed the import, but
+    the assertion still fails" and "test_add failed. I could not fix it." tell the failure.)"""
+    return not any(_says(c, "still") for c in (*parts[at:], *after)) and (
+        any(_claims(c, "done") for c in parts[at + 1:]) or any(claim_of(s) == "done" for s in after))
 
 
 def tells_failure(clause: str) -> bool:
@@ -563,21 +566,10 @@ def tells_failure(clause: str) -> bool:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033y
 def says_failing(text: str) -> list[str]:
-    """The sentences of a reply that tell that some tests fail; none when the last of them is a story the reply
-    goes on to end in a fix (`_ends_in_a_fix`)."""
+    """The sentences of a reply that tell that some tests fail, each read with the sentences after it (a failure
+    the reply goes on to end in a fix is a story: `_story`)."""
     found = sentences(text)
-    failing = [at for at, s in enumerate(found) if reports_failing(s)]
-    return [] if failing and _ends_in_a_fix(found, failing[-1]) else [found[at] for at in failing]
-
-
-def _ends_in_a_fix(found: list[str], at: int) -> bool:
-    """Is the failure told in sentence `at` only a subject and its verb (no count, no mark), followed by work called
-    done in a later sentence, with no word from the failure on that something goes on failing? ("test_add failed. I
-    fixed it.", "test_add 失败了。我已经修复了。"; not "test_add failed. I could not fix it.", "test_add fails. I fixed
-    the import, but the assertion is still wrong.", nor a count: "Tests: 3 passed, 1 failed." reports the last run.)"""
-    told = found[at]
-    return not (partial_count(told) or mark_failure(told)) and any(
-        claim_of(s) == "done" for s in found[at + 1:]) and not any(_says(s, "still") for s in found[at:])
+    return [s for at, s in enumerate(found) if reports_failing(s, found[at + 1:])]
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
