@@ -340,10 +340,12 @@ TOLD = ["3 of 4 tests pass.", "Tests: 3 passed, 1 failed.", "Not all tests pass 
         # a failure that says which tests, beside a pass still denied
         "The failing test still does not pass.", "Le test qui échouait ne passe toujours pas.", "失败的测试还是没有通过。",
         # a failure, then work done that does not end it
-        "test_add failed, and I could not fix it.", "test_add failed; I fixed the import, but the assertion still fails.",
+        "test_add failed, and I could not fix it.",
+        "test_add failed; I fixed the import, but the assertion still fails.",
         # most of the tests: not all
         "Most tests pass, but test_add still fails.", "Almost all tests pass now.", "Die meisten Tests bestehen.",
-        "La plupart des tests passent.", "La mayoría de las pruebas pasan.", "Большинство тестов проходит.", "大部分测试通过了。"]
+        "La plupart des tests passent.", "La mayoría de las pruebas pasan.", "Большинство тестов проходит.",
+        "大部分测试通过了。"]
 # Not a failure told now: the failure named first (an adjective), denied, or in the past; each beside a claim or alone
 NOT_TOLD = ["The failing test is fixed; all tests pass.", "test_add no longer fails; all tests pass.",
             "I looked at the failing test, and all tests pass now.", "test_add was failing because add() subtracted.",
@@ -714,7 +716,8 @@ SHOWN = ["{c} | tail -{n}", "{c} 2>&1 | tail -n {n}", "{c} | head -{m}", "{c} 2>
          "{c} || true", "{c} 2>&1 | tail -n +1 | head -n {m}", "cd /work/repo && {c} | tail -{n}", "{c} |& tail -{n}",
          "source .venv/bin/activate && {c} 2>&1 | tail -{n}", "bash -lc '{c} | tail -{n}'", "{c} || :"]
 # Lines whose output may not be the runner's words: a rewriting filter, a byte cut, another file, a second program.
-RESHOWN = ["{c} | sed s/failed/passed/", "{c} | grep -o '[0-9]* passed.*'", "{c} | tail -c {n}", "{c} | tail -{n} old.log",
+RESHOWN = ["{c} | sed s/failed/passed/", "{c} | grep -o '[0-9]* passed.*'", "{c} | tail -c {n}",
+           "{c} | tail -{n} old.log",
            "{c} | awk '{{print}}'", "{c}; echo done", "echo '4 passed in 0.01s'; {c} | tail -0", "{c} | tail -n 0",
            "{c} | cut -c 1-80", "{c} | tail -{n} &", "! {c} | tail -{n}", "{c} | head -c {m}"]
 
@@ -732,14 +735,16 @@ def test_a_masked_run_whose_line_shows_the_runners_own_summary_is_judged_by_that
         for _ in range(3):
             line = form.format(c=draw.choice(checks), n=draw.randint(1, 40), m=draw.randint(40, 400))
             runner = draw.choice(counted)
-            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[runner]), folder="/work/repo")
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[runner]),
+                                        folder="/work/repo")
             assert (claim.verdict, stretch.work) == ("supported", "verified"), (line, runner, claim.evidence)
             failed = FAILED_SUMMARIES.get(runner, FAILED_SUMMARIES["pytest -q"])
             [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, failed), folder="/work/repo")
             assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (line, runner, claim.evidence)
         for runner in ("go", "cargo"):  # one summary per package or binary
             line = form.format(c=draw.choice(checks), n=1, m=300)
-            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[runner]), folder="/work/repo")
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, PASSED_SUMMARIES[runner]),
+                                        folder="/work/repo")
             assert (claim.verdict, stretch.work) == ("unsupported", "unverified"), (line, runner, claim.evidence)
     for form in RESHOWN:
         for _ in range(3):
@@ -769,10 +774,12 @@ def test_a_line_that_prints_the_checks_own_exit_code_last_is_judged_by_that_code
             line = form.format(c=draw.choice(checks), e=words, n=draw.randint(1, 30))
             ran = draw.choice([*PASSED_SUMMARIES.values(), "> calc@1.0.0 test\n> node --test", ""])
             host = draw.choice(["", "Process Group PGID: 9785\n</untrusted_context>\n"])  # Gemini's fields after it
-            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{ran}\n{words}0\n{host}"), folder="/work/repo")
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{ran}\n{words}0\n{host}"),
+                                        folder="/work/repo")
             assert (claim.verdict, stretch.work) == ("supported", "verified"), (line, ran, claim.evidence)
             failed = draw.choice(list(FAILED_SUMMARIES.values()))
-            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{failed}\n{words}1\n"), folder="/work/repo")
+            [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, f"{failed}\n{words}1\n"),
+                                        folder="/work/repo")
             assert (claim.verdict, stretch.work) == ("contradicted", "failing"), (line, failed, claim.evidence)
             broken = f"ImportError: no module named calc\n{words}2\n"  # no summary: the printed code says it failed
             [claim], stretch = _session(EDIT, ("Bash", {"command": line}, 0, broken), folder="/work/repo")

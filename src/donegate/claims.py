@@ -66,8 +66,11 @@ class Language:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
-             r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok", r"done|fixed|corrected|complete[d]?|finished|resolved"
-             r"|works(?! by| like| as(?! expected| intended))(?: now)?|working now|verified|confirmed|validated|solved", r"not|never|no longer|cannot|\w+n['’]t|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
+             r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok",
+             r"done|fixed|corrected|complete[d]?|finished|resolved|works(?! by| like| as(?! expected| intended))"
+             r"(?: now)?|working now|verified|confirmed|validated|solved",
+             r"not|never|no longer|cannot|\w+n['’]t"
+             r"|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
              r"|(?:most|almost all|nearly all) (?:of (?:the |my |our )?)?(?:\w+ )?(?:tests|checks|specs)"
              r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
@@ -79,30 +82,36 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
-             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*", r"bis auf|außer|ausser|(?:die meisten|fast alle) (?:\w+ )?(?:tests|prüfungen)"
+             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*",
+             r"bis auf|außer|ausser|(?:die meisten|fast alle) (?:\w+ )?(?:tests|prüfungen)"
              r"|die anderen|die übrigen|die restlichen|der rest",
              failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
              r"|validés?", r"terminée?s?|finie?s?|corrigée?s?|résolue?s?|réglée?s?",
-             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?", r"sauf|hormis|à part|excepté|les (?:\w+ )?autres|le reste|(?:la plupart des|presque tous les) (?:tests|vérifications)",
+             r"ne|n['’]|pas|jamais|aucun\w*|échou\w*|échecs?",
+             r"sauf|hormis|à part|excepté|les (?:\w+ )?autres|le reste"
+             r"|(?:la plupart des|presque tous les) (?:tests|vérifications)",
              failed=r"échou\w*|échecs?|erreurs?",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
              r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
-             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)", r"excepto|salvo|todas menos|todos menos|la mayoría de (?:las |los )?(?:pruebas|tests)|casi tod[ao]s (?:las |los )?(?:pruebas|tests)"
-             r"|los demás|las demás|el resto|los otros|las otras",
+             r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)",
+             r"excepto|salvo|todas menos|todos menos|la mayoría de (?:las |los )?(?:pruebas|tests)"
+             r"|casi tod[ao]s (?:las |los )?(?:pruebas|tests)|los demás|las demás|el resto|los otros|las otras",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
-             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto|(?:a maioria d|quase tod)[oa]s (?:os )?testes",
+             r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto"
+             r"|(?:a maioria d|quase tod)[oa]s (?:os )?testes",
              failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
              intent=r"caso|vou|vamos|para verificar|para confirmar|para garantir|assim que"),
     Language("Russian", r"тест\w*|провер\w*|сборк\w*|ci", r"проход\w*|прошл\w*|пройден\w*|зел[её]н\w*|успешн\w*",
              r"готово|исправлен\w*|исправил\w*|сделано|завершен\w*", r"не|нет|ни|никогда|пада\w*|упал\w*|провал\w*",
-             r"кроме|за исключением|остальн\w*|(?:большинство|почти все) тест\w*", failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
+             r"кроме|за исключением|остальн\w*|(?:большинство|почти все) тест\w*",
+             failed=r"пада\w*|упал\w*|провал\w*|ошиб\w*",
              intent=r"ли|если|чтобы|проверю|проверим|запущу|буду"),
 )
 
@@ -161,7 +170,8 @@ WHICH_WORDS = {"English": r"that|which|who", "French": r"qui|que|qu['’]|lequel
 # The words that say a failure goes on now ("still", "noch", "仍然"): told with one, a failure is no story of before.
 STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again", "German": r"noch|weiterhin|nach wie vor",
                "French": r"encore|toujours|continuent|continue", "Spanish": r"todavía|aún|sigue|siguen",
-               "Portuguese": r"ainda|continua|continuam", "Russian": r"всё ещё|все еще|по-прежнему|до сих пор|снова|опять",
+               "Portuguese": r"ainda|continua|continuam",
+               "Russian": r"всё ещё|все еще|по-прежнему|до сих пор|снова|опять",
                "Chinese": r"仍然|仍|还是|依然|依旧|还在", "Japanese": r"まだ|依然|引き続き", "Korean": r"아직|여전히|계속"}
 LANGUAGES = tuple(replace(lang, which=WHICH_WORDS.get(lang.name, ""), still=STILL_WORDS.get(lang.name, ""))
                   for lang in LANGUAGES)
@@ -461,7 +471,8 @@ _NONE_COUNTED = re.compile(rf"(?:{_FAILURES}|fail(?:ed|ing) tests?)\s*[:：=]\s*
 def none_failed(sentence: str) -> bool:
     """Does the sentence tell a pass as no failure ("No failures.", "Keine Fehlschläge mehr.", "没有失败。", "Failures:
     0"), neither as a question, a plan, a condition nor beside a count of failures?"""
-    return (any(p.search(sentence) for p in NONE_FAILED) or _NONE_COUNTED.search(sentence) is not None) and not sentence.rstrip().endswith(("?", "？")) and not (
+    said = any(p.search(sentence) for p in NONE_FAILED) or _NONE_COUNTED.search(sentence) is not None
+    return said and not sentence.rstrip().endswith(("?", "？")) and not (
         any(p.search(sentence) for p in INTENT) or any(p.match(sentence.lstrip()) for p in _CONDITION)
         or partial_count(sentence))
 
@@ -1347,9 +1358,10 @@ FORMATTERS = {"black": {"--check", "--diff"}, "isort": {"--check", "--check-only
               ("ruff", "format"): {"--check", "--diff"}, ("cargo", "fmt"): {"--check"}}  # each with what only looks
 # Package managers' reports of what is installed or known: each reads the environment and prints.
 QUERIES = frozenset({("pip", "list"), ("pip", "show"), ("pip", "freeze"), ("pip", "check"), ("uv", "pip", "list"),
-                     ("uv", "pip", "show"), ("uv", "pip", "freeze"), ("uv", "pip", "tree"), ("uv", "tree"), ("npm", "ls"),
-                     ("npm", "list"), ("npm", "view"), ("npm", "outdated"), ("npm", "why"), ("npm", "explain"),
-                     ("cargo", "tree"), ("go", "list"), ("go", "version"), ("poetry", "show"), ("conda", "list")})
+                     ("uv", "pip", "show"), ("uv", "pip", "freeze"), ("uv", "pip", "tree"), ("uv", "tree"),
+                     ("npm", "ls"), ("npm", "list"), ("npm", "view"), ("npm", "outdated"), ("npm", "why"),
+                     ("npm", "explain"), ("cargo", "tree"), ("go", "list"), ("go", "version"), ("poetry", "show"),
+                     ("conda", "list")})
 # What makes any of them write: a fix, a file rewritten in place, a report written to a file, a new settings file.
 FIXES = re.compile(r"--fix.*|--unsafe-fixes|--write|-w|--in-place|-i|--apply|--allow-dirty|--init|--add-noqa"
                    r"|-o|--\S*(?:output|report|xml|html)\S*")
@@ -1530,7 +1542,8 @@ def edited_modules(written: Written) -> set[str]:
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075
 # What a host adds after a command's output (Gemini CLI's fields).
-HOST_FIELDS = re.compile(r"\s*(?:(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*|</?untrusted_context>)\s*")
+HOST_FIELDS = re.compile(r"\s*(?:(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): .*"
+                         r"|</?untrusted_context>)\s*")
 # What runners print after their summary (their own trailers, more suites' lines, a rule, make leaving a folder), and
 # the host's fields.
 TRAILERS = re.compile(r"\s*(?:[=\-─━*~_]*|(?:Test Suites|Tests|Snapshots|Time):.*|Ran all test suites.*|(?:Test Files|Start at|"
@@ -1586,7 +1599,7 @@ def ran_tests(command: str, output: str, home: str | None = None) -> tuple[str, 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-075u
 PASS_ON = frozenset({"tail", "head", "cat", "tee"})  # they show the lines they are given as they are, or fewer
-PRINTS_NOTHING = frozenset({"cd", "pushd", "export", "set"})  # what may come before the check: it prints nothing of tests
+PRINTS_NOTHING = frozenset({"cd", "pushd", "export", "set"})  # may come before the check: prints nothing of tests
 _LINES = re.compile(r"[+-]?\d+")  # `tail -n +5`, `head -50`: a count of lines, not a file to show instead
 _NO_LINES = re.compile(r"(?:-[a-z]*|--\w+=)?[+-]?0+")  # `tail -0`, `head -n 0`: shows none of it
 
@@ -1594,7 +1607,8 @@ _NO_LINES = re.compile(r"(?:-[a-z]*|--\w+=)?[+-]?0+")  # `tail -0`, `head -n 0`:
 def _quiet(words: list[str]) -> bool:
     """Does a command before the check print nothing of tests (`cd repo`, `source .venv/bin/activate`)?"""
     program, args = _program(words)
-    return program in PRINTS_NOTHING or program in ("source", ".") and len(args) == 1 and args[0].endswith("bin/activate")
+    activates = program in ("source", ".") and len(args) == 1 and args[0].endswith("bin/activate")
+    return program in PRINTS_NOTHING or activates
 
 
 def _parts(line: str) -> tuple[list[list[str]], list[str]] | None:
