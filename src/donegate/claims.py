@@ -102,6 +102,12 @@ LANGUAGES: tuple[Language, ...] = (
              r"|casi tod[ao]s (?:las |los )?(?:pruebas|tests)|los demás|las demás|el resto|los otros|las otras",
              failed=r"fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)|fallos?|errores|error",
              intent=r"si|voy a|vamos a|para verificar|para confirmar|para asegurarme|una vez que"),
+)
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-022r
+# Two more spaced languages, read as the four above
+LANGUAGES += (
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
              r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
              r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto"
