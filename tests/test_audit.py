@@ -412,17 +412,27 @@ def test_a_failure_named_first_denied_or_past_is_not_told_so_failing_work_still_
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], (said, result.claims)
 
 
-# A failure told, then the fix claimed in a later sentence: a story that ends in the fix. A failure the reply leaves
-# standing (the fix denied, something told as still failing, a count of the last run, no fix after it) is told.
+# A failure told, then the fix claimed in a later sentence: a story that ends in the fix, however the failure was told
+# (a clause, a count, a denied pass, a mark). A failure the reply leaves standing (the fix denied, something told as
+# still failing, a count after the fix, no fix after it) is told.
 ENDS_IN_A_FIX = ["test_add failed. I fixed it.", "test_add failed with AssertionError. I fixed add() to return a + b.",
                  "The tests failed. I found the bug and fixed it.", "Initially test_add failed.\n\nIt's fixed now.",
                  "## Root cause\ntest_add failed because add() subtracted.\n## Fix\nChanged it to add. Done.",
                  "test_add échouait. Je l'ai corrigé.", "test_add schlug fehl. Ich habe es behoben.",
-                 "test_add 失败了。我已经修复了。", "test_add падал. Я его исправил."]
+                 "test_add 失败了。我已经修复了。", "test_add падал. Я его исправил.",
+                 # a failure told by a count, a denied pass or a mark ends in a fix too
+                 "Tests: 3 passed, 1 failed. Fixed it.", "1 test failed: test_add. Fixed by changing the operator.",
+                 "There was 1 failure in test_add; I've fixed the bug causing it.", "1 failed → fixed ✅",
+                 "Problem: 1 test failed (test_add).\nSolution: changed the operator. Resolved.",
+                 "test_add did not pass. I corrected the operator.", "| test_add | ❌ FAIL |\n\nFixed by using `+`.",
+                 "**Problem:** test_add failed.\n**Fix:** changed `-` to `+`.",
+                 "test_add が失敗していました。演算子を修正して解決しました。", "test_add 실패. 원인을 찾아 해결했습니다."]
 LEFT_FAILING = [("test_add failed. I could not fix it.", "test_add failed."),
                 ("test_add fails. I fixed the import, but the assertion is still wrong.", "test_add fails."),
                 ("I fixed the import. test_add still fails.", "test_add still fails."),
-                ("Tests: 3 passed, 1 failed. Fixed the import.", "Tests: 3 passed, 1 failed."),
+                ("Fixed the import. Tests: 3 passed, 1 failed.", "Tests: 3 passed, 1 failed."),
+                ("Tests: 3 passed, 1 failed. Fixed the import, but the assertion still fails.", "Tests: 3 passed, 1 failed."),
+                ("test_add schlägt immer noch fehl.", "test_add schlägt immer noch fehl."),
                 ("test_add still fails. I stopped here.", "test_add still fails."),
                 ("test_add échoue encore. J'ai corrigé l'import.", "test_add échoue encore.")]
 

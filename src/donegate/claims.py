@@ -68,7 +68,7 @@ LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok",
              r"done|fixed|corrected|complete[d]?|finished|resolved|works(?! by| like| as(?! expected| intended))"
-             r"(?: now)?|working now|verified|confirmed|validated|solved",
+             r"(?: now)?|working now|verified|confirmed|validated|solved|(?:fix|solution)\W{0,3}:\W{0,3}\w+ed",
              r"not|never|no longer|cannot|\w+n['’]t"
              r"|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
@@ -82,10 +82,10 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:how|why) (?:\S+ ){0,3}?works|only when|required|requires?"),
     Language("German", r"tests?|prüfungen|checks?|testsuite|build|ci", r"bestanden|bestehen|besteht|grün"
              r"|(?:laufen|läuft)(?:\s+\w+){0,3}?\s+durch|erfolgreich|(?:sind|ist) ok", r"fertig|erledigt|behoben|gefixt|repariert|abgeschlossen",
-             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|schlagen fehl|schlägt fehl|scheiter\w*",
+             r"nicht|kein\w*|nie|niemals|fehlgeschlagen|(?:schlagen|schlägt)(?: [\w-]+){0,4}? fehl|scheiter\w*",
              r"bis auf|außer|ausser|(?:die meisten|fast alle) (?:\w+ )?(?:tests|prüfungen)"
              r"|die anderen|die übrigen|die restlichen|der rest",
-             failed=r"fehlgeschlagen|schlagen fehl|schlägt fehl|Fehler",
+             failed=r"fehlgeschlagen|(?:schlagen|schlägt)(?: [\w-]+){0,4}? fehl|scheiter\w*|Fehler",
              intent=r"ob|falls|wenn|sobald|lass mich|lasse mich|ich werde|werde ich|um sicherzustellen"
              r"|um zu prüfen|um zu überprüfen"),
     Language("French", r"tests?|vérifications?|contrôles?|build|ci", r"passent|passe|réussi\w*|au vert|verts?|(?:sont|est) ok"
@@ -125,13 +125,13 @@ LANGUAGES += (
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022k
 # The languages written without spaces between words: their words are found where they stand (`spaced=False`)
 LANGUAGES += (
-    Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了",
+    Language("Chinese", r"测试|单测|用例|检查|构建|CI", r"通过|全绿|绿了|都过了|跑通|成功", r"改好了|修好了|完成|搞定|已修复|修复了|已解决|解决了",
              r"没|未|不|失败|无法", r"除了|其余|其他的|(?:大部分|大多数|几乎所有)(?:的)?测试", failed=r"失败|报错|错误",
              intent=r"是否|如果|看看|确认一下|让我|我来|我会|我将|即将", spaced=False),
     Language("Japanese", r"テスト|検査|チェック|ビルド|CI", r"通過|パス|成功|合格|通りました|通った|通る|グリーン",
-             r"完了|修正しました|直しました|終わりました|できました", r"ない|ません|なかった|失敗|未", r"以外|を除いて|残り|他の|(?:ほとんどの|大部分の)テスト",
+             r"完了|修正しました|直しました|終わりました|できました|解決しました|修正済み", r"ない|ません|なかった|失敗|未", r"以外|を除いて|残り|他の|(?:ほとんどの|大部分の)テスト",
              failed=r"失敗|エラー", intent=r"かどうか|もし|ましょう|てみます|確認します|予定|つもり", spaced=False),
-    Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다",
+    Language("Korean", r"테스트|검사|빌드|CI", r"통과|성공|그린", r"완료|수정했습니다|고쳤습니다|끝났습니다|해결했습니다|해결되었습니다",
              r"않|못|실패|안(?<!\S안)(?!\S)", r"제외|빼고|나머지|(?:대부분의|거의 모든) 테스트", failed=r"실패|오류|에러",
              intent=r"는지|인지|만약|겠습니다|겠어요|볼게요|할게요", spaced=False),
 )
@@ -326,7 +326,12 @@ def claim_of(sentence: str) -> str | None:
     if passing is not None and not partial_count(sentence) and not (
             NAMED_TEST.search(parts[passing]) and any(tells_failure(c) for c in parts[passing + 1:])):
         return "tests"  # a pass told, not of named tests beside a failure ("test_sub passes, but test_add still fails")
-    return "done" if any(_claims(c, "done") for c in parts) else None
+    if any(_claims(c, "done") for c in parts):
+        return "done"
+    return "done" if _LABEL.match(sentence) and _claims(sentence, "done") else None  # "**Fix:** changed it"
+
+
+_LABEL = re.compile(r"\W*\w+\W{0,3}[:：]")  # a sentence that opens with a label, its words cut from it at the colon
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033r
 # Each test runner's own summary of a pass, as it prints it (section 7 reads a command's output with it too).
@@ -539,30 +544,33 @@ def names_its_tests(claim: str) -> bool:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033x
 def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
     """Does the sentence tell that some tests fail: a partial count, "all but" said of the tests, a pass of the tests
-    denied in its own clause, a clause that tells a failure (`tells_failure`) and no story that ends in a fix
-    (`_story`; `after`: the reply's sentences after it), or a failure mark or status and no pass one
-    (`mark_failure`)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
+    denied in its own clause, a clause that tells a failure (`tells_failure`), or a failure mark or status and no
+    pass one (`mark_failure`), each with no story after it that ends in a fix (`_story`; `after`: the reply's
+    sentences after it)? Not as a question, a plan or a condition, not that nothing fails or that it was not run."""
     s = sentence.strip()
     if not (_says(s, "tests") or _FAILED_COUNT.search(s) or NAMED_TEST.search(s)):
         return False  # most sentences name no tests: asked first
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
-    parts = clauses(s)
-    told = partial_count(s) or mark_failure(s) or (denied or failure) and any(
-        denied and _says(c, "passing") and _says(_describing(c), "negation")
-        or failure and tells_failure(c) and not _story(parts, at, after) for at, c in enumerate(parts))
+    parts = [part for c in clauses(s) for part in _ARROW.split(c) if part.strip()]  # "1 failed → fixed" is two
+    counted = partial_count(s) or mark_failure(s)
+    told = any(not _story(parts, at, after) for at, c in enumerate(parts) if (
+        counted and (partial_count(c) or mark_failure(c)) or denied and _says(c, "passing")
+        and _says(_describing(c), "negation") or failure and tells_failure(c))) or counted and not any(
+        partial_count(c) or mark_failure(c) for c in parts) and not _story(parts, 0, after)  # a count across clauses
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
                                or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
 
 
 _FAILED = _SAYS["failed"]
+_ARROW = re.compile(r"\s(?:→|->|=>|⟶)\s")
 
 
 def _story(parts: list[str], at: int, after: Sequence[str] = ()) -> bool:
     """Is the failure told in clause `at` a story that ends in a fix: work called done after it, in a later clause
-    of its sentence or a later sentence of the reply (`after`: "test_add failed, so I fixed it", "test_add failed.
-    I fixed it.", "test_add 失败了。我已经修复了。"), and from the failure on no word that something goes on failing
-    (`Language.still`)? ("I fixed the import, but test_add still fails", "test_add failed; I fixed the import, but
-    the assertion still fails" and "test_add failed. I could not fix it." tell the failure.)"""
+    of its sentence or a later sentence of the reply (`after`: "test_add failed, so I fixed it", "Tests: 3 passed,
+    1 failed. Fixed it.", "test_add 失败了。我已经修复了。"), and from the failure on no word that something goes on
+    failing (`Language.still`)? ("I fixed the import, but test_add still fails", "Tests: 3 passed, 1 failed. Fixed
+    the import; test_add still fails." and "test_add failed. I could not fix it." tell the failure.)"""
     return not any(_says(c, "still") for c in (*parts[at:], *after)) and (
         any(_claims(c, "done") for c in parts[at + 1:]) or any(claim_of(s) == "done" for s in after))
 
