@@ -447,7 +447,7 @@ NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "Russian": r"не\s+(?:\w+\s+){0,2}?(?:запуска|запусти|проверя|провери|прогоня|прогна|выполня|выполни)\w*",
     "Chinese": _each("没|没有|未|无法|不能|没能", "(?:运行|跑|执行|测试|验证)"),
     "Japanese": _each("実行|テスト|確認", "(?:が|は)?(?:して(?:い)?(?:ません|ない)|でき(?:ません|ない|なかった))") + "|未実行",
-    "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*(?:하지 않았|할\s*수\s*없|하지\s*못)") + "|"
+    "Korean": _each("실행|테스트|확인", r"(?:을|를)?\s*(?:하지(?:는|도)?\s*않았|할\s*수\s*없|하지(?:는|도)?\s*못)") + "|"
               + _each("실행|테스트", r"(?:은|는)?\s*안\s*했")}
 # Each table takes its words as one field more, searched as its other fields are (section 3: by first letter).
 LANGUAGES = tuple(replace(lang, not_run=NOT_RUN_WORDS.get(lang.name, "")) for lang in LANGUAGES)
