@@ -23,6 +23,13 @@ FIXTURES = {f"{p.relative_to(TRANSCRIPTS).parts[0]}/{p.relative_to(TRANSCRIPTS).
 DONEGATE = str(Path(sys.executable).parent / "donegate")
 
 
+def expected(name: str) -> dict:
+    """What a fixture ("host/scenario") is expected to give: its scenario's line in expected.json, with what that
+    line gives for the host itself where hosts differ (a shell that keeps its folder from call to call)."""
+    host, scenario = name.split("/")
+    return {**EXPECTED[scenario], **EXPECTED[scenario].get(host, {})}
+
+
 def donegate_audit(*args: str) -> subprocess.CompletedProcess:
     """The console script, as a person runs it."""
     return subprocess.run([DONEGATE, "audit", *args], capture_output=True, text=True, timeout=120)
@@ -47,24 +54,24 @@ def test_the_console_script_prints_and_exits_as_the_command_line_does():
     """`donegate audit` as a person runs it (a process of its own) is the command line each fixture is judged by below."""
     for name in ("claude-code/supported", "codex/contradicted"):
         run, same = donegate_audit(str(FIXTURES[name])), cli(str(FIXTURES[name]))
-        assert (run.returncode, run.stdout) == (same.returncode, same.stdout) and run.returncode == EXPECTED[
-            name.split("/")[1]]["exit"], run.stdout + run.stderr
+        assert (run.returncode, run.stdout) == (same.returncode, same.stdout) and run.returncode == expected(name)["exit"], \
+            run.stdout + run.stderr
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
-    scenario = name.split("/")[1]
+    want = expected(name)
     run = cli(str(FIXTURES[name]))
-    assert run.returncode == EXPECTED[scenario]["exit"], run.stdout + run.stderr
+    assert run.returncode == want["exit"], run.stdout + run.stderr
     printed = [line.split()[0].lower() for line in run.stdout.splitlines()
                if line.startswith("  ") and line.split() and line.split()[0] in au.LABELS.values()]
-    assert printed == EXPECTED[scenario]["verdicts"], run.stdout
+    assert printed == want["verdicts"], run.stdout
     result = tr.audit_transcript(FIXTURES[name])
     assert result.imported.host == name.split("/")[0] and not result.imported.damaged
-    assert [c.verdict for c in result.claims] == EXPECTED[scenario]["verdicts"]
-    assert result.work[-1].work == EXPECTED[scenario]["work"], [(s.work, s.evidence) for s in result.work]
-    assert bool(result.not_run) == EXPECTED[scenario].get("said_not_run", False), result.not_run
-    assert bool(result.told_failing) == EXPECTED[scenario].get("told_failing", False), result.told_failing
+    assert [c.verdict for c in result.claims] == want["verdicts"]
+    assert result.work[-1].work == want["work"], [(s.work, s.evidence) for s in result.work]
+    assert bool(result.not_run) == want.get("said_not_run", False), result.not_run
+    assert bool(result.told_failing) == want.get("told_failing", False), result.told_failing
 
 
 def test_an_audit_leaves_no_folder_behind(tmp_path):
@@ -209,7 +216,7 @@ def test_the_naive_audit_is_fooled_by_the_fixtures_the_rule_is_not():
     for name, path in FIXTURES.items():
         replies = [s.text for s in tr.read_transcript(path).steps if s.kind == "reply"]
         naive_pass = bool(replies) and "pass" in replies[-1].lower()
-        if naive_pass and EXPECTED[name.split("/")[1]]["exit"] != 0:
+        if naive_pass and expected(name)["exit"] != 0:
             fooled.append(name)
     assert len(fooled) >= 3 * len(tr.HOSTS), fooled
 
@@ -1041,6 +1048,42 @@ def test_a_check_run_in_a_folder_not_known_to_be_the_sessions_backs_nothing(comm
     no tree known to be this one."""
     _claims, stretch = _session(EDIT, ("Bash", {"command": command}, 0), folder="/work/repo")
     assert stretch.work == "unverified", (command, stretch)
+
+
+def _claude_records(cwds: list[str], command: str, tmp_path: Path) -> Path:
+    """A Claude Code session file: the fix, then `command` passing, each record written in the folder `cwds`
+    gives it (the session's own first), as Claude Code writes the folder its shell is in on every record."""
+    records, at = [], iter(cwds)
+
+    def record(kind: str, content, cwd: str) -> None:
+        records.append({"type": kind, "sessionId": "s", "uuid": f"u{len(records)}", "cwd": cwd,
+                        "timestamp": "2026-12-01T10:00:00.000Z", "message": {"role": kind, "content": content}})
+    home = next(at)
+    record("user", "Fix add().", home)
+    calls = [("Edit", {"file_path": f"{home}/calc.py", "old_string": "-", "new_string": "+"}, "updated"),
+             ("Bash", {"command": command}, "....\n4 passed in 0.02s")]
+    for i, (tool, given, output) in enumerate(calls):
+        cwd = next(at, home)
+        record("assistant", [{"type": "tool_use", "id": f"t{i}", "name": tool, "input": given}], cwd)
+        record("user", [{"type": "tool_result", "tool_use_id": f"t{i}", "content": output}], cwd)
+    record("assistant", [{"type": "text", "text": "All tests pass now."}], home)
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.mark.parametrize("where, work, command", [
+    (where, work, command) for where, work in [("/work/repo", "verified"), ("/work/repo/tests/unit", "unverified"),
+                                                ("/work/repo/sub", "unverified"), ("/work/other", "unverified"),
+                                                ("/work/repo/../other", "unverified"), ("/tmp/w", "unverified")]
+    for command in CHECKS if not (command == "./verify.sh" and where.startswith("/work/repo/"))])
+def test_a_claude_code_call_runs_in_the_folder_its_record_names(where, work, command, tmp_path):
+    """Claude Code's shell keeps a folder a `cd` moved it to (inside the project) for the calls after, and writes
+    the folder it is in on every record: a runner given no path from a subfolder ran that subfolder's tests only, a
+    check made from another folder checked another tree. The session's own folder is the first record's. (A script
+    of the project run from a subfolder decides for itself where it looks, as on one line: `cd sub && ./verify.sh`.)"""
+    result = tr.audit_transcript(_claude_records(["/work/repo", "/work/repo", where], command, tmp_path))
+    assert (result.work[-1].work, result.exit_code) == (work, 0 if work == "verified" else 1), (where, command)
 
 
 # (An unquoted `$(...)` after the check reads as a subshell there, whose exit code would be the line's: the safe side.)

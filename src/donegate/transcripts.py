@@ -166,7 +166,9 @@ def _claude_user(message: dict, ts: str | None) -> list[Step]:
 def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
     """Claude Code's session JSONL (~/.claude/projects/<project>/<session>.jsonl): user and assistant records
     hold the conversation (tool calls, their results, hook feedback); every other record is kept opaque. (`lines`:
-    the file's `read_lines`, when it was read already.)"""
+    the file's `read_lines`, when it was read already.) Each record names the folder the session was in (`cwd`):
+    Claude Code's shell keeps a folder a `cd` moved it to inside the project for the calls after, so a shell call
+    made elsewhere than the session's first folder carries that folder, as Codex records one (`workdir`)."""
     records, damaged = lines if lines is not None else read_lines(path)
     damaged = list(damaged)
     steps, opaque, session, folder = [], Counter(), None, None
@@ -186,6 +188,8 @@ def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
                     steps.append(Step("reply", ts, text=block["text"]))
                 elif shape == "tool_use":
                     call = _claude_call(block, ts)
+                    if call.action == "shell" and (here := record.get("cwd")) and here != folder:
+                        call.input = {**call.input, "workdir": str(here)}  # where the shell is: the call runs there
                     steps.append(call)
                     names[call.call_id] = call.tool
         elif kind == "user" and message is not None and (not record.get("isMeta") or
