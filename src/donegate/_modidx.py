@@ -179,6 +179,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._describing': ('reading_claims.html#_describing', 'donegate/claims.py'),
                                  'donegate.claims._each': ('reading_claims.html#_each', 'donegate/claims.py'),
                                  'donegate.claims._elsewhere': ('reading_claims.html#_elsewhere', 'donegate/claims.py'),
+                                 'donegate.claims._full_count': ('reading_claims.html#_full_count', 'donegate/claims.py'),
                                  'donegate.claims._left_open': ('reading_claims.html#_left_open', 'donegate/claims.py'),
                                  'donegate.claims._lines': ('reading_claims.html#_lines', 'donegate/claims.py'),
                                  'donegate.claims._marked': ('reading_claims.html#_marked', 'donegate/claims.py'),

@@ -66,7 +66,7 @@ class Language:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-022
 LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
-             r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok",
+             r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok|(?:ran|run|completed?|finished) successfully",
              r"done|fixed|corrected|complete[d]?|finished|resolved|works(?! by| like| as(?! expected| intended))"
              r"(?: now)?|working now|verified|confirmed|validated|solved|(?:fix|solution)\W{0,3}:\W{0,3}\w+ed",
              r"not|never|no longer|cannot|\w+n['’]t"
@@ -318,7 +318,7 @@ def claim_of(sentence: str) -> str | None:
     clause negates or makes a plan or a condition ("let me check whether the tests pass")."""
     if sentence.rstrip().endswith(("?", "？")) or any(p.match(sentence.lstrip()) for p in _CONDITION):
         return None  # a question, or a condition that governs the whole sentence ("Once you fix add(), ...")
-    names_tests = _says(sentence, "tests")
+    names_tests = _says(sentence, "tests") or _full_count(sentence)  # "4/4 passing": a count of all names them
     if not names_tests and not _says(sentence, "done"):
         return None  # names neither the tests nor finished work
     parts = clauses(sentence)
@@ -332,6 +332,13 @@ def claim_of(sentence: str) -> str | None:
 
 
 _LABEL = re.compile(r"\W*\w+\W{0,3}[:：]")  # a sentence that opens with a label, its words cut from it at the colon
+_ALL_PERCENT = re.compile(r"(?<![\d.,])100\s*%")
+
+
+def _full_count(sentence: str) -> bool:
+    """Does the sentence count all of something in digits ("4/4", "4 of 4", "100%")?"""
+    return _DIGIT.search(sentence) is not None and (
+        any(0 < int(n) == int(m) for n, m in _COUNT.findall(sentence)) or _ALL_PERCENT.search(sentence) is not None)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033r
 # Each test runner's own summary of a pass, as it prints it (section 7 reads a command's output with it too).
@@ -372,11 +379,14 @@ PASSED_SUMMARY = re.compile(_VALUE + r"[1-9]\d* (?:tests? )?pass(?:ed|ing)\b", r
 COUNT_STATUS = re.compile(_VALUE + r"(\d+)\s*/\s*(\d+)[ \t*_`]*(?:tests?\s*)?(?:pass(?:ed|ing)?\s*)?(?=$|[|,;.)])",
                           re.M)
 COUNTED_FAILURES = re.compile(r"\b[1-9]\d* (?:failed|failing|errors?)\b")
+_ALONE = re.compile(r"[\W_]*(pass(?:ed|ing)?|succeeded|fail(?:ed|ing)?)[\W_]*", re.I)
 
 
 def _statuses(line: str) -> set[str]:
     """The statuses a line gives as values (`Tests: OK`, `| pytest | FAIL |`), a count `4/4` as "pass", `3/4` "fail"."""
     statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
+    if not statuses and (alone := _ALONE.fullmatch(line)):
+        statuses = {alone.group(1).lower()}  # a line that is a status and nothing else: `PASS`, `**FAILED**`
     if "/" in line:
         statuses |= {"pass" if 0 < int(n) == int(m) else "fail" for n, m in COUNT_STATUS.findall(line)}
     return statuses
@@ -562,7 +572,6 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
 
 
 _FAILED = _SAYS["failed"]
-_ARROW = re.compile(r"\s(?:→|->|=>|⟶)\s")
 
 
 def _story(parts: list[str], at: int, after: Sequence[str] = ()) -> bool:
