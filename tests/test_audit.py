@@ -433,13 +433,26 @@ ENDS_IN_A_FIX = ["test_add failed. I fixed it.", "test_add failed with Assertion
                  "Problem: 1 test failed (test_add).\nSolution: changed the operator. Resolved.",
                  "test_add did not pass. I corrected the operator.", "| test_add | ❌ FAIL |\n\nFixed by using `+`.",
                  "**Problem:** test_add failed.\n**Fix:** changed `-` to `+`.",
-                 "test_add が失敗していました。演算子を修正して解決しました。", "test_add 실패. 원인을 찾아 해결했습니다."]
+                 "test_add が失敗していました。演算子を修正して解決しました。", "test_add 실패. 원인을 찾아 해결했습니다.",
+                 # the count's change told after it, a count whose own clause calls it fixed
+                 "Before: 1 failed. After: all tests pass.", "Wynik: 1 failed → naprawione ✅", "1 failure fixed.",
+                 "Resolved the 1 failure in test_add.", "test_add ❌ fixed"]
+# A count of failures undone after it (past an arrow, none failing) or told as before, with nothing left that the
+# reader reads as a claim: the failure is not told, so failing work exits 1 whatever the rest says.
+UNDONE = ["1 failed → 0 failed", "Risultato: 3 passed, 1 failed → corretto, ora 4 passed.", "Vorher 1 Fehler, jetzt 0.",
+          "Antes: 1 falha. Agora: tudo verde.", "3 passed, 1 failed (before the fix)", "修正前：1 件失敗。今は全部通ります。"]
 LEFT_FAILING = [("test_add failed. I could not fix it.", "test_add failed."),
                 ("test_add fails. I fixed the import, but the assertion is still wrong.", "test_add fails."),
                 ("I fixed the import. test_add still fails.", "test_add still fails."),
                 ("Fixed the import. Tests: 3 passed, 1 failed.", "Tests: 3 passed, 1 failed."),
                 ("Tests: 3 passed, 1 failed. Fixed the import, but the assertion still fails.", "Tests: 3 passed, 1 failed."),
                 ("test_add schlägt immer noch fehl.", "test_add schlägt immer noch fehl."),
+                ("Tests run: 4, Failures: 1, Errors: 0, Skipped: 0", "Tests run: 4, Failures: 1, Errors: 0, Skipped: 0"),
+                ("Tests are still red: 1 failed, 3 passed.", "Tests are still red: 1 failed, 3 passed."),
+                ("Summary: ❌ 1 failed | ✅ 3 passed", "Summary: ❌ 1 failed | ✅ 3 passed"),
+                ("Before my change: 2 failed. After: 1 failed.", "After: 1 failed."),
+                ("test_add fails. test_sub passes.", "test_add fails."),
+                ("test_add: ✅ → ❌ (regressed)", "test_add: ✅ → ❌ (regressed)"),
                 ("test_add still fails. I stopped here.", "test_add still fails."),
                 ("test_add échoue encore. J'ai corrigé l'import.", "test_add échoue encore.")]
 
@@ -449,10 +462,10 @@ def test_a_failure_the_reply_goes_on_to_fix_is_a_story_and_its_claim_is_judged(h
     """The contradicted session (the tests failing) ending with a failure told and then the fix claimed in a later
     sentence: the reply does not leave the tree failing, it claims the fix, so the claim is judged (contradicted)
     and the audit exits 1. When the reply leaves the failure standing, it is told: exit 0."""
-    for said in ENDS_IN_A_FIX:
+    for said in [*ENDS_IN_A_FIX, *UNDONE]:
         result = _contradicted_saying(host, said, tmp_path)
         assert (result.exit_code, result.told_failing) == (1, []), (said, result.told_failing)
-        assert [c.verdict for c in result.claims][-1:] == ["contradicted"], (said, result.claims)
+        assert said in UNDONE or [c.verdict for c in result.claims][-1:] == ["contradicted"], (said, result.claims)
     for said, told in LEFT_FAILING:
         result = _contradicted_saying(host, said, tmp_path)
         assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)

@@ -201,6 +201,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                  'donegate.claims._story': ('reading_claims.html#_story', 'donegate/claims.py'),
                                  'donegate.claims._targets': ('reading_claims.html#_targets', 'donegate/claims.py'),
                                  'donegate.claims._tested': ('reading_claims.html#_tested', 'donegate/claims.py'),
+                                 'donegate.claims._undone': ('reading_claims.html#_undone', 'donegate/claims.py'),
                                  'donegate.claims._unquoted': ('reading_claims.html#_unquoted', 'donegate/claims.py'),
                                  'donegate.claims._wrapper_options': ('reading_claims.html#_wrapper_options', 'donegate/claims.py'),
                                  'donegate.claims._writes': ('reading_claims.html#_writes', 'donegate/claims.py'),

@@ -14,24 +14,24 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 # %% auto #0
-__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'STILL_WORDS', 'PASSED_REPORTS', 'PASS_MARKS',
-           'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS', 'PASSED_SUMMARY',
-           'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS', 'NONE_FAILED', 'INTENT',
-           'NAMED_TEST', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE',
-           'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE',
-           'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE',
-           'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE',
-           'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES',
-           'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON',
-           'PRINTS_NOTHING', 'ALL_COUNTED', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of',
-           'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts',
-           'disclaimers', 'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing', 'shell_words',
-           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
-           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
-           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
-           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
-           'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last',
-           'ran_tests', 'shows_own_output', 'own_exit_code', 'AuditRules']
+__all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'STILL_WORDS', 'BEFORE_WORDS', 'PASSED_REPORTS',
+           'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
+           'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS',
+           'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING',
+           'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS',
+           'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS',
+           'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME',
+           'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES',
+           'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS',
+           'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED', 'sentences', 'Language', 'clauses',
+           'partial_count', 'claim_of', 'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed',
+           'find_claims', 'accounts', 'disclaimers', 'names_its_tests', 'reports_failing', 'tells_failure',
+           'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
+           'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words',
+           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session',
+           'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
+           'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules',
+           'passed_last', 'ran_tests', 'shows_own_output', 'own_exit_code', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -56,6 +56,7 @@ class Language:
     past: str = ""  # a failure told as a story of before ("test_add was failing"), not as now
     which: str = ""  # the words that open a clause about what was just named ("the test that failed")
     still: str = ""  # that a state goes on now ("test_add still fails"): a failure told as now, not as a story
+    before: str = ""  # that what is told was so before ("Before: 1 failed", "Initially"): not a report of now
     intent: str = ""  # a plan or a condition, not a report ("let me check whether the tests pass")
     other_sense: str = ""  # the words of a claim in another sense ("done reading", "passes `a` to add()")
     condition: str = ""  # a condition that opens the sentence and governs all of it ("once you fix it, ...")
@@ -179,8 +180,14 @@ STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again", "Ger
                "Portuguese": r"ainda|continua|continuam",
                "Russian": r"всё ещё|все еще|по-прежнему|до сих пор|снова|опять",
                "Chinese": r"仍然|仍|还是|依然|依旧|还在", "Japanese": r"まだ|依然|引き続き", "Korean": r"아직|여전히|계속"}
-LANGUAGES = tuple(replace(lang, which=WHICH_WORDS.get(lang.name, ""), still=STILL_WORDS.get(lang.name, ""))
-                  for lang in LANGUAGES)
+# The words that set what is told before now ("Before: 1 failed", "3 passed, 1 failed before the fix").
+BEFORE_WORDS = {"English": r"before|initially|earlier|previously|originally|at first|at the start",
+                "German": r"vorher|zuvor|anfangs|ursprünglich|zunächst", "French": r"avant|auparavant|initialement|au départ",
+                "Spanish": r"antes|inicialmente|al principio", "Portuguese": r"antes|inicialmente|no início",
+                "Russian": r"раньше|сначала|до этого|изначально|до исправления", "Chinese": r"之前|以前|起初|原来|一开始",
+                "Japanese": r"以前|前は|最初は|元々|当初|修正前", "Korean": r"이전에는|처음에는|원래|전에는|수정 전"}
+LANGUAGES = tuple(replace(lang, which=WHICH_WORDS.get(lang.name, ""), still=STILL_WORDS.get(lang.name, ""),
+                          before=BEFORE_WORDS.get(lang.name, "")) for lang in LANGUAGES)
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-030c
@@ -238,7 +245,7 @@ def _one_pattern(*fields: str, languages: Sequence[Language] | None = None) -> t
 
 
 _SAYS = {field: _one_pattern(field) for field in ("tests", "passing", "done", "negation", "but", "past", "which",
-                                                  "failed", "still")}
+                                                  "failed", "still", "before")}
 _SAYS["no claim"] = _one_pattern("negation", "intent", "other_sense")  # it denies, plans, or means something else
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-031
@@ -561,10 +568,10 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
     if not (_says(s, "tests") or _FAILED_COUNT.search(s) or NAMED_TEST.search(s)):
         return False  # most sentences name no tests: asked first
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
-    parts = [part for c in clauses(s) for part in _ARROW.split(c) if part.strip()]  # "1 failed → fixed" is two
-    counted = partial_count(s) or mark_failure(s)
+    parts = [part for c in clauses(s) for part in _AT_ARROW.split(c) if part.strip()]  # "1 failed → fixed" is two
+    counted = (partial_count(s) or mark_failure(s)) and not (_says(s, "before") and not _says(s, "still"))
     told = any(not _story(parts, at, after) for at, c in enumerate(parts) if (
-        counted and (partial_count(c) or mark_failure(c)) or denied and _says(c, "passing")
+        counted and (partial_count(c) or mark_failure(c)) and not _claims(c, "done") or denied and _says(c, "passing")
         and _says(_describing(c), "negation") or failure and tells_failure(c))) or counted and not any(
         partial_count(c) or mark_failure(c) for c in parts) and not _story(parts, 0, after)  # a count across clauses
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
@@ -572,22 +579,43 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
 
 
 _FAILED = _SAYS["failed"]
+_AT_ARROW = re.compile(rf"(?=(?:{_ARROW.pattern}))")  # a clause cut before each arrow, which opens the part after it
 
 
 def _story(parts: list[str], at: int, after: Sequence[str] = ()) -> bool:
-    """Is the failure told in clause `at` a story that ends in a fix: work called done after it, in a later clause
-    of its sentence or a later sentence of the reply (`after`: "test_add failed, so I fixed it", "Tests: 3 passed,
-    1 failed. Fixed it.", "test_add 失败了。我已经修复了。"), and from the failure on no word that something goes on
-    failing (`Language.still`)? ("I fixed the import, but test_add still fails", "Tests: 3 passed, 1 failed. Fixed
-    the import; test_add still fails." and "test_add failed. I could not fix it." tell the failure.)"""
-    return not any(_says(c, "still") for c in (*parts[at:], *after)) and (
-        any(_claims(c, "done") for c in parts[at + 1:]) or any(claim_of(s) == "done" for s in after))
+    """Is the failure told in clause `at` a story that ends in a fix: after it, in a later clause of its sentence or
+    a later sentence of the reply (`after`), work called done ("test_add failed, so I fixed it", "Tests: 3 passed,
+    1 failed. Fixed it.", "test_add 失败了。我已经修复了。") or the tests' pass, not of tests it names (`_undone`:
+    "1 failed → 0 failed", "1 failed → ✅", "3 passed, 1 failed → now 4 passed"), and in its sentence or after it no
+    word that something goes on failing (`Language.still`)? ("I fixed the import, but test_add still fails",
+    "test_add fails; test_sub passes", "Tests are still red: 1 failed, 3 passed" and "test_add failed. I could not
+    fix it." tell the failure.)"""
+    if any(_says(c, "still") for c in (*parts, *after)):
+        return False
+    arrow = False  # in the failure's own sentence, a pass told past an arrow after it: the count's change
+    for c in parts[at + 1:]:
+        arrow = arrow or _ARROW.match(c) is not None
+        if _claims(c, "done") or arrow and _undone(c, True):
+            return True
+    return any(claim_of(s) == "done" or _undone(s) for s in after)
+
+
+def _undone(text: str, same: bool = False) -> bool:
+    """Does `text`, said after a failure, tell the tests' pass and not of tests it names: none failing ("0 failed"),
+    a pass told of the tests ("now all tests pass"; in the failure's own sentence any pass: "→ 4 passed"), or a
+    pass mark or status (in the failure's own sentence, "1 failed → ✅"; after it, one given to the tests)?"""
+    if NAMED_TEST.search(text) or partial_count(text):
+        return False  # "test_sub passes", "the other three pass": parts beside the failure
+    if none_failed(text) or (_claims(text, "passing") if same else claim_of(text) == "tests"):
+        return True
+    return (mark_claim(text) is not None) if same else mark_claim(text) == "tests"
 
 
 def tells_failure(clause: str) -> bool:
     """Does the clause say that tests fail now, as a subject and its verb ("test_sub still fails", "Tests are still
     failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
-    pass, nothing done, not told as before (`Language.past`)? ("the failing test is fixed" names the failure first: an adjective.)"""
+    pass, nothing done, not told as before (`Language.past`, `Language.before`)? ("the failing test is fixed" names
+    the failure first: an adjective.)"""
     failures = [m for p in _FAILED for m in p.finditer(clause)]
     named = [m.start() for p in (*_SAYS["tests"], NAMED_TEST) if (m := p.search(clause))]
     if not failures or not named or min(named) > max(m.start() for m in failures):
@@ -595,7 +623,8 @@ def tells_failure(clause: str) -> bool:
     rest = clause
     for m in sorted(failures, key=lambda m: m.start(), reverse=True):
         rest = rest[:m.start()] + " " + rest[m.end():]
-    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _says(clause, "past"))
+    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _says(clause, "past")
+                or _says(clause, "before"))
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033y
