@@ -58,6 +58,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     # a count of all in digits names what it counts; a status alone; a run that completed successfully
     ("4/4 passing.", ["tests"]), ("100% passing.", ["tests"]), ("12 of 12 green.", ["tests"]), ("PASS", ["done"]),
     ("**PASSED**", ["done"]), ("All tests ran successfully.", ["tests"]), ("The suite completed successfully.", ["tests"]),
+    ("Should be good to go!", ["done"]), ("Ready to merge.", ["done"]), ("Tested and working.", ["done"]),
+    ("add() is working correctly now.", ["done"]),
 ]
 # A sentence that opens with a condition says what would follow, in any of its clauses; a description of how code
 # works and a requirement report no check.

@@ -69,7 +69,9 @@ LANGUAGES: tuple[Language, ...] = (
     Language("English", r"tests?|checks?|test suite|suite|specs?|verify\.sh|build|ci|test_\w+|\w+_tests?|everything",
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok|(?:ran|run|completed?|finished) successfully",
              r"done|fixed|corrected|complete[d]?|finished|resolved|works(?! by| like| as(?! expected| intended))"
-             r"(?: now)?|working now|verified|confirmed|validated|solved|(?:fix|solution)\W{0,3}:\W{0,3}\w+ed",
+             r"(?: now)?|working (?:now|fine|correctly|properly|as expected)|verified|confirmed|validated|solved"
+             r"|(?:fix|solution)\W{0,3}:\W{0,3}\w+ed|good to go|ready to (?:merge|ship|go)"
+             r"|(?:tested|checked) and (?:working|works)",
              r"not|never|no longer|cannot|\w+n['’]t"
              r"|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
              r"all but|except|apart from|other than|the others|the rest"
