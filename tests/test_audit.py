@@ -471,6 +471,35 @@ def test_a_failure_the_reply_goes_on_to_fix_is_a_story_and_its_claim_is_judged(h
         assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
 
 
+# Generated stories: a failure told (in words, a count, a mark, in several languages), words that read as neither
+# failure nor claim between, and then either the end of the story (work called done, the tests' pass, a count going
+# to none past an arrow) or the failure left standing (a word that it goes on, a pass of another named test).
+FAILURES = ["test_add failed.", "Tests: 3 passed, 1 failed.", "1 test failed: test_add.", "| test_add | ❌ |",
+            "test_add did not pass.", "test_add a échoué.", "test_add ist fehlgeschlagen.", "test_add 失败了。",
+            "Тест test_add упал.", "test_add falló."]
+BETWEEN = ["", "The assertion was `-1 == 5`.", "add() subtracted b from a.", "Xq zorblat vintu.", "See calc.py line 2."]
+ENDINGS = ["I fixed it.", "Fixed by using `+`.", "Now all tests pass.", "Resolved.", "Je l'ai corrigé.", "Behoben.",
+           "已修复。", "Исправил.", "Tests: ✅", "Lo arreglé."]
+STANDING = ["test_add still fails.", "It is still failing.", "test_sub passes.", "I could not fix it.",
+            "test_add échoue encore.", "test_add 仍然失败。", "I stopped here."]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_generated_stories_of_a_failure_exit_0_only_when_the_failure_is_left_standing(host, tmp_path):
+    """The contradicted session (the tests failing) ending with a generated story: a failure told, then its end in a
+    fix or a pass (exit 1: the failure is not told, and the fix or pass is judged), or the failure left standing
+    (exit 0: told)."""
+    import random
+    draw = random.Random(f"stories {host}")
+    for n in range(24):
+        ends = n % 2 == 0
+        failure = draw.choice(FAILURES)
+        said = ("\n" if failure.startswith("|") else " ").join(  # a table row is a line of its own
+            w for w in (failure, draw.choice(BETWEEN), draw.choice(ENDINGS if ends else STANDING)) if w)
+        result = _contradicted_saying(host, said, tmp_path)
+        assert (result.exit_code, bool(result.told_failing)) == ((1, False) if ends else (0, True)), (said, result.claims)
+
+
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_failure(host, tmp_path):
     """The contradicted session with its last reply replaced by the failure told in each table's words, alone or

@@ -99,7 +99,7 @@ LANGUAGES: tuple[Language, ...] = (
              failed=r"échou\w*|échecs?|erreurs?",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
-             r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto",
+             r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto|arreglé|corregí|resolví|solucioné|solucionado",
              r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)",
              r"excepto|salvo|todas menos|todos menos|la mayoría de (?:las |los )?(?:pruebas|tests)"
              r"|casi tod[ao]s (?:las |los )?(?:pruebas|tests)|los demás|las demás|el resto|los otros|las otras",
@@ -112,7 +112,7 @@ LANGUAGES: tuple[Language, ...] = (
 # Two more spaced languages, read as the four above
 LANGUAGES += (
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
-             r"pronto|concluído|feito|corrigido|resolvido", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
+             r"pronto|concluído|feito|corrigido|resolvido|corrigi|consertei|resolvi|consertado", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
              r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto"
              r"|(?:a maioria d|quase tod)[oa]s (?:os )?testes",
              failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
