@@ -584,6 +584,23 @@ _FAILED = _SAYS["failed"]
 _AT_ARROW = re.compile(rf"(?=(?:{_ARROW.pattern}))")  # a clause cut before each arrow, which opens the part after it
 
 
+def tells_failure(clause: str) -> bool:
+    """Does the clause say that tests fail now, as a subject and its verb ("test_sub still fails", "Tests are still
+    failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
+    pass, nothing done, not told as before (`Language.past`, `Language.before`)? ("the failing test is fixed" names
+    the failure first: an adjective.)"""
+    failures = [m for p in _FAILED for m in p.finditer(clause)]
+    named = [m.start() for p in (*_SAYS["tests"], NAMED_TEST) if (m := p.search(clause))]
+    if not failures or not named or min(named) > max(m.start() for m in failures):
+        return False
+    rest = clause
+    for m in sorted(failures, key=lambda m: m.start(), reverse=True):
+        rest = rest[:m.start()] + " " + rest[m.end():]
+    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _says(clause, "past")
+                or _says(clause, "before"))
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033xs
 def _story(parts: list[str], at: int, after: Sequence[str] = ()) -> bool:
     """Is the failure told in clause `at` a story that ends in a fix: after it, in a later clause of its sentence or
     a later sentence of the reply (`after`), work called done ("test_add failed, so I fixed it", "Tests: 3 passed,
@@ -611,22 +628,6 @@ def _undone(text: str, same: bool = False) -> bool:
     if none_failed(text) or (_claims(text, "passing") if same else claim_of(text) == "tests"):
         return True
     return (mark_claim(text) is not None) if same else mark_claim(text) == "tests"
-
-
-def tells_failure(clause: str) -> bool:
-    """Does the clause say that tests fail now, as a subject and its verb ("test_sub still fails", "Tests are still
-    failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
-    pass, nothing done, not told as before (`Language.past`, `Language.before`)? ("the failing test is fixed" names
-    the failure first: an adjective.)"""
-    failures = [m for p in _FAILED for m in p.finditer(clause)]
-    named = [m.start() for p in (*_SAYS["tests"], NAMED_TEST) if (m := p.search(clause))]
-    if not failures or not named or min(named) > max(m.start() for m in failures):
-        return False
-    rest = clause
-    for m in sorted(failures, key=lambda m: m.start(), reverse=True):
-        rest = rest[:m.start()] + " " + rest[m.end():]
-    return not (_says(rest, "negation") or _says(clause, "passing") or _says(clause, "done") or _says(clause, "past")
-                or _says(clause, "before"))
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033y

@@ -125,9 +125,13 @@ def _text_of(content: Any) -> str:
     return "\n".join(p for p in parts if p)
 
 # %% ../../chapters/97_transcript_readers.ipynb #ch97-020
-def _claude_call(block: dict, ts: str | None) -> Step:
+def _claude_call(block: dict, ts: str | None, workdir: str | None = None) -> Step:
+    """A tool call; a shell call made from `workdir` (where the session's shell was, when not its first folder)
+    carries it, as Codex records the folder of a call."""
     tool, given, call_id = str(block.get("name") or "?"), block.get("input"), str(block.get("id"))
     given = given if isinstance(given, dict) else {}
+    if tool in CLAUDE_SHELL and workdir:
+        given = {**given, "workdir": str(workdir)}
     if tool in CLAUDE_EDITS:
         return Step("call", ts, call_id=call_id, tool=tool, input=given, action="edit",
                     files=[str(given.get(CLAUDE_EDITS[tool]) or "")])
@@ -187,9 +191,7 @@ def read_claude_code(path: Path, lines: Lines | None = None) -> Imported:
                 if shape == "text" and block.get("text"):
                     steps.append(Step("reply", ts, text=block["text"]))
                 elif shape == "tool_use":
-                    call = _claude_call(block, ts)
-                    if call.action == "shell" and (here := record.get("cwd")) and here != folder:
-                        call.input = {**call.input, "workdir": str(here)}  # where the shell is: the call runs there
+                    call = _claude_call(block, ts, here if (here := record.get("cwd")) != folder else None)
                     steps.append(call)
                     names[call.call_id] = call.tool
         elif kind == "user" and message is not None and (not record.get("isMeta") or
