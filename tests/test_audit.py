@@ -13,7 +13,7 @@ import pytest
 from donegate import audit as au
 from donegate import trajectory as tj
 from donegate import transcripts as tr
-from donegate.claims import AuditRules
+from donegate.claims import UNREAD_LETTER, AuditRules
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "demo" / "transcripts"
@@ -440,7 +440,10 @@ ENDS_IN_A_FIX = ["test_add failed. I fixed it.", "test_add failed with Assertion
 # A count of failures undone after it (past an arrow, none failing) or told as before, with nothing left that the
 # reader reads as a claim: the failure is not told, so failing work exits 1 whatever the rest says.
 UNDONE = ["1 failed → 0 failed", "Risultato: 3 passed, 1 failed → corretto, ora 4 passed.", "Vorher 1 Fehler, jetzt 0.",
-          "Antes: 1 falha. Agora: tudo verde.", "3 passed, 1 failed (before the fix)", "修正前：1 件失敗。今は全部通ります。"]
+          "Antes: 1 falha. Agora: tudo verde.", "3 passed, 1 failed (before the fix)", "修正前：1 件失敗。今は全部通ります。",
+          # the reply goes on in letters no table's language is written in: not read, so the failure may not stand
+          "1 failed. Naprawiłem błąd, teraz działa.", "Tests: 3 passed, 1 failed. Düzeltildi, şimdi çalışıyor.",
+          "1 failed. Đã sửa lỗi, tất cả đều qua.", "1 failed. अब सब ठीक है।", "1 failed. Διορθώθηκε."]
 LEFT_FAILING = [("test_add failed. I could not fix it.", "test_add failed."),
                 ("test_add fails. I fixed the import, but the assertion is still wrong.", "test_add fails."),
                 ("I fixed the import. test_add still fails.", "test_add still fails."),
@@ -453,6 +456,8 @@ LEFT_FAILING = [("test_add failed. I could not fix it.", "test_add failed."),
                 ("Before my change: 2 failed. After: 1 failed.", "After: 1 failed."),
                 ("test_add fails. test_sub passes.", "test_add fails."),
                 ("test_add: ✅ → ❌ (regressed)", "test_add: ✅ → ❌ (regressed)"),
+                ("Naprawiłem import. test_add still fails.", "test_add still fails."),
+                ("test_add still fails. Désolé, José.", "test_add still fails."),
                 ("test_add still fails. I stopped here.", "test_add still fails."),
                 ("test_add échoue encore. J'ai corrigé l'import.", "test_add échoue encore.")]
 
@@ -503,12 +508,15 @@ def test_generated_stories_of_a_failure_exit_0_only_when_the_failure_is_left_sta
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_failure(host, tmp_path):
     """The contradicted session with its last reply replaced by the failure told in each table's words, alone or
-    beside words no table reads: the agent said what the tree's known state is, so the audit exits 0 and names the
-    sentence. With a claim beside it (contradicted), or said in a reply before the last, it exits 1; and the same
-    words after an edit no check followed (unverified work) never make it exit 0."""
+    beside words no table reads, in the letters the tables' languages are written in: the agent said what the tree's
+    known state is, so the audit exits 0 and names the sentence. Followed by words in other letters ("सब ठीक",
+    "przechodzą"), the failure is not known to stand (exit 1). With a claim beside it (contradicted), or said in a
+    reply before the last, it exits 1; and the same words after an edit no check followed (unverified work) never
+    make it exit 0."""
     import random
     draw = random.Random(7)
     unread = [w for w in WORDS if not AuditRules().claims(w)]  # words no table reads as a claim
+    unread, other_letters = [w for w in unread if not UNREAD_LETTER.search(w)], [w for w in unread if UNREAD_LETTER.search(w)]
     from collections import Counter
 
     def session(*steps: tr.Step):
@@ -527,6 +535,8 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
         assert f'said so: "{told}"' in au.format_audit(result) and "and the last reply says so" in au.format_audit(result)
         result = _contradicted_saying(host, f"{told} All tests pass now.", tmp_path)
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], told
+        result = _contradicted_saying(host, f"{told} {draw.choice(other_letters)}", tmp_path)
+        assert (result.exit_code, result.told_failing) == (1, []), told
         result = session(*failing, *edited, tr.Step("reply", text=told))  # an edit after the failure, untested
         assert result.work[-1].work == "unverified" and result.exit_code == 1, told
         # told, then a last reply that tells nothing: the hand-over is that last reply
@@ -601,7 +611,8 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
         rules.home = "/work/repo"
         result = au.audit_session(imported, tr.outline(imported), rules)
         assert result.work[-1].work == model, (n, calls, result.work[-1])
-        told = model == "failing" and any(t in said for t in TOLD) and not result.claims
+        last = max((said.rindex(t) + len(t) for t in TOLD if t in said), default=None)  # where the last one ends
+        told = model == "failing" and last is not None and not result.claims and not UNREAD_LETTER.search(said[last:])
         assert model not in ("unverified", "failing") or result.exit_code == (0 if told else 1), (n, calls, said)
 
 

@@ -17,21 +17,22 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'STILL_WORDS', 'BEFORE_WORDS', 'PASSED_REPORTS',
            'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
            'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS',
-           'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING',
-           'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS',
-           'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS',
-           'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME',
-           'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES',
-           'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS',
-           'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED', 'sentences', 'Language', 'clauses',
-           'partial_count', 'claim_of', 'runner_passed', 'mark_failure', 'mark_claim', 'said_not_run', 'none_failed',
-           'find_claims', 'accounts', 'disclaimers', 'names_its_tests', 'reports_failing', 'tells_failure',
-           'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write', 'read_only', 'files_written',
-           'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words',
-           'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session',
-           'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks',
-           'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules',
-           'passed_last', 'ran_tests', 'shows_own_output', 'own_exit_code', 'AuditRules']
+           'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'LETTERS', 'UNREAD_LETTER', 'INTERPRETER', 'INLINE', 'WRAPPERS',
+           'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'AWKS',
+           'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
+           'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
+           'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
+           'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
+           'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED',
+           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure',
+           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
+           'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
+           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
+           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
+           'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
+           'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline',
+           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'shows_own_output', 'own_exit_code',
+           'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -633,9 +634,23 @@ def _undone(text: str, same: bool = False) -> bool:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033y
 def says_failing(text: str) -> list[str]:
     """The sentences of a reply that tell that some tests fail, each read with the sentences after it (a failure
-    the reply goes on to end in a fix is a story: `_story`)."""
+    the reply goes on to end in a fix is a story: `_story`). None when the reply goes on after the last of them in
+    letters no table's language is written in ("1 failed. Naprawiłem błąd, teraz działa."): what it says there is
+    not read, so the failure is not known to stand."""
     found = sentences(text)
-    return [s for at, s in enumerate(found) if reports_failing(s, found[at + 1:])]
+    told = [at for at, s in enumerate(found) if reports_failing(s, found[at + 1:])]
+    if told and any(UNREAD_LETTER.search(s) for s in found[told[-1] + 1:]):
+        return []
+    return [found[at] for at in told]
+
+
+# The letters beyond ASCII that each table's language is written in; a word with any other letter (ł, ğ, ư, ș,
+# Devanagari, Thai, Arabic, Greek ...) is in a language no table reads.
+LETTERS = {"German": "äöüßÄÖÜ", "French": "àâæçéèêëîïôœùûüÿÀÂÆÇÉÈÊËÎÏÔŒÙÛÜŸ", "Spanish": "áéíñóúüÁÉÍÑÓÚÜªº",
+           "Portuguese": "àáâãçéêíóôõúÀÁÂÃÇÉÊÍÓÔÕÚªº", "Russian": "а-яёА-ЯЁ", "Chinese": "\u3400-\u4dbf\u4e00-\u9fff",
+           "Japanese": "\u3040-\u30ff\u31f0-\u31ff\u4e00-\u9fff\uff66-\uff9f",
+           "Korean": "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"}
+UNREAD_LETTER = re.compile(rf"[^\W\d_A-Za-zµ{''.join(LETTERS.values())}]")
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061
