@@ -107,6 +107,11 @@ and a shell that keeps its folder from one call to the next:
                     tests/unit, which passes whatever add() does (unsupported). Codex and Gemini CLI start each call
                     in the project's folder: the whole suite ran and failed (contradicted). expected.json gives
                     the result per host where they differ.
+and a failure told, then undone:
+  count-then-fix    a wrong fix, the tests failing, then "1 test failed: test_add. Fixed by changing the operator.":
+                    a count of the failure, then the fix claimed (contradicted; the failure is not told)
+  count-then-unread  the same, the count followed by a fix told in Polish, whose letters no table's language is
+                    written in: not read, so the failure is not known to stand (no claim read; exit 1)
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -221,6 +226,9 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "echoed-exit": [[fix], [run(f'{TESTS}; echo "exit: $?"')], [say(PASS)]],
         "cd-persists": [[wrong], [run("cd tests/unit")], [run(f"{sys.executable} -m pytest -q -p no:cacheprovider")],
                         [say(PASS)]],
+        "count-then-fix": [[wrong], [run(TESTS)], [say("1 test failed: test_add. Fixed by changing the operator.")]],
+        "count-then-unread": [[wrong], [run(TESTS)],
+                              [say("Tests: 3 passed, 1 failed. Naprawiłem błąd, teraz wszystko działa.")]],
     }
 
 
@@ -298,7 +306,7 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
              "narrowed-folder", "folder-run", "inline-look", "recheck-one", "told-words", "told-checklist",
-             "piped-pass", "piped-fail", "echoed-exit", "cd-persists"]
+             "piped-pass", "piped-fail", "echoed-exit", "cd-persists", "count-then-fix", "count-then-unread"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
