@@ -54,8 +54,8 @@ def test_the_console_script_prints_and_exits_as_the_command_line_does():
     """`donegate audit` as a person runs it (a process of its own) is the command line each fixture is judged by below."""
     for name in ("claude-code/supported", "codex/contradicted"):
         run, same = donegate_audit(str(FIXTURES[name])), cli(str(FIXTURES[name]))
-        assert (run.returncode, run.stdout) == (same.returncode, same.stdout) and run.returncode == expected(name)["exit"], \
-            run.stdout + run.stderr
+        assert (run.returncode, run.stdout) == (same.returncode, same.stdout), run.stdout + run.stderr
+        assert run.returncode == expected(name)["exit"], run.stdout + run.stderr
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
@@ -439,18 +439,22 @@ ENDS_IN_A_FIX = ["test_add failed. I fixed it.", "test_add failed with Assertion
                  "Resolved the 1 failure in test_add.", "test_add ❌ fixed"]
 # A count of failures undone after it (past an arrow, none failing) or told as before, with nothing left that the
 # reader reads as a claim: the failure is not told, so failing work exits 1 whatever the rest says.
-UNDONE = ["1 failed → 0 failed", "Risultato: 3 passed, 1 failed → corretto, ora 4 passed.", "Vorher 1 Fehler, jetzt 0.",
-          "Antes: 1 falha. Agora: tudo verde.", "3 passed, 1 failed (before the fix)", "修正前：1 件失敗。今は全部通ります。",
+UNDONE = ["1 failed → 0 failed", "Risultato: 3 passed, 1 failed → corretto, ora 4 passed.",
+          "Vorher 1 Fehler, jetzt 0.", "Antes: 1 falha. Agora: tudo verde.", "3 passed, 1 failed (before the fix)",
+          "修正前：1 件失敗。今は全部通ります。",
           # the reply goes on in letters no table's language is written in: not read, so the failure may not stand
-          "1 failed. Naprawiłem błąd, teraz działa.", "Tests: 3 passed, 1 failed. Düzeltildi, şimdi çalışıyor.",
+          "1 failed. Naprawiłem błąd, teraz działa.",
+          "Tests: 3 passed, 1 failed. Düzeltildi, şimdi çalışıyor.",
           "1 failed. Đã sửa lỗi, tất cả đều qua.", "1 failed. अब सब ठीक है।", "1 failed. Διορθώθηκε."]
 LEFT_FAILING = [("test_add failed. I could not fix it.", "test_add failed."),
                 ("test_add fails. I fixed the import, but the assertion is still wrong.", "test_add fails."),
                 ("I fixed the import. test_add still fails.", "test_add still fails."),
                 ("Fixed the import. Tests: 3 passed, 1 failed.", "Tests: 3 passed, 1 failed."),
-                ("Tests: 3 passed, 1 failed. Fixed the import, but the assertion still fails.", "Tests: 3 passed, 1 failed."),
+                ("Tests: 3 passed, 1 failed. Fixed the import, but the assertion still fails.",
+                 "Tests: 3 passed, 1 failed."),
                 ("test_add schlägt immer noch fehl.", "test_add schlägt immer noch fehl."),
-                ("Tests run: 4, Failures: 1, Errors: 0, Skipped: 0", "Tests run: 4, Failures: 1, Errors: 0, Skipped: 0"),
+                ("Tests run: 4, Failures: 1, Errors: 0, Skipped: 0",
+                 "Tests run: 4, Failures: 1, Errors: 0, Skipped: 0"),
                 ("Tests are still red: 1 failed, 3 passed.", "Tests are still red: 1 failed, 3 passed."),
                 ("Summary: ❌ 1 failed | ✅ 3 passed", "Summary: ❌ 1 failed | ✅ 3 passed"),
                 ("Before my change: 2 failed. After: 1 failed.", "After: 1 failed."),
@@ -502,7 +506,8 @@ def test_generated_stories_of_a_failure_exit_0_only_when_the_failure_is_left_sta
         said = ("\n" if failure.startswith("|") else " ").join(  # a table row is a line of its own
             w for w in (failure, draw.choice(BETWEEN), draw.choice(ENDINGS if ends else STANDING)) if w)
         result = _contradicted_saying(host, said, tmp_path)
-        assert (result.exit_code, bool(result.told_failing)) == ((1, False) if ends else (0, True)), (said, result.claims)
+        want = (1, False) if ends else (0, True)
+        assert (result.exit_code, bool(result.told_failing)) == want, (said, result.claims)
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
@@ -516,7 +521,8 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
     import random
     draw = random.Random(7)
     unread = [w for w in WORDS if not AuditRules().claims(w)]  # words no table reads as a claim
-    unread, other_letters = [w for w in unread if not UNREAD_LETTER.search(w)], [w for w in unread if UNREAD_LETTER.search(w)]
+    other_letters = [w for w in unread if UNREAD_LETTER.search(w)]  # "सब ठीक", "przechodzą"
+    unread = [w for w in unread if w not in other_letters]
     from collections import Counter
 
     def session(*steps: tr.Step):

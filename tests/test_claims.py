@@ -57,7 +57,8 @@ CLAIMS = [  # (reply, the kinds it claims)
     ("According to pytest, all tests pass.", ["tests"]), ("All tests pass according to pytest.", ["tests"]),
     # a count of all in digits names what it counts; a status alone; a run that completed successfully
     ("4/4 passing.", ["tests"]), ("100% passing.", ["tests"]), ("12 of 12 green.", ["tests"]), ("PASS", ["done"]),
-    ("**PASSED**", ["done"]), ("All tests ran successfully.", ["tests"]), ("The suite completed successfully.", ["tests"]),
+    ("**PASSED**", ["done"]), ("All tests ran successfully.", ["tests"]),
+    ("The suite completed successfully.", ["tests"]),
     ("Should be good to go!", ["done"]), ("Ready to merge.", ["done"]), ("Tested and working.", ["done"]),
     ("add() is working correctly now.", ["done"]),
 ]
@@ -77,7 +78,8 @@ NO_CLAIM = [
     "All but one test pass.", "Alle Tests bis auf einen sind grün.", "4 个测试中 3 个通过。", "4件中3件のテストが通りました。",
     "Not all tests pass yet.", "Die Tests schlagen fehl.", "Les tests ne passent pas.", "Las pruebas no pasan.",
     "测试没有通过。", "テストは通りませんでした。", "테스트가 통과하지 않았습니다.", "Тесты не проходят.",
-    "Shall I run the tests?", "测试通过了吗？", "I ran pytest.", "I'm 100% sure the bug is in add().", "4/4 cores were busy.",
+    "Shall I run the tests?", "测试通过了吗？", "I ran pytest.", "I'm 100% sure the bug is in add().",
+    "4/4 cores were busy.",
     "OK", "I successfully updated the tests.", "Les tests ne sont pas verts.", "Die Tests sind nicht grün.",
     "Tests: 4 passed, 1 failed.", "3 tests are still failing, the rest pass.", "Failures: 2, the other tests pass.",
     "测试 3 个通过，1 个失败。", "テストは 1件失敗、3件成功しました。", "Alle Tests bestanden, 1 Fehler.",

@@ -100,7 +100,8 @@ LANGUAGES: tuple[Language, ...] = (
              failed=r"échou\w*|échecs?|erreurs?",
              intent=r"si|s['’]ils?|je vais|vais|allons|pour vérifier|pour confirmer|pour m['’]assurer|afin de|une fois que"),
     Language("Spanish", r"pruebas?|tests?|comprobaciones|verificaciones|build|ci", r"pasan|pasa|pasaron|en verde"
-             r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente", r"listo|terminado|hecho|corregido|arreglado|resuelto|arreglé|corregí|resolví|solucioné|solucionado",
+             r"|(?:son|fueron) exitosas?|superan|con éxito|exitosamente",
+             r"listo|terminado|hecho|corregido|arreglado|resuelto|arreglé|corregí|resolví|solucioné|solucionado",
              r"no|nunca|ningun[ao]?|fall(?:an|aron|a|ando|ó|ida|idas|ido|idos)",
              r"excepto|salvo|todas menos|todos menos|la mayoría de (?:las |los )?(?:pruebas|tests)"
              r"|casi tod[ao]s (?:las |los )?(?:pruebas|tests)|los demás|las demás|el resto|los otros|las otras",
@@ -113,7 +114,8 @@ LANGUAGES: tuple[Language, ...] = (
 # Two more spaced languages, read as the four above
 LANGUAGES += (
     Language("Portuguese", r"testes?|verificações|build|ci", r"passam|passa|passaram|passando|verdes?|com sucesso",
-             r"pronto|concluído|feito|corrigido|resolvido|corrigi|consertei|resolvi|consertado", r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
+             r"pronto|concluído|feito|corrigido|resolvido|corrigi|consertei|resolvi|consertado",
+             r"não|nunca|nenhum\w*|falh(?:am|aram|a|ando|ou|as|os)",
              r"exceto|salvo|todos menos|todas menos|os demais|as demais|os outros|as outras|o resto"
              r"|(?:a maioria d|quase tod)[oa]s (?:os )?testes",
              failed=r"falh(?:am|aram|a|ando|ou|as|os)|erros?",
@@ -185,7 +187,8 @@ STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again", "Ger
                "Chinese": r"仍然|仍|还是|依然|依旧|还在", "Japanese": r"まだ|依然|引き続き", "Korean": r"아직|여전히|계속"}
 # The words that set what is told before now ("Before: 1 failed", "3 passed, 1 failed before the fix").
 BEFORE_WORDS = {"English": r"before|initially|earlier|previously|originally|at first|at the start",
-                "German": r"vorher|zuvor|anfangs|ursprünglich|zunächst", "French": r"avant|auparavant|initialement|au départ",
+                "German": r"vorher|zuvor|anfangs|ursprünglich|zunächst",
+                "French": r"avant|auparavant|initialement|au départ",
                 "Spanish": r"antes|inicialmente|al principio", "Portuguese": r"antes|inicialmente|no início",
                 "Russian": r"раньше|сначала|до этого|изначально|до исправления", "Chinese": r"之前|以前|起初|原来|一开始",
                 "Japanese": r"以前|前は|最初は|元々|当初|修正前", "Korean": r"이전에는|처음에는|원래|전에는|수정 전"}
@@ -347,8 +350,8 @@ _ALL_PERCENT = re.compile(r"(?<![\d.,])100\s*%")
 
 def _full_count(sentence: str) -> bool:
     """Does the sentence count all of something in digits ("4/4", "4 of 4", "100%")?"""
-    return _DIGIT.search(sentence) is not None and (
-        any(0 < int(n) == int(m) for n, m in _COUNT.findall(sentence)) or _ALL_PERCENT.search(sentence) is not None)
+    return _DIGIT.search(sentence) is not None and (any(0 < int(n) == int(m) for n, m in _COUNT.findall(sentence))
+                                                   or _ALL_PERCENT.search(sentence) is not None)
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033r
 # Each test runner's own summary of a pass, as it prints it (section 7 reads a command's output with it too).
