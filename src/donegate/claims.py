@@ -576,9 +576,12 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
     parts = [part for c in clauses(s) for part in _AT_ARROW.split(c) if part.strip()]  # "1 failed → fixed" is two
     counted = (partial_count(s) or mark_failure(s)) and not (_says(s, "before") and not _says(s, "still"))
-    told = any(not _story(parts, at, after) for at, c in enumerate(parts) if (
-        counted and (partial_count(c) or mark_failure(c)) and not _claims(c, "done") or denied and _says(c, "passing")
-        and _says(_describing(c), "negation") or failure and tells_failure(c))) or counted and not any(
+
+    def tells(c: str) -> bool:  # the clause tells a failure: a count or mark not called fixed, a pass denied, a failure
+        return bool(counted and (partial_count(c) or mark_failure(c)) and not _claims(c, "done")
+                    or denied and _says(c, "passing") and _says(_describing(c), "negation")
+                    or failure and tells_failure(c))
+    told = any(tells(c) and not _story(parts, at, after) for at, c in enumerate(parts)) or counted and not any(
         partial_count(c) or mark_failure(c) for c in parts) and not _story(parts, 0, after)  # a count across clauses
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
                                or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
