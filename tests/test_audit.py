@@ -74,6 +74,20 @@ def test_each_fixture_gets_its_expected_verdicts_and_exit_code(name):
     assert bool(result.told_failing) == want.get("told_failing", False), result.told_failing
 
 
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_the_report_says_why_a_failure_the_reply_went_past_is_not_taken_as_told(host):
+    """count-then-fix and count-then-unread name a failure and then go past it: the report shows the sentence and
+    why it was not taken as saying so (text and page); failure-count leaves it standing and says so."""
+    for scenario in ("count-then-fix", "count-then-unread"):
+        result = tr.audit_transcript(FIXTURES[f"{host}/{scenario}"])
+        assert result.told_failing == [] and len(result.told_then_passed) == 1, (scenario, result.told_then_passed)
+        assert f'told "{result.told_then_passed[0]}" and went on past it' in au.format_audit(result, width=200)
+        assert "and went on past it" in au.audit_html(result)
+    result = tr.audit_transcript(FIXTURES[f"{host}/failure-count"])
+    assert result.told_then_passed == [] and result.told_failing == ["Tests: 3 passed, 1 failed."]
+    assert "went on past it" not in au.format_audit(result)
+
+
 def test_an_audit_leaves_no_folder_behind(tmp_path):
     """Without --trajectory the trajectory goes to a temporary folder, which goes when the command ends: a
     person who audits a session a day does not fill /tmp with folders they were never told about."""

@@ -187,12 +187,19 @@ def _says_failing(self: Rules, text: str) -> list[str]:
     return [s for s in sentences(text) if FAILING_SAID.search(s) and not s.endswith("?")]
 
 
+def _failures_said(self: Rules, text: str) -> list[str]:
+    """The sentences of a reply that tell a failure, each taken alone (appendix 92 reads a reply that goes on past
+    one, to a fix or a pass, as not saying so): here the same as `says_failing`."""
+    return self.says_failing(text)
+
+
 def _elsewhere(self: Rules, command: str) -> bool:
     """Does the command run in another folder than the session's (it moves up or to an absolute path first)?"""
     return bool(re.match(r"\s*cd\s+(\.\.|/|~)", command))
 
 
 Rules.accounts, Rules.disclaims, Rules.says_failing, Rules.elsewhere = _accounts, _disclaims, _says_failing, _elsewhere
+Rules.failures_said = _failures_said
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-050
 VERDICTS = ("supported", "contradicted", "stale", "unsupported")
@@ -509,11 +516,8 @@ class Audit:
     @cached_property
     def told_failing(self) -> list[str]:
         """The sentences of the reply that ended the session's work, when the work ended failing, that say so."""
-        last = self.work[-1] if self.work else None
-        if last is None or last.work != "failing" or last.reply is None:
-            return []
-        reply = next(e for e in self.events if e.seq == last.reply)
-        return self.rules.says_failing(str(reply.payload.get("text") or ""))
+        text = _ending_failing(self)
+        return [] if text is None else self.rules.says_failing(text)
 
     @property
     def exit_code(self) -> int:
@@ -522,6 +526,25 @@ class Audit:
         work = self.work
         return 0 if (not work or work[-1].work in ("verified", "nothing") or self.told_failing) and \
             all(c.verdict == "supported" for c in self.claims) else 1
+
+# %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-065t
+def _ending_failing(result: Audit) -> str | None:
+    """The text of the reply that ended the session's work, when the work ended failing."""
+    last = result.work[-1] if result.work else None
+    if last is None or last.work != "failing" or last.reply is None:
+        return None
+    return str(next(e for e in result.events if e.seq == last.reply).payload.get("text") or "")
+
+
+def _told_then_passed(result: Audit) -> list[str]:
+    """The sentences of that reply that tell a failure taken alone but not as the reply leaves it (it goes on to a
+    fix or a pass, or into words not read): why a reply that names a failure is not taken as saying so."""
+    text = _ending_failing(result)
+    return [] if text is None else [s for s in result.rules.failures_said(text) if s not in result.told_failing]
+
+
+Audit.told_then_passed = property(_told_then_passed)
+
 
 # %% ../../chapters/09_auditing_a_real_session.ipynb #ch09-066
 def audit_session(imported: Any, events: Sequence[tj.Event], rules: Rules = Rules()) -> Audit:
@@ -545,6 +568,8 @@ def work_lines(result: Audit, work: Sequence[Stretch], width: int = 100) -> list
     lines += [f"  {s.work.upper():<13} #{s.start}-#{s.end - 1} {tj.shorten(s.evidence, width - 30)}" for s in work]
     lines += [f"  {'':<13} #{seq} said the check was not run: \"{tj.shorten(said, width - 50)}\""
               for seq, said in result.not_run]
+    lines += [f"  {'':<13} #{work[-1].reply} told \"{tj.shorten(said, width - 70)}\" and went on past it (a fix, a pass, "
+              "words not read)" for said in result.told_then_passed]
     return lines + [f"  {'':<13} #{work[-1].reply} said so: \"{tj.shorten(said, width - 30)}\""
                     for said in result.told_failing]
 
@@ -639,7 +664,9 @@ def audit_html(result: Audit) -> str:
     return (f"<!doctype html><meta charset='utf-8'><title>donegate audit</title><style>{style}</style>"
             f"<h1>Audit of a {escape(result.imported.host)} session</h1><p>{escape(str(result.imported.path))}</p>"
             f"<h2>Work</h2><table><tr><th>stretch</th><th>ended</th><th>evidence</th></tr>{work}</table>"
-            + "".join(f"<p>The last reply says so: “{escape(said)}”</p>" for said in result.told_failing) +
+            + "".join(f"<p>The last reply says so: “{escape(said)}”</p>" for said in result.told_failing)
+            + "".join(f"<p>The last reply told “{escape(said)}” and went on past it (a fix, a pass, words not read).</p>"
+                      for said in result.told_then_passed) +
             f"<h2>Claims</h2><table><tr><th>seq</th><th>verdict</th><th>claim</th><th>evidence</th></tr>{rows}</table>"
             f"<h2>Timeline</h2><table><tr><th>seq</th><th>kind</th><th>what</th><th>outcome</th></tr>{steps}</table>"
             f"<p>Exit status {result.exit_code}.</p>")

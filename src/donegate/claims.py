@@ -1816,6 +1816,9 @@ class AuditRules(_Remembers, Rules):
     def says_failing(self, text: str) -> list[str]:
         return list(self.once(says_failing, text))
 
+    def failures_said(self, text: str) -> list[str]:
+        return [s for s in sentences(text) if reports_failing(s)]
+
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 
     def check_scope(self, command: str) -> tuple[str, ...]:
