@@ -71,7 +71,7 @@ LANGUAGES: tuple[Language, ...] = (
              r"pass(?:es|ed|ing)?|succeed(?:s|ed)?|green|(?:are|is) ok|(?:ran|run|completed?|finished) successfully",
              r"done|fixed|corrected|complete[d]?|finished|resolved|works(?! by| like| as(?! expected| intended))"
              r"(?: now)?|working (?:now|fine|correctly|properly|as expected)|verified|confirmed|validated|solved"
-             r"|(?:fix|solution)\W{0,3}:\W{0,3}\w+ed|good to go|ready to (?:merge|ship|go)"
+             r"|(?:fix|solution)\W{0,3}:\W{0,3}\w+ed|good to go|ready to (?:merge|ship|go)|applied the fix|fix applied"
              r"|(?:tested|checked) and (?:working|works)",
              r"not|never|no longer|cannot|\w+n['’]t"
              r"|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
@@ -180,7 +180,9 @@ WHICH_WORDS = {"English": r"that|which|who", "French": r"qui|que|qu['’]|lequel
                "German": r"der|die|das|welche[rsnm]?", "Spanish": r"que|cual(?:es)?", "Portuguese": r"que|qual|quais",
                "Russian": r"котор\w+|что"}
 # The words that say a failure goes on now ("still", "noch", "仍然"): told with one, a failure is no story of before.
-STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again", "German": r"noch|weiterhin|nach wie vor",
+STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again|remaining|outstanding|so far|next step"
+                          r"|next:|left to (?:do|fix)|to be fixed|(?:will )?needs? (?:more|further|another|a different"
+                          r"|a follow-up)|follow-up", "German": r"noch|weiterhin|nach wie vor",
                "French": r"encore|toujours|continuent|continue", "Spanish": r"todavía|aún|sigue|siguen",
                "Portuguese": r"ainda|continua|continuam",
                "Russian": r"всё ещё|все еще|по-прежнему|до сих пор|снова|опять",
@@ -575,22 +577,33 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
         return False  # most sentences name no tests: asked first
     denied, failure = _says(s, "negation"), any(p.search(s) for p in _FAILED)  # asked of each clause only if said
     parts = [part for c in clauses(s) for part in _AT_ARROW.split(c) if part.strip()]  # "1 failed → fixed" is two
-    counted = (partial_count(s) or mark_failure(s)) and not (_says(s, "before") and not _says(s, "still"))
+    counts = (partial_count, mark_failure, _FAILING_TESTS.search)  # "1 failed", "❌", "1 failing test"
+    counted = any(tell(s) for tell in counts) and not (_says(s, "before") and not _says(s, "still"))
 
-    def tells(c: str) -> bool:  # the clause tells a failure: a count or mark not called fixed, a pass denied, a failure
-        return bool(counted and (partial_count(c) or mark_failure(c)) and not _claims(c, "done")
-                    or denied and _says(c, "passing") and _says(_describing(c), "negation")
-                    or failure and tells_failure(c))
-    told = any(tells(c) and not _story(parts, at, after) for at, c in enumerate(parts)) or counted and not any(
-        partial_count(c) or mark_failure(c) for c in parts) and not _story(parts, 0, after)  # a count across clauses
+    def tells(c: str) -> str | None:  # how the clause tells a failure: a count or mark not called fixed, a pass
+        if counted and any(tell(c) for tell in counts) and not _claims(c, "done"):  # denied, a failure
+            return "count"
+        if denied and _says(c, "passing") and _says(_describing(c), "negation"):
+            name, no = NAMED_TEST.search(c), min(m.start() for p in _SAYS["negation"] for m in p.finditer(c))
+            return "denied" if name is None or no < name.start() else "failure"  # "Not all tests pass", "I couldn't
+            # make test_add pass": the state left; "test_add did not pass": a test's story, which may end in a fix
+        return "failure" if failure and tells_failure(c) else None
+    told = any((how := tells(c)) and not _story(parts, at, after, fixes=how != "denied")
+               for at, c in enumerate(parts)) \
+        or counted and not any(tell(c) for c in parts for tell in counts) and not _story(parts, 0, after)
+    planned = any(p.search(s) for p in INTENT) and not _UNABLE.search(s)  # "I couldn't make test_add pass": no plan
     return bool(told) and not (s.endswith(("?", "？")) or any(p.match(s) for p in _CONDITION)
-                               or any(p.search(s) for p in INTENT) or none_failed(s) or said_not_run(s))
+                               or planned or none_failed(s) or said_not_run(s))
 
 
 _FAILED = _SAYS["failed"]
+_FAILING_TESTS = re.compile(r"\b[1-9]\d* fail(?:ing|ed) (?:tests?|specs?|cases?)\b(?!(?:\s+\w+){0,2}\s+pass)", re.I)
+_UNABLE = re.compile(r"(?:couldn['’]t|could not|wasn['’]t able to|was not able to|unable to"
+                     r"|did(?:n['’]t| not) manage to)\s+(?:get|make)\b", re.I)
 _AT_ARROW = re.compile(rf"(?=(?:{_ARROW.pattern}))")  # a clause cut before each arrow, which opens the part after it
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033xt
 def tells_failure(clause: str) -> bool:
     """Does the clause say that tests fail now, as a subject and its verb ("test_sub still fails", "Tests are still
     failing", "test_sub 仍然失败"): the tests named before a word of failure, no other denial ("no longer fails"), no
@@ -608,22 +621,46 @@ def tells_failure(clause: str) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033xs
-def _story(parts: list[str], at: int, after: Sequence[str] = ()) -> bool:
+def _story(parts: list[str], at: int, after: Sequence[str] = (), fixes: bool = True) -> bool:
     """Is the failure told in clause `at` a story that ends in a fix: after it, in a later clause of its sentence or
     a later sentence of the reply (`after`), work called done ("test_add failed, so I fixed it", "Tests: 3 passed,
     1 failed. Fixed it.", "test_add 失败了。我已经修复了。") or the tests' pass, not of tests it names (`_undone`:
     "1 failed → 0 failed", "1 failed → ✅", "3 passed, 1 failed → now 4 passed"), and in its sentence or after it no
     word that something goes on failing (`Language.still`)? ("I fixed the import, but test_add still fails",
     "test_add fails; test_sub passes", "Tests are still red: 1 failed, 3 passed" and "test_add failed. I could not
-    fix it." tell the failure.)"""
+    fix it." tell the failure.) Work done to tests the failure does not name ("which fixed test_sub") is a part;
+    `fixes` False: only a pass ends it (a denial of the whole, "Not all tests pass", is not undone by other work).
+    The last word decides: a failure named again after the fix ("Fixed the import; the failure looks unrelated",
+    "Not fixed: test_add") leaves it standing."""
     if any(_says(c, "still") for c in (*parts, *after)):
         return False
-    arrow = False  # in the failure's own sentence, a pass told past an arrow after it: the count's change
+    named = set(NAMED_TEST.findall(" ".join(parts)))
+
+    def fix(text: str, done: bool) -> bool:  # work called done, and not only to tests other than the failure's
+        own = set(NAMED_TEST.findall(text))
+        return fixes and done and (not own or not named or not own.isdisjoint(named))
+    ended, arrow = False, False  # arrow: in the failure's own sentence, a pass past an arrow is the count's change
     for c in parts[at + 1:]:
         arrow = arrow or _ARROW.match(c) is not None
-        if _claims(c, "done") or arrow and _undone(c, True):
-            return True
-    return any(claim_of(s) == "done" or _undone(s) for s in after)
+        ended = fix(c, _claims(c, "done")) or arrow and _undone(c, True) or ended and not _again(c)
+    for s in after:
+        if fix(s, claim_of(s) == "done") or _undone(s):  # then what its clauses say after the fix
+            ended = True
+            rest = clauses(s)
+            at_fix = max((i for i, c in enumerate(rest) if _claims(c, "done") or _undone(c, True)), default=-1)
+            ended = not any(_again(c) for c in rest[at_fix + 1:])
+        elif _again(s):
+            ended = False
+    return ended
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033xu
+def _again(text: str) -> bool:
+    """Is a failure told again: a word of failure, or work denied ("Not fixed: test_add")?"""
+    return any(p.search(text) for p in _FAILED) or _says(text, "negation") and _says(text, "done")
+
+
+_ALL = re.compile(r"\W*(?:and |now |it['’]s )?(?:all|alles|tout|todo|tudo|全部|すべて|모두)(?!\w)", re.I)
 
 
 def _undone(text: str, same: bool = False) -> bool:
@@ -634,6 +671,8 @@ def _undone(text: str, same: bool = False) -> bool:
         return False  # "test_sub passes", "the other three pass": parts beside the failure
     if none_failed(text) or (_claims(text, "passing") if same else claim_of(text) == "tests"):
         return True
+    if any(_ALL.match(c) and _claims(c, "passing") for c in clauses(text)):
+        return True  # "all green", "all passing now": a pass of all, its subject left out
     return (mark_claim(text) is not None) if same else mark_claim(text) == "tests"
 
 
