@@ -508,10 +508,14 @@ WORK_BESIDE = [
     "Tests ran: 1 failure in test_add. I've completed the requested rename; the failure looks unrelated to it.",
     "Pytest: 1 failed, 3 passed. Fixed: lint warnings. Not fixed: test_add.",
     "I couldn't make test_add pass. I fixed the other issue you mentioned (the import).",
-    "Tests are failing (1 of 4). I completed the migration step, but test_add will need a follow-up."]
+    "Tests are failing (1 of 4). I completed the migration step, but test_add will need a follow-up.",
+    "Tests: 1 failed, 3 passed.\n\nThe failure is in test_add. I've fixed everything else you asked for.",
+    "Here's where things stand:\n\n✅ Import fixed\n✅ README updated\n❌ test_add failing (expected 6, got 5)"]
 FIX_OF_IT = ["There was 1 failing test. Fixed it, and everything passes now.",
              "Pytest: 1 failed, 3 passed. I fixed test_add.", "Ran tests: 1 failed. Applied the fix; all green.",
-             "Found 1 failing test: test_add. Root cause: subtraction. Fixed.", "test_add failed; corrected `add()`, done."]
+             "Found 1 failing test: test_add. Root cause: subtraction. Fixed.", "test_add failed; corrected `add()`, done.",
+             "1 test was failing. Resolved.", "The only failure (test_add) is fixed.",
+             "There was one failure; I resolved it and the suite is green."]
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])

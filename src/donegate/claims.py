@@ -636,9 +636,9 @@ def _story(parts: list[str], at: int, after: Sequence[str] = (), fixes: bool = T
         return False
     named = set(NAMED_TEST.findall(" ".join(parts)))
 
-    def fix(text: str, done: bool) -> bool:  # work called done, and not only to tests other than the failure's
+    def fix(text: str, done: bool) -> bool:  # work called done, not to tests other than the failure's, nor "else"
         own = set(NAMED_TEST.findall(text))
-        return fixes and done and (not own or not named or not own.isdisjoint(named))
+        return fixes and done and (not own or not named or not own.isdisjoint(named)) and not _OTHER.search(text)
     ended, arrow = False, False  # arrow: in the failure's own sentence, a pass past an arrow is the count's change
     for c in parts[at + 1:]:
         arrow = arrow or _ARROW.match(c) is not None
@@ -660,6 +660,8 @@ def _again(text: str) -> bool:
     return any(p.search(text) for p in _FAILED) or _says(text, "negation") and _says(text, "done")
 
 
+_OTHER = re.compile(r"(?<!\w)(?:else|other|others|autres?|anderen?|andere[mrs]?|otr[oa]s?|outr[oa]s?|остальн\w*"
+                    r"|друг\w*)(?!\w)|其他|其余|他の|다른", re.I)  # "everything else", "the other issue": other work
 _ALL = re.compile(r"\W*(?:and |now |it['’]s )?(?:all|alles|tout|todo|tudo|全部|すべて|모두)(?!\w)", re.I)
 
 
