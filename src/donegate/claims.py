@@ -514,13 +514,14 @@ def none_failed(sentence: str) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033
-def find_claims(text: str) -> list[tuple[str, str]]:
+def find_claims(text: str, failing: Callable[[str], list[str]] | None = None) -> list[tuple[str, str]]:
     """(kind, sentence) for each sentence of `text` that claims the tests pass ("tests") or the work is done:
     in words (a pass told as no failure too), a ticked checklist item, a pass mark, a runner's summary pasted in
     (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item or a
     sentence saying the check was not run. A reply that tells a failure (`reports_failing`) reports parts: its work
     called done ("Fixed add()", a ticked "- [x] Fixed add()") and its passes of tests it names (`| test_sub | ✅ |`)
-    are parts beside the one that fails, not claims about all of it."""
+    are parts beside the one that fails, not claims about all of it. (`failing`: how the failure is read, if not
+    `says_failing`.)"""
     found = []
     for sentence in sentences(text):
         box = CHECKBOX.match(sentence)
@@ -536,7 +537,7 @@ def find_claims(text: str) -> list[tuple[str, str]]:
             if "\n" in match.group() and not any(first in s for _, s in found):
                 found.append(("tests", first))
     parts = [(kind, s) for kind, s in found if kind == "done" or names_its_tests(s)]
-    if parts and says_failing(text):
+    if parts and (says_failing if failing is None else failing)(text):
         return [claim for claim in found if claim not in parts]
     return found
 
@@ -679,6 +680,11 @@ def _undone(text: str, same: bool = False) -> bool:
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033y
+def _failures_said(text: str) -> list[str]:
+    """The sentences of a reply that tell a failure, each taken alone (chapter 09's `Rules.failures_said`)."""
+    return [s for s in sentences(text) if reports_failing(s)]
+
+
 def says_failing(text: str) -> list[str]:
     """The sentences of a reply that tell that some tests fail, each read with the sentences after it (a failure
     the reply goes on to end in a fix is a story: `_story`). None when the reply goes on after the last of them in
@@ -1846,7 +1852,10 @@ class AuditRules(_Remembers, Rules):
         return runs_check(command, self.checks)
 
     def claims(self, text: str) -> list[tuple[str, str]]:
-        return list(self.once(find_claims, text))
+        return list(self.once(self._find_claims, text))
+
+    def _find_claims(self, text: str) -> list[tuple[str, str]]:  # reading the failure once for both questions
+        return find_claims(text, self.says_failing)
 
     def accounts(self, text: str) -> bool:
         return accounts(text, self.claims(text), self.says_failing(text))
@@ -1856,9 +1865,6 @@ class AuditRules(_Remembers, Rules):
 
     def says_failing(self, text: str) -> list[str]:
         return list(self.once(says_failing, text))
-
-    def failures_said(self, text: str) -> list[str]:
-        return [s for s in sentences(text) if reports_failing(s)]
 
     home: str | None = None  # the folder the session ran in (`audit_transcript` sets it from the transcript)
 
@@ -1896,7 +1902,11 @@ def _own_exit_code(self: AuditRules, command: str, output: str) -> int | None:  
 
 
 AuditRules.elsewhere, AuditRules.outside, AuditRules.tested = _elsewhere, _outside, _tested
-AuditRules.own_exit_code = _own_exit_code
+def _said_failures(self: AuditRules, text: str) -> list[str]:  # chapter 09's report: each sentence taken alone
+    return list(self.once(_failures_said, text))
+
+
+AuditRules.own_exit_code, AuditRules.failures_said = _own_exit_code, _said_failures
 AuditRules.selects_tests = staticmethod(selects_tests)
 
 
