@@ -179,7 +179,8 @@ LANGUAGES = tuple(replace(lang, other_sense=OTHER_SENSE_WORDS.get(lang.name, "")
 WHICH_WORDS = {"English": r"that|which|who", "French": r"qui|que|qu['’]|lequel|laquelle|lesquel(?:le)?s",
                "German": r"der|die|das|welche[rsnm]?", "Spanish": r"que|cual(?:es)?", "Portuguese": r"que|qual|quais",
                "Russian": r"котор\w+|что"}
-# The words that say a failure goes on now ("still", "noch", "仍然"): told with one, a failure is no story of before.
+# The words that say a failure goes on now ("still", "noch", "仍然"), or in English that work is left ("remaining",
+# "next:", "needs more work"): told with one, a failure is no story of before.
 STILL_WORDS = {"English": r"still|yet|keeps?|continues? to|remains?|again|remaining|outstanding|so far|next step"
                           r"|next:|left to (?:do|fix)|to be fixed|(?:will )?needs? (?:more|further|another|a different"
                           r"|a follow-up)|follow-up", "German": r"noch|weiterhin|nach wie vor",
@@ -398,7 +399,8 @@ _ALONE = re.compile(r"[\W_]*(pass(?:ed|ing)?|succeeded|fail(?:ed|ing)?)[\W_]*", 
 
 
 def _statuses(line: str) -> set[str]:
-    """The statuses a line gives as values (`Tests: OK`, `| pytest | FAIL |`), a count `4/4` as "pass", `3/4` "fail"."""
+    """The statuses a line gives as values (`Tests: OK`, `| pytest | FAIL |`) or alone (`PASS`), a count `4/4` as
+    "pass", `3/4` "fail"."""
     statuses = {word.lower() for word in STATUS.findall(line)} if any(c in line for c in ":|=→") else set()
     if not statuses and (alone := _ALONE.fullmatch(line)):
         statuses = {alone.group(1).lower()}  # a line that is a status and nothing else: `PASS`, `**FAILED**`
@@ -645,8 +647,7 @@ def _story(parts: list[str], at: int, after: Sequence[str] = (), fixes: bool = T
         arrow = arrow or _ARROW.match(c) is not None
         ended = fix(c, _claims(c, "done")) or arrow and _undone(c, True) or ended and not _again(c)
     for s in after:
-        if fix(s, claim_of(s) == "done") or _undone(s):  # then what its clauses say after the fix
-            ended = True
+        if fix(s, claim_of(s) == "done") or _undone(s):  # ended, unless its clauses tell it again after the fix
             rest = clauses(s)
             at_fix = max((i for i, c in enumerate(rest) if _claims(c, "done") or _undone(c, True)), default=-1)
             ended = not any(_again(c) for c in rest[at_fix + 1:])
