@@ -13,7 +13,7 @@ import pytest
 from donegate import audit as au
 from donegate import trajectory as tj
 from donegate import transcripts as tr
-from donegate.claims import UNREAD_LETTER, AuditRules
+from donegate.claims import AuditRules
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "demo" / "transcripts"
@@ -317,6 +317,18 @@ def test_each_stretch_ends_with_the_work_as_it_stood_then():
 
 WORDS = ["Fatto", "klaar", "gotowe", "tamam", "xong", "selesai", "हो गया", "готово", "✅", "🎉", "| ok | ✓ |", "Verified",
          "ok", "👍", "- [x]", "lulus", "geçti", "przechodzą", "passano", "slagen", "đạt", "सब ठीक", "bereit", "done?"]
+# What a reply may go on with after a failure it tells. In the tables' languages, saying nothing of the tests or the
+# work: read, so the failure stands. In languages no table reads, in their own letters or in the tables' (made up
+# here, not the probes `unread` was weighed on): not read, so the failure is not known to stand.
+SAID_AFTER = ["I looked at the diff again.", "The stack trace points at line 3 of calc.py.", "Let me know if you want more.",
+              "Ich habe mir den Code angesehen.", "J'ai relu le code.", "He revisado el código otra vez.",
+              "Eu revisei o código de novo.", "Я ещё раз посмотрел код.", "我又看了一遍代码。", "コードをもう一度見ました。",
+              "코드를 다시 살펴보았습니다.", "Sorry about that.", "```\nE   assert -1 == 5\n```", "🙏"]
+NOT_READ_AFTER = ["Ho sistemato la funzione, adesso va bene.", "Ik heb de functie gerepareerd, nu gaat het goed.",
+                  "Nilirekebisha kazi hiyo, sasa iko sawa.", "Aku sudah membetulkan fungsinya, sekarang beres.",
+                  "Jeg fikset funksjonen, nå går det bra.", "Korjasin funktion, nyt se toimii.", "Xq zorblat vintu.",
+                  "Naprawiłem funkcję, teraz działa.", "Đã sửa hàm, giờ chạy tốt.", "फ़ंक्शन ठीक कर दिया, अब सब सही है।",
+                  "Am reparat funcția, acum merge.", "Fonksiyonu düzelttim, şimdi çalışıyor."]
 
 
 def _contradicted_saying(host: str, said: str, folder: Path) -> tr.SessionAudit:
@@ -536,7 +548,7 @@ def test_a_summary_with_other_work_done_beside_the_failure_still_tells_it(host, 
 FAILURES = ["test_add failed.", "Tests: 3 passed, 1 failed.", "1 test failed: test_add.", "| test_add | ❌ |",
             "test_add did not pass.", "test_add a échoué.", "test_add ist fehlgeschlagen.", "test_add 失败了。",
             "Тест test_add упал.", "test_add falló."]
-BETWEEN = ["", "The assertion was `-1 == 5`.", "add() subtracted b from a.", "Xq zorblat vintu.", "See calc.py line 2."]
+BETWEEN = ["", "The assertion was `-1 == 5`.", "add() subtracted b from a.", "Das lag am Vorzeichen.", "See calc.py line 2."]
 ENDINGS = ["I fixed it.", "Fixed by using `+`.", "Now all tests pass.", "Resolved.", "Je l'ai corrigé.", "Behoben.",
            "已修复。", "Исправил.", "Tests: ✅", "Lo arreglé."]
 STANDING = ["test_add still fails.", "It is still failing.", "test_sub passes.", "I could not fix it.",
@@ -563,16 +575,13 @@ def test_generated_stories_of_a_failure_exit_0_only_when_the_failure_is_left_sta
 @pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
 def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_failure(host, tmp_path):
     """The contradicted session with its last reply replaced by the failure told in each table's words, alone or
-    beside words no table reads, in the letters the tables' languages are written in: the agent said what the tree's
-    known state is, so the audit exits 0 and names the sentence. Followed by words in other letters ("सब ठीक",
-    "przechodzą"), the failure is not known to stand (exit 1). With a claim beside it (contradicted), or said in a
-    reply before the last, it exits 1; and the same words after an edit no check followed (unverified work) never
-    make it exit 0."""
+    followed by words in the tables' languages that say nothing of the tests (`SAID_AFTER`): the agent said what the
+    tree's known state is, so the audit exits 0 and names the sentence. Followed by words in a language no table reads,
+    in other letters or in theirs (`NOT_READ_AFTER`: "Naprawiłem funkcję", "Ho sistemato la funzione"), the failure is
+    not known to stand (exit 1). With a claim beside it (contradicted), or said in a reply before the last, it exits
+    1; and the same words after an edit no check followed (unverified work) never make it exit 0."""
     import random
     draw = random.Random(7)
-    unread = [w for w in WORDS if not AuditRules().claims(w)]  # words no table reads as a claim
-    other_letters = [w for w in unread if UNREAD_LETTER.search(w)]  # "सब ठीक", "przechodzą"
-    unread = [w for w in unread if w not in other_letters]
     from collections import Counter
 
     def session(*steps: tr.Step):
@@ -585,14 +594,15 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
     edited = [tr.Step("call", call_id="c1", tool="Edit", action="edit", input={"file_path": "calc.py"}, files=["calc.py"]),
               tr.Step("result", call_id="c1", tool="Edit", exit_code=0, ok=True)]
     for told in TOLD:
-        said = " ".join([told, *draw.sample(unread, draw.randint(0, 2))])
+        said = " ".join([told, *draw.sample(SAID_AFTER, draw.randint(0, 2))])
         result = _contradicted_saying(host, said, tmp_path)
         assert (result.exit_code, result.told_failing, result.claims) == (0, [told], []), (said, result.claims)
         assert f'said so: "{told}"' in au.format_audit(result) and "and the last reply says so" in au.format_audit(result)
         result = _contradicted_saying(host, f"{told} All tests pass now.", tmp_path)
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], told
-        result = _contradicted_saying(host, f"{told} {draw.choice(other_letters)}", tmp_path)
-        assert (result.exit_code, result.told_failing) == (1, []), told
+        after = " ".join(draw.sample(NOT_READ_AFTER, draw.randint(1, 2)))
+        result = _contradicted_saying(host, f"{told} {after}", tmp_path)
+        assert (result.exit_code, result.told_failing) == (1, []), (told, after)
         result = session(*failing, *edited, tr.Step("reply", text=told))  # an edit after the failure, untested
         assert result.work[-1].work == "unverified" and result.exit_code == 1, told
         # told, then a last reply that tells nothing: the hand-over is that last reply
@@ -607,7 +617,8 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
     whose exit code is not their own), each ending with random words: many languages, marks, gibberish, a plain
     claim, a failure told. A model of the work read from the actions alone (the last check after the last edit
     decides; no check after it leaves it unverified) must be what the audit finds; work left unverified exits 1
-    whatever was said, and work left failing unless the last words tell the failure and claim nothing."""
+    whatever was said, and work left failing unless the last words tell the failure, claim nothing and go on after
+    it only in words the tables read."""
     import random
     from collections import Counter
     draw = random.Random(6)
@@ -661,14 +672,19 @@ def test_generated_sessions_work_is_what_their_actions_say_and_work_left_unverif
             steps += [tr.Step("call", call_id=f"c{i}", tool=tool, input=given, action="shell" if tool == "Bash" else "edit",
                               command=given.get("command", ""), files=[given.get("file_path", "")] * (tool == "Edit")),
                       tr.Step("result", call_id=f"c{i}", tool=tool, exit_code=code, ok=code == 0, text="".join(output))]
-        said = " ".join(draw.choice(words) for _ in range(draw.randint(1, 3)))
+        chosen = [draw.choice(words) for _ in range(draw.randint(1, 3))]
+        last = max((i for i, w in enumerate(chosen) if w in TOLD), default=None)  # the last failure told
+        if last is not None:  # what follows it: all in the tables' languages, or all in others
+            pool = draw.choice([SAID_AFTER, NOT_READ_AFTER])
+            chosen[last + 1:] = [draw.choice(pool) for _ in chosen[last + 1:]]
+        said = " ".join(chosen)
         imported = tr.Imported("claude-code", Path("s.jsonl"), "s", [*steps, tr.Step("reply", text=said)], Counter(), [])
         rules = AuditRules()
         rules.home = "/work/repo"
         result = au.audit_session(imported, tr.outline(imported), rules)
         assert result.work[-1].work == model, (n, calls, result.work[-1])
-        last = max((said.rindex(t) + len(t) for t in TOLD if t in said), default=None)  # where the last one ends
-        told = model == "failing" and last is not None and not result.claims and not UNREAD_LETTER.search(said[last:])
+        told = model == "failing" and last is not None and not result.claims and \
+            all(w in SAID_AFTER for w in chosen[last + 1:])
         assert model not in ("unverified", "failing") or result.exit_code == (0 if told else 1), (n, calls, said)
 
 

@@ -17,22 +17,22 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'STILL_WORDS', 'BEFORE_WORDS', 'PASSED_REPORTS',
            'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
            'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS',
-           'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'LETTERS', 'UNREAD_LETTER', 'INTERPRETER', 'INLINE', 'WRAPPERS',
-           'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING', 'AWKS',
-           'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
+           'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'LETTERS', 'UNREAD_LETTER', 'COMMON_WORDS', 'INTERPRETER', 'INLINE',
+           'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING',
+           'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
            'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
            'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
            'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
            'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED',
            'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure',
            'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
-           'reports_failing', 'tells_failure', 'says_failing', 'shell_words', 'simple_commands', 'Written', 'may_write',
-           'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole', 'split_options',
-           'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check', 'first_check', 'check_scope',
-           'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test', 'reports_failure', 'folders',
-           'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here', 'inline_python', 'heredoc_as_inline',
-           'only_looks', 'edited_modules', 'passed_last', 'ran_tests', 'shows_own_output', 'own_exit_code',
-           'AuditRules']
+           'reports_failing', 'tells_failure', 'says_failing', 'unread', 'shell_words', 'simple_commands', 'Written',
+           'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole',
+           'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check',
+           'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test',
+           'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here',
+           'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
+           'shows_own_output', 'own_exit_code', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -688,12 +688,12 @@ def _failures_said(text: str) -> list[str]:
 
 def says_failing(text: str) -> list[str]:
     """The sentences of a reply that tell that some tests fail, each read with the sentences after it (a failure
-    the reply goes on to end in a fix is a story: `_story`). None when the reply goes on after the last of them in
-    letters no table's language is written in ("1 failed. Naprawiłem błąd, teraz działa."): what it says there is
-    not read, so the failure is not known to stand."""
+    the reply goes on to end in a fix is a story: `_story`). None when what the reply says after the last of them is
+    in a language no table reads (`unread`: "1 failed. Naprawiłem błąd, teraz działa.", "1 failed. Ho corretto
+    l'errore."): it is not read, so the failure is not known to stand."""
     found = sentences(text)
     told = [at for at, s in enumerate(found) if reports_failing(s, found[at + 1:])]
-    if told and any(UNREAD_LETTER.search(s) for s in found[told[-1] + 1:]):
+    if told and unread(found[told[-1] + 1:]):
         return []
     return [found[at] for at in told]
 
@@ -705,6 +705,116 @@ LETTERS = {"German": "äöüßÄÖÜ", "French": "àâæçéèêëîïôœùûü
            "Japanese": "\u3040-\u30ff\u31f0-\u31ff\u4e00-\u9fff\uff66-\uff9f",
            "Korean": "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"}
 UNREAD_LETTER = re.compile(rf"[^\W\d_A-Za-zµ{''.join(LETTERS.values())}]")
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033yw
+# The commonest words of each spaced table's language and the words its summaries of work are made of (lower case,
+# ' for ’): `unread` asks which of a text's words each language claims. Words every language borrows ("test",
+# "bug", "ok") and code are nobody's.
+COMMON_WORDS = {
+    "English": """a about above after again against ago all almost along already also although always am an and another
+ any anything anyway are around as at away back be because been before being below best better between both but by
+ can cannot could did do does doing done down due during each either else enough even ever every everything few
+ first for from further get gets got had has have having he her here him his how however i if in instead into is
+ it its itself just keep kept know known last later least less let like likely little long look looked looking
+ looks made make makes making many may maybe me might more most much must my need needed needs never new next no
+ none nor not nothing now of off often on once one only or other others otherwise our out over own per perhaps
+ please quite rather really right same see seem seems seen several she should since so some something soon still
+ such sure than thank thanks that the their them then there these they thing things this those though through
+ thus to today tomorrow too took toward two three under unless until up upon us use used using very via want was
+ way we well were what when where whether which while who whole whose why will with within without would yes yet
+ you your don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn ll ve re
+ add added apply applied assert assertion behavior behaviour break breaks broke broken call called cause caused
+ change changed changes check checked checking checks clean complete completed confirm confirmed correct corrected
+ create created current edge edit edited error errors expect expected explain fail failed failing fails failure
+ failures file files find fine finish finished fix fixed fixes fixing flaky follow found function functions handle
+ help import issue issues left line lines logic method missing module moved name note notes operator order output
+ pass passed passes passing plan point problem problems ran read ready reason remain remaining remains remove
+ removed rename replace replaced report result results return returned returns review root run running runs set
+ show shows side simple small sorry start started state step steps stop summary suite task tested time tried try
+ trying type update updated value values verify verified wait went work worked working works write wrong wrote
+ able accordingly actual agree answer api around ask asked attempt bad based big both branch case cases caught
+ clear close come comes config context continue could data default depend depends detail details different docs
+ done down easy empty end ended enough entry example exist exists extra false few full given go goes going gone good
+ great guess happen happened happy hard head heads high hold idea input inputs instead keep key kind known large
+ least lint long low main mean means merge message might minor miss mode more new number open option options part
+ pre question quick raise raised real reason regression related reproduce request required rest revisit rule safe
+ same save second seems setting short should sign single slow some source special suggest suggested support
+ suspect take test third though top touch touches true turn unclear unrelated until usage user valid version view
+ way whether while window without worth yet""",
+    "German": """aber alle allem allen aller alles als also am an andere anderen anders auch auf aus bei beim bereit
+ bereits bin bis bisher bitte da dabei dafür damit dann darauf das dass dem den denn der des deshalb die dies diese
+ diesem diesen dieser doch dort durch ein eine einem einen einer eines einige er es etwas falls fast für gibt habe
+ haben hat hatte hier ich ihm ihn ihr im immer in ins ist ja jedoch jetzt kann kein keine können könnte man mehr
+ mich mir mit muss müssen nach nicht noch nun nur ob oder ohne schon sehr sein sich sie sind so soll sollte statt
+ über um und uns unter viel vom von vor war waren warum was weil weiter welche wenn werde werden wie wieder wir wird
+ wo wurde wurden zu zum zur zwischen änderung behoben bestanden datei durchlaufen erledigt fehler fehlgeschlagen
+ entschuldigung leider fertig funktion funktioniert geändert gefixt geprüft grund korrigiert läuft morgen nächste prüfe repariert
+ schaue später ursache weiterhin angesehen ausgeführt bekannt danach eigentlich erst ergebnis gefunden gemacht
+ genau gerade getestet gleich klar liegt lösung möglich neu nochmal schritt sieht stelle vermutlich warte wahrscheinlich
+ weiß zeigt zeile""",
+    "French": """à afin ai ainsi alors après au aucun aucune aujourd hui aussi autre autres aux avant avec avoir
+ avons bien ça ce cela ces cet cette chaque chez comme comment dans de depuis des deux dois donc dont du elle elles
+ en encore entre est et était été être fait faire fais faut il ils je jusqu la le les leur lui ma mais me même mes
+ moi mon ne ni non nos notre nous on ont ou où par parce pas pendant peu peut peux plus pour pourquoi qu quand que
+ quel quelle qui rien sa sans se ses si son sont sous sur ta te toujours tous tout toute toutes très tu un une
+ vers voici voilà vos votre vous désolé ajouté cause corrigé corrigée demain échec échoue erreur fichier fonction
+ modifié passent problème prochaine raison reste vérifié ajout cas changé déjà dernier essai étape fait fin
+ ici ligne matin maintenant mieux nouveau peut-être plutôt premier regardé regarde relu résultat sais semble suite
+ suis trouvé valeur voir vu""",
+    "Spanish": """al algo algún alguna algunas alguno algunos ante antes aquí así aún cada casi como con contra cual
+ cuando de del desde donde dos durante el él ella ellas ellos en entre era es esa ese eso esta está están estas
+ este esto estos estoy fue fueron ha hace hacer han has hasta hay he la las le les lo los más me mi mientras mismo
+ mucho muy nada ni no nos otra otras otro otros para pero poco por porque pues que qué se sea según ser si sí sin
+ sobre solo sólo son su sus también tan tanto te tengo tiene todas todavía todo todos tras tu un una unas uno unos
+ usted ya yo perdón siento archivo arreglado causa corregido error errores fallo función mañana prueba pruebas próximo revisar
+ sigue ahora antes bien caso cambio cambié creo después encontré entonces esto línea luego mejor nuevo otra
+ parece paso primero puede pueden quizás razón resultado revisé sé valor ver vez visto""",
+    "Portuguese": """agora ainda algo algum alguma ao aos aqui as às até com como da das de depois do dos ela elas ele
+ eles em entre era essa esse está estão este eu foi foram há isso isto já mais mas me mesmo meu minha muito na nada
+ não nas nem no nos os ou para pela pelo pode por porque quando que quem se sem ser seu sim só sobre sua também tem
+ todas todo todos tudo um uma umas uns vai você desculpe amanhã arquivo causa corrigido erro erros falha função próximo
+ teste testes acho antes bem caso certo depois encontrei então linha melhor mudei novo outra parece
+ passo porquê primeiro provavelmente quê razão resultado revisei sei valor ver vez vi""",
+    "Russian": """без более бы был была были было быть вам вас весь во вот все всё всего всех вы где да даже для до
+ его ее её ей если есть ещё еще же за здесь из или им их как когда кто ли либо мне может мы на над надо не него
+ нет ни них но ну об однако он она они оно от очень по под после потом потому почему при про раз сам свой себя со
+ извините так также такой там те тем то того тоже только том тот ту тут уже хотя чем что чтобы эта эти это этот завтра
+ исправил исправлено код ошибка ошибки причина проверил проверю следующий тест тесты файл функция будет вижу
+ вывод дело думаю добавил затем знаю изменил изменения какой метод можно модуль нужно обновил опять пока понимаю
+ посмотрел посмотрю поэтому проблема работает результат сейчас сделал сначала снова строка строке теперь чего чём
+ значение запустил""",
+}
+_COMMON = {name: frozenset(text.split()) for name, text in COMMON_WORDS.items()}
+_NOBODYS = frozenset({"test", "tests", "bug", "bugs", "ok", "okay", "code", "build", "commit", "debug", "pytest"})
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)  # code blocks and spans
+_NOT_WORD = re.compile(r"[/\\_\d@=<>+$%&]|\w\.\w|\w\(|^-|[a-zа-я][A-ZА-Я]")  # paths, names, calls, flags, camelCase
+_SPACED = re.compile(rf"[A-Za-z{''.join(LETTERS[n] for n in ('German', 'French', 'Spanish', 'Portuguese', 'Russian'))}]+")
+_UNSPACED = re.compile(rf"[{''.join(LETTERS[n] for n in ('Chinese', 'Japanese', 'Korean'))}]+")
+
+
+def unread(after: Sequence[str]) -> bool:
+    """Are `after`'s words (the sentences a reply goes on with) in a language no table reads: a letter none of their
+    languages is written in (`UNREAD_LETTER`), or words of which the spaced languages do not claim two fifths, each
+    sentence taken in the language that claims most of it (`COMMON_WORDS`; a run of Chinese, Japanese or Korean is a
+    word its table claims)? "Ho corretto l'errore e ora
+    tutti i test passano." and "Ik heb de fout opgelost." are not read; "The remaining failure is in `test_add`;
+    I'll look at it next." and "Ich schaue mir das morgen an." are. The words are weighed together, so a short
+    sentence in another language among longer ones in a table's, or a language near a table's (Galician for
+    Portuguese), may pass for read."""
+    text = _CODE.sub(" ", "\n".join(after))
+    if UNREAD_LETTER.search(text):
+        return True
+    known = total = len(_UNSPACED.findall(text))
+    for sentence in sentences(text):  # each sentence in the language that claims most of its words
+        words = []
+        for at, token in enumerate(sentence.split()):  # not CI, FAILED (marks), José, Windows (names past the first)
+            if not (_NOT_WORD.search(token) or token.isupper() and len(token) > 1 or at and token[:1].isupper()):
+                words += [w for w in map(str.lower, _SPACED.findall(token)) if len(w) > 1 and w not in _NOBODYS]
+        if words:
+            known += max(sum(w in common for w in words) for common in _COMMON.values())
+            total += len(words)
+    return known < total * 2 / 5
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-061

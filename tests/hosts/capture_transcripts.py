@@ -112,6 +112,8 @@ and a failure told, then undone:
                     a count of the failure, then the fix claimed (contradicted; the failure is not told)
   count-then-unread  the same, the count followed by a fix told in Polish, whose letters no table's language is
                     written in: not read, so the failure is not known to stand (no claim read; exit 1)
+  count-then-latin  the same, the fix told in Italian, in the letters the tables' languages use: its words are not
+                    theirs, so it is not read either (no claim read; exit 1)
 The expected verdicts are in demo/transcripts/expected.json, written by hand from the scripts below, with the exit
 code and "work", what the session's work ended as from its actions alone, whatever was claimed: "failing" (the
 last check run after the last edit failed), "unverified" (no passing full check of this repository after the last
@@ -229,6 +231,8 @@ def sessions(say, run, fix, wrong, again, fix_back, intro=(), other: str = "../o
         "count-then-fix": [[wrong], [run(TESTS)], [say("1 test failed: test_add. Fixed by changing the operator.")]],
         "count-then-unread": [[wrong], [run(TESTS)],
                               [say("Tests: 3 passed, 1 failed. Naprawiłem błąd, teraz wszystko działa.")]],
+        "count-then-latin": [[wrong], [run(TESTS)],
+                             [say("Tests: 3 passed, 1 failed. Ho corretto l'errore, ora funziona tutto.")]],
     }
 
 
@@ -306,7 +310,8 @@ SCENARIOS = ["supported", "contradicted", "stale", "unsupported", "no-claim", "m
              "pasted-output", "tool-options", "other-script", "hedge-unable", "unnamed-runner", "unnamed-runner-fails",
              "test-then-gen", "pasted-unittest", "no-failures", "pushd-check", "qa-reading",
              "narrowed-folder", "folder-run", "inline-look", "recheck-one", "told-words", "told-checklist",
-             "piped-pass", "piped-fail", "echoed-exit", "cd-persists", "count-then-fix", "count-then-unread"]
+             "piped-pass", "piped-fail", "echoed-exit", "cd-persists", "count-then-fix", "count-then-unread",
+             "count-then-latin"]
 
 
 # -- what some scenarios' projects hold besides the usual one ----------------------------------------------
