@@ -1539,3 +1539,26 @@ def test_a_run_that_says_nothing_of_the_claim_neither_backs_it_nor_undoes_the_ru
         [claim], _stretch = _session(EDIT, PASS, SILENT[after], ("Bash", {"command": command}, 0, "4 passed in 0.02s"),
                                      folder="/work/repo")
         assert claim.verdict == "unsupported" and command.split()[0] in claim.evidence, (command, claim.evidence)
+
+
+# A pass told beside the failure, of something else than all the tests, or the failure told as work that could not be
+# done: the reply leaves the tree failing and says so (exit 0). Beside them, the same shapes that claim it all (exit 1).
+BESIDE = ["The build passes, but test_add fails.", "Status: 1 test failing (test_add). Everything else is green.",
+          "I could not fix test_add. The rest pass.", "I wasn't able to resolve test_add; everything else passes.",
+          "Type checks pass, but 1 test fails: test_add.", "The linter passes, but the tests are still failing."]
+BESIDE_CLAIMING_ALL = ["test_add failed, now all tests pass.", "I could not fix it at first, but now all tests pass.",
+                       "Everything else is green, and test_add is fixed too.", "Everything passes, but the docs build is slow.",
+                       "I couldn't fix the flaky network test, so I skipped it. All tests pass."]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_a_pass_beside_the_failure_is_a_part_and_a_pass_of_all_is_a_claim(host, tmp_path):
+    """The contradicted session (the tests failing) ending with a pass told beside the failure in the sentence that
+    ends by telling it, "everything else" that passes, or a fix that could not be made: parts of a report of failing
+    work (exit 0, the failure told). A pass of all, or one told after the failure, stays a claim (contradicted)."""
+    for said in BESIDE:
+        result = _contradicted_saying(host, said, tmp_path)
+        assert (result.exit_code, result.claims) == (0, []) and result.told_failing, (said, result.claims)
+    for said in BESIDE_CLAIMING_ALL:
+        result = _contradicted_saying(host, said, tmp_path)
+        assert result.exit_code == 1 and "contradicted" in [c.verdict for c in result.claims], (said, result.claims)

@@ -176,6 +176,7 @@ d = { 'settings': {'branch': 'main', 'doc_baseurl': '/', 'doc_host': '', 'git_ur
                                                                             'donegate/claims.py'),
                                  'donegate.claims._again': ('reading_claims.html#_again', 'donegate/claims.py'),
                                  'donegate.claims._awk_reads': ('reading_claims.html#_awk_reads', 'donegate/claims.py'),
+                                 'donegate.claims._beside': ('reading_claims.html#_beside', 'donegate/claims.py'),
                                  'donegate.claims._branches': ('reading_claims.html#_branches', 'donegate/claims.py'),
                                  'donegate.claims._by_first_letter': ('reading_claims.html#_by_first_letter', 'donegate/claims.py'),
                                  'donegate.claims._call_looks': ('reading_claims.html#_call_looks', 'donegate/claims.py'),

@@ -75,7 +75,7 @@ LANGUAGES: tuple[Language, ...] = (
              r"|(?:tested|checked) and (?:working|works)",
              r"not|never|no longer|cannot|\w+n['’]t"
              r"|fail(?:s|ed|ing|ures?)?(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))",
-             r"all but|except|apart from|other than|the others|the rest"
+             r"all but|except|apart from|other than|the others|the rest|everything else|all else"
              r"|(?:most|almost all|nearly all) (?:of (?:the |my |our )?)?(?:\w+ )?(?:tests|checks|specs)"
              r"|the (?:other|remaining) (?:\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b|the remaining (?:tests?|ones|checks?)",
              failed=r"fail(?:s|ed|ing|ures?)(?!\w)(?!\s+(?:tests?|checks?|specs?|cases?))|errors?|broken",
@@ -521,8 +521,10 @@ def find_claims(text: str, failing: Callable[[str], list[str]] | None = None) ->
     in words (a pass told as no failure too), a ticked checklist item, a pass mark, a runner's summary pasted in
     (one that spans lines, unittest's `Ran 4 tests` then `OK`, named by its first); never an unticked item or a
     sentence saying the check was not run. A reply that tells a failure (`reports_failing`) reports parts: its work
-    called done ("Fixed add()", a ticked "- [x] Fixed add()") and its passes of tests it names (`| test_sub | ✅ |`)
-    are parts beside the one that fails, not claims about all of it. (`failing`: how the failure is read, if not
+    called done ("Fixed add()", a ticked "- [x] Fixed add()"), its passes of tests it names (`| test_sub | ✅ |`) and
+    a pass not of all told in a sentence that ends by telling the failure ("The build passes, but test_add fails";
+    not "test_add failed, now the tests pass", "All tests pass, but the build is broken on Windows") are parts beside
+    the one that fails, not claims about all of it. (`failing`: how the failure is read, if not
     `says_failing`.)"""
     found = []
     for sentence in sentences(text):
@@ -538,10 +540,21 @@ def find_claims(text: str, failing: Callable[[str], list[str]] | None = None) ->
             first = match.group().partition("\n")[0].strip()
             if "\n" in match.group() and not any(first in s for _, s in found):
                 found.append(("tests", first))
-    parts = [(kind, s) for kind, s in found if kind == "done" or names_its_tests(s)]
+    parts = [(kind, s) for kind, s in found if kind == "done" or names_its_tests(s) or _beside(s)]
     if parts and (says_failing if failing is None else failing)(text):
         return [claim for claim in found if claim not in parts]
     return found
+
+
+_WHOLE = re.compile(r"(?<!\w)(?:all|every\w*|alle\w*|tou[ts]e?s?|tod[oa]s?|tud[oa]|вс[её]\w*)(?!\w)|全部|所有|すべて|全て|모두|전부",
+                    re.I)
+
+
+def _beside(claim: str) -> bool:
+    """Is the claim's pass told beside a failure, in a sentence that ends by telling it ("The build passes, but
+    test_add fails"), and not of all the tests ("All tests pass, but ...")?"""
+    *before, last = clauses(claim)
+    return bool(before) and reports_failing(last) and not any(_WHOLE.search(c) for c in before if _says(c, "passing"))
 
 
 def accounts(text: str, found: Sequence | None = None, failing: Sequence | None = None) -> bool:
@@ -590,6 +603,8 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
             name, no = NAMED_TEST.search(c), min(m.start() for p in _SAYS["negation"] for m in p.finditer(c))
             return "denied" if name is None or no < name.start() else "failure"  # "Not all tests pass", "I couldn't
             # make test_add pass": the state left; "test_add did not pass": a test's story, which may end in a fix
+        if _UNABLE.search(c) and not _says(c, "passing"):  # "I couldn't fix test_add": the state left, as denied
+            return "denied"
         return "failure" if failure and tells_failure(c) else None
     told = any((how := tells(c)) and not _story(parts, at, after, fixes=how != "denied")
                for at, c in enumerate(parts)) \
@@ -602,7 +617,7 @@ def reports_failing(sentence: str, after: Sequence[str] = ()) -> bool:
 _FAILED = _SAYS["failed"]
 _FAILING_TESTS = re.compile(r"\b[1-9]\d* fail(?:ing|ed) (?:tests?|specs?|cases?)\b(?!(?:\s+\w+){0,2}\s+pass)", re.I)
 _UNABLE = re.compile(r"(?:couldn['’]t|could not|wasn['’]t able to|was not able to|unable to"
-                     r"|did(?:n['’]t| not) manage to)\s+(?:get|make)\b", re.I)
+                     r"|did(?:n['’]t| not) manage to)\s+(?:get|make|fix|resolve|solve|repair)\b", re.I)
 _AT_ARROW = re.compile(rf"(?=(?:{_ARROW.pattern}))")  # a clause cut before each arrow, which opens the part after it
 
 
