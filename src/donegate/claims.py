@@ -727,36 +727,35 @@ UNREAD_LETTER = re.compile(rf"[^\W\d_A-Za-zµ{''.join(LETTERS.values())}]")
 # ' for ’): `unread` asks which of a text's words each language claims. Words every language borrows ("test",
 # "bug", "ok") and code are nobody's.
 COMMON_WORDS = {
-    "English": """a about above after again against ago all almost along already also although always am an and another
- any anything anyway are around as at away back be because been before being below best better between both but by
- can cannot could did do does doing done down due during each either else enough even ever every everything few
- first for from further get gets got had has have having he her here him his how however i if in instead into is
- it its itself just keep kept know known last later least less let like likely little long look looked looking
- looks made make makes making many may maybe me might more most much must my need needed needs never new next no
- none nor not nothing now of off often on once one only or other others otherwise our out over own per perhaps
- please quite rather really right same see seem seems seen several she should since so some something soon still
- such sure than thank thanks that the their them then there these they thing things this those though through
- thus to today tomorrow too took toward two three under unless until up upon us use used using very via want was
- way we well were what when where whether which while who whole whose why will with within without would yes yet
- you your don doesn didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn ll ve re
- add added apply applied assert assertion behavior behaviour break breaks broke broken call called cause caused
- change changed changes check checked checking checks clean complete completed confirm confirmed correct corrected
- create created current edge edit edited error errors expect expected explain fail failed failing fails failure
- failures file files find fine finish finished fix fixed fixes fixing flaky follow found function functions handle
- help import issue issues left line lines logic method missing module moved name note notes operator order output
- pass passed passes passing plan point problem problems ran read ready reason remain remaining remains remove
- removed rename replace replaced report result results return returned returns review root run running runs set
- show shows side simple small sorry start started state step steps stop summary suite task tested time tried try
- trying type update updated value values verify verified wait went work worked working works write wrong wrote
- able accordingly actual agree answer api around ask asked attempt bad based big both branch case cases caught
- clear close come comes config context continue could data default depend depends detail details different docs
- done down easy empty end ended enough entry example exist exists extra false few full given go goes going gone good
- great guess happen happened happy hard head heads high hold idea input inputs instead keep key kind known large
- least lint long low main mean means merge message might minor miss mode more new number open option options part
- pre question quick raise raised real reason regression related reproduce request required rest revisit rule safe
- same save second seems setting short should sign single slow some source special suggest suggested support
- suspect take test third though top touch touches true turn unclear unrelated until usage user valid version view
- way whether while window without worth yet""",
+    "English": """a about above after again against ago all almost along already also although always am an and
+ another any anything anyway are around as at away back be because been before being below best better between both
+ but by can cannot could did do does doing done down due during each either else enough even ever every everything
+ few first for from further get gets got had has have having he her here him his how however i if in instead into is
+ it its itself just keep kept know known last later least less let like likely little long look looked looking looks
+ made make makes making many may maybe me might more most much must my need needed needs never new next no none nor
+ not nothing now of off often on once one only or other others otherwise our out over own per perhaps please quite
+ rather really right same see seem seems seen several she should since so some something soon still such sure than
+ thank thanks that the their them then there these they thing things this those though through thus to today
+ tomorrow too took toward two three under unless until up upon us use used using very via want was way we well were
+ what when where whether which while who whole whose why will with within without would yes yet you your don doesn
+ didn isn aren wasn weren haven hasn hadn won wouldn couldn shouldn ll ve re add added apply applied assert
+ assertion behavior behaviour break breaks broke broken call called cause caused change changed changes check
+ checked checking checks clean complete completed confirm confirmed correct corrected create created current edge
+ edit edited error errors expect expected explain fail failed failing fails failure failures file files find fine
+ finish finished fix fixed fixes fixing flaky follow found function functions handle help import issue issues left
+ line lines logic method missing module moved name note notes operator order output pass passed passes passing plan
+ point problem problems ran read ready reason remain remaining remains remove removed rename replace replaced report
+ result results return returned returns review root run running runs set show shows side simple small sorry start
+ started state step steps stop summary suite task tested time tried try trying type update updated value values
+ verify verified wait went work worked working works write wrong wrote able accordingly actual agree answer api
+ around ask asked attempt bad based big both branch case cases caught clear close come comes config context continue
+ could data default depend depends detail details different docs done down easy empty end ended enough entry example
+ exist exists extra false few full given go goes going gone good great guess happen happened happy hard head heads
+ high hold idea input inputs instead keep key kind known large least lint long low main mean means merge message
+ might minor miss mode more new number open option options part pre question quick raise raised real reason
+ regression related reproduce request required rest revisit rule safe same save second seems setting short should
+ sign single slow some source special suggest suggested support suspect take test third though top touch touches
+ true turn unclear unrelated until usage user valid version view way whether while window without worth yet""",
     "German": """aber alle allem allen aller alles als also am an andere anderen anders auch auf aus bei beim bereit
  bereits bin bis bisher bitte da dabei dafür damit dann darauf das dass dem den denn der des deshalb die dies diese
  diesem diesen dieser doch dort durch ein eine einem einen einer eines einige er es etwas falls fast für gibt habe
@@ -764,38 +763,38 @@ COMMON_WORDS = {
  mich mir mit muss müssen nach nicht noch nun nur ob oder ohne schon sehr sein sich sie sind so soll sollte statt
  über um und uns unter viel vom von vor war waren warum was weil weiter welche wenn werde werden wie wieder wir wird
  wo wurde wurden zu zum zur zwischen änderung behoben bestanden datei durchlaufen erledigt fehler fehlgeschlagen
- entschuldigung leider fertig funktion funktioniert geändert gefixt geprüft grund korrigiert läuft morgen nächste prüfe repariert
- schaue später ursache weiterhin angesehen ausgeführt bekannt danach eigentlich erst ergebnis gefunden gemacht
- genau gerade getestet gleich klar liegt lösung möglich neu nochmal schritt sieht stelle vermutlich warte wahrscheinlich
- weiß zeigt zeile""",
+ entschuldigung leider fertig funktion funktioniert geändert gefixt geprüft grund korrigiert läuft morgen nächste
+ prüfe repariert schaue später ursache weiterhin angesehen ausgeführt bekannt danach eigentlich erst ergebnis
+ gefunden gemacht genau gerade getestet gleich klar liegt lösung möglich neu nochmal schritt sieht stelle vermutlich
+ warte wahrscheinlich weiß zeigt zeile""",
     "French": """à afin ai ainsi alors après au aucun aucune aujourd hui aussi autre autres aux avant avec avoir
  avons bien ça ce cela ces cet cette chaque chez comme comment dans de depuis des deux dois donc dont du elle elles
  en encore entre est et était été être fait faire fais faut il ils je jusqu la le les leur lui ma mais me même mes
  moi mon ne ni non nos notre nous on ont ou où par parce pas pendant peu peut peux plus pour pourquoi qu quand que
- quel quelle qui rien sa sans se ses si son sont sous sur ta te toujours tous tout toute toutes très tu un une
- vers voici voilà vos votre vous désolé ajouté cause corrigé corrigée demain échec échoue erreur fichier fonction
- modifié passent problème prochaine raison reste vérifié ajout cas changé déjà dernier essai étape fait fin
- ici ligne matin maintenant mieux nouveau peut-être plutôt premier regardé regarde relu résultat sais semble suite
- suis trouvé valeur voir vu""",
+ quel quelle qui rien sa sans se ses si son sont sous sur ta te toujours tous tout toute toutes très tu un une vers
+ voici voilà vos votre vous désolé ajouté cause corrigé corrigée demain échec échoue erreur fichier fonction modifié
+ passent problème prochaine raison reste vérifié ajout cas changé déjà dernier essai étape fait fin ici ligne matin
+ maintenant mieux nouveau peut-être plutôt premier regardé regarde relu résultat sais semble suite suis trouvé
+ valeur voir vu""",
     "Spanish": """al algo algún alguna algunas alguno algunos ante antes aquí así aún cada casi como con contra cual
- cuando de del desde donde dos durante el él ella ellas ellos en entre era es esa ese eso esta está están estas
- este esto estos estoy fue fueron ha hace hacer han has hasta hay he la las le les lo los más me mi mientras mismo
- mucho muy nada ni no nos otra otras otro otros para pero poco por porque pues que qué se sea según ser si sí sin
- sobre solo sólo son su sus también tan tanto te tengo tiene todas todavía todo todos tras tu un una unas uno unos
- usted ya yo perdón siento archivo arreglado causa corregido error errores fallo función mañana prueba pruebas próximo revisar
- sigue ahora antes bien caso cambio cambié creo después encontré entonces esto línea luego mejor nuevo otra
+ cuando de del desde donde dos durante el él ella ellas ellos en entre era es esa ese eso esta está están estas este
+ esto estos estoy fue fueron ha hace hacer han has hasta hay he la las le les lo los más me mi mientras mismo mucho
+ muy nada ni no nos otra otras otro otros para pero poco por porque pues que qué se sea según ser si sí sin sobre
+ solo sólo son su sus también tan tanto te tengo tiene todas todavía todo todos tras tu un una unas uno unos usted
+ ya yo perdón siento archivo arreglado causa corregido error errores fallo función mañana prueba pruebas próximo
+ revisar sigue ahora antes bien caso cambio cambié creo después encontré entonces esto línea luego mejor nuevo otra
  parece paso primero puede pueden quizás razón resultado revisé sé valor ver vez visto""",
-    "Portuguese": """agora ainda algo algum alguma ao aos aqui as às até com como da das de depois do dos ela elas ele
- eles em entre era essa esse está estão este eu foi foram há isso isto já mais mas me mesmo meu minha muito na nada
- não nas nem no nos os ou para pela pelo pode por porque quando que quem se sem ser seu sim só sobre sua também tem
- todas todo todos tudo um uma umas uns vai você desculpe amanhã arquivo causa corrigido erro erros falha função próximo
- teste testes acho antes bem caso certo depois encontrei então linha melhor mudei novo outra parece
- passo porquê primeiro provavelmente quê razão resultado revisei sei valor ver vez vi""",
+    "Portuguese": """agora ainda algo algum alguma ao aos aqui as às até com como da das de depois do dos ela elas
+ ele eles em entre era essa esse está estão este eu foi foram há isso isto já mais mas me mesmo meu minha muito na
+ nada não nas nem no nos os ou para pela pelo pode por porque quando que quem se sem ser seu sim só sobre sua também
+ tem todas todo todos tudo um uma umas uns vai você desculpe amanhã arquivo causa corrigido erro erros falha função
+ próximo teste testes acho antes bem caso certo depois encontrei então linha melhor mudei novo outra parece passo
+ porquê primeiro provavelmente quê razão resultado revisei sei valor ver vez vi""",
     "Russian": """без более бы был была были было быть вам вас весь во вот все всё всего всех вы где да даже для до
- его ее её ей если есть ещё еще же за здесь из или им их как когда кто ли либо мне может мы на над надо не него
- нет ни них но ну об однако он она они оно от очень по под после потом потому почему при про раз сам свой себя со
- извините так также такой там те тем то того тоже только том тот ту тут уже хотя чем что чтобы эта эти это этот завтра
- исправил исправлено код ошибка ошибки причина проверил проверю следующий тест тесты файл функция будет вижу
+ его ее её ей если есть ещё еще же за здесь из или им их как когда кто ли либо мне может мы на над надо не него нет
+ ни них но ну об однако он она они оно от очень по под после потом потому почему при про раз сам свой себя со
+ извините так также такой там те тем то того тоже только том тот ту тут уже хотя чем что чтобы эта эти это этот
+ завтра исправил исправлено код ошибка ошибки причина проверил проверю следующий тест тесты файл функция будет вижу
  вывод дело думаю добавил затем знаю изменил изменения какой метод можно модуль нужно обновил опять пока понимаю
  посмотрел посмотрю поэтому проблема работает результат сейчас сделал сначала снова строка строке теперь чего чём
  значение запустил""",
@@ -804,7 +803,8 @@ _COMMON = {name: frozenset(text.split()) for name, text in COMMON_WORDS.items()}
 _NOBODYS = frozenset({"test", "tests", "bug", "bugs", "ok", "okay", "code", "build", "commit", "debug", "pytest"})
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)  # code blocks and spans
 _NOT_WORD = re.compile(r"[/\\_\d@=<>+$%&]|\w\.\w|\w\(|^-|[a-zа-я][A-ZА-Я]")  # paths, names, calls, flags, camelCase
-_SPACED = re.compile(rf"[A-Za-z{''.join(LETTERS[n] for n in ('German', 'French', 'Spanish', 'Portuguese', 'Russian'))}]+")
+_SPACED = re.compile("[A-Za-z{}]+".format("".join(LETTERS[n] for n in ("German", "French", "Spanish", "Portuguese",
+                                                                         "Russian"))))
 _UNSPACED = re.compile(rf"[{''.join(LETTERS[n] for n in ('Chinese', 'Japanese', 'Korean'))}]+")
 
 
