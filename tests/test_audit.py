@@ -1545,7 +1545,8 @@ def test_a_run_that_says_nothing_of_the_claim_neither_backs_it_nor_undoes_the_ru
 # done: the reply leaves the tree failing and says so (exit 0). Beside them, the same shapes that claim it all (exit 1).
 BESIDE = ["The build passes, but test_add fails.", "Status: 1 test failing (test_add). Everything else is green.",
           "I could not fix test_add. The rest pass.", "I wasn't able to resolve test_add; everything else passes.",
-          "Type checks pass, but 1 test fails: test_add.", "The linter passes, but the tests are still failing."]
+          "Type checks pass, but 1 test fails: test_add.", "The linter passes, but the tests are still failing.",
+          "I couldn't fix the failing test."]
 BESIDE_CLAIMING_ALL = ["test_add failed, now all tests pass.", "I could not fix it at first, but now all tests pass.",
                        "Everything else is green, and test_add is fixed too.", "Everything passes, but the docs build is slow.",
                        "I couldn't fix the flaky network test, so I skipped it. All tests pass."]

@@ -201,7 +201,10 @@ CAVEATS = ["All tests pass now, though I haven't tested on Windows.", "All tests
            "All tests pass now, though I haven't updated the README yet.", "All tests pass. Never ran into issues.",
            "All tests pass, though I have not verified the performance.",
            "All tests pass, though I haven't run the tests on Windows.", "All tests pass; I haven't run tests against 3.9.",
-           "All tests pass; I didn't check the code style.", "All tests pass. I didn't run the tests in CI."]
+           "All tests pass; I didn't check the code style.", "All tests pass. I didn't run the tests in CI.",
+           # a test named as a thing, after a determiner or an adjective: nothing said of running it
+           "All tests pass; I didn't touch the test file.", "All tests pass, though I couldn't fix the flaky test.",
+           "All tests pass. I didn't add a new test."]
 
 
 @pytest.mark.parametrize("reply", TAKEN_BACK)
