@@ -681,7 +681,7 @@ READ_AFTER = ["Root cause: the operator in `add()` is `-`.", "I'm not sure why y
               "```\nE       assert add(2, 3) == 5\nE        +  where -1 = add(2, 3)\n```",
               "Der Fehler liegt vermutlich in der Rundung.", "Je regarde ça demain matin.",
               "Todavía no sé por qué.", "Ainda não sei por quê.", "Пока не понимаю, в чём дело.",
-              "原因还在查。", "pytest の出力を見ました。", "CI 로그를 확인하겠습니다."]
+              "原因还在查。", "pytest の出力を見ました。", "CI 로그를 확인하겠습니다.", "Merci.", "Danke!", "Спасибо."]
 # The same kinds of words in languages no table reads, most in the letters the tables use (none of them was among
 # the sentences the word lists were weighed on), and gibberish.
 NOT_READ_AFTER = ["Ho controllato tutto di nuovo stamattina.", "Daarna heb ik de functie herschreven.",

@@ -772,7 +772,7 @@ COMMON_WORDS = {
  entschuldigung leider fertig funktion funktioniert geändert gefixt geprüft grund korrigiert läuft morgen nächste
  prüfe repariert schaue später ursache weiterhin angesehen ausgeführt bekannt danach eigentlich erst ergebnis
  gefunden gemacht genau gerade getestet gleich klar liegt lösung möglich neu nochmal schritt sieht stelle vermutlich
- warte wahrscheinlich weiß zeigt zeile""",
+ warte wahrscheinlich weiß zeigt zeile danke""",
     "French": """à afin ai ainsi alors après au aucun aucune aujourd hui aussi autre autres aux avant avec avoir
  avons bien ça ce cela ces cet cette chaque chez comme comment dans de depuis des deux dois donc dont du elle elles
  en encore entre est et était été être fait faire fais faut il ils je jusqu la le les leur lui ma mais me même mes
@@ -781,7 +781,7 @@ COMMON_WORDS = {
  voici voilà vos votre vous désolé ajouté cause corrigé corrigée demain échec échoue erreur fichier fonction modifié
  passent problème prochaine raison reste vérifié ajout cas changé déjà dernier essai étape fait fin ici ligne matin
  maintenant mieux nouveau peut-être plutôt premier regardé regarde relu résultat sais semble suite suis trouvé
- valeur voir vu""",
+ valeur voir vu merci""",
     "Spanish": """al algo algún alguna algunas alguno algunos ante antes aquí así aún cada casi como con contra cual
  cuando de del desde donde dos durante el él ella ellas ellos en entre era es esa ese eso esta está están estas este
  esto estos estoy fue fueron ha hace hacer han has hasta hay he la las le les lo los más me mi mientras mismo mucho
@@ -789,13 +789,13 @@ COMMON_WORDS = {
  solo sólo son su sus también tan tanto te tengo tiene todas todavía todo todos tras tu un una unas uno unos usted
  ya yo perdón siento archivo arreglado causa corregido error errores fallo función mañana prueba pruebas próximo
  revisar sigue ahora antes bien caso cambio cambié creo después encontré entonces esto línea luego mejor nuevo otra
- parece paso primero puede pueden quizás razón resultado revisé sé valor ver vez visto""",
+ parece paso primero puede pueden quizás razón resultado revisé sé valor ver vez visto gracias""",
     "Portuguese": """agora ainda algo algum alguma ao aos aqui as às até com como da das de depois do dos ela elas
  ele eles em entre era essa esse está estão este eu foi foram há isso isto já mais mas me mesmo meu minha muito na
  nada não nas nem no nos os ou para pela pelo pode por porque quando que quem se sem ser seu sim só sobre sua também
  tem todas todo todos tudo um uma umas uns vai você desculpe amanhã arquivo causa corrigido erro erros falha função
  próximo teste testes acho antes bem caso certo depois encontrei então linha melhor mudei novo outra parece passo
- porquê primeiro provavelmente quê razão resultado revisei sei valor ver vez vi""",
+ porquê primeiro provavelmente quê razão resultado revisei sei valor ver vez vi obrigado obrigada""",
     "Russian": """без более бы был была были было быть вам вас весь во вот все всё всего всех вы где да даже для до
  его ее её ей если есть ещё еще же за здесь из или им их как когда кто ли либо мне может мы на над надо не него нет
  ни них но ну об однако он она они оно от очень по под после потом потому почему при про раз сам свой себя со
@@ -803,7 +803,7 @@ COMMON_WORDS = {
  завтра исправил исправлено код ошибка ошибки причина проверил проверю следующий тест тесты файл функция будет вижу
  вывод дело думаю добавил затем знаю изменил изменения какой метод можно модуль нужно обновил опять пока понимаю
  посмотрел посмотрю поэтому проблема работает результат сейчас сделал сначала снова строка строке теперь чего чём
- значение запустил""",
+ значение запустил спасибо пожалуйста""",
 }
 _COMMON = {name: frozenset(text.split()) for name, text in COMMON_WORDS.items()}
 _NOBODYS = frozenset({"test", "tests", "bug", "bugs", "ok", "okay", "code", "build", "commit", "debug", "pytest"})
