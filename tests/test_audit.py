@@ -600,7 +600,7 @@ def test_a_session_whose_work_failed_exits_0_only_when_its_last_reply_tells_the_
         assert f'said so: "{told}"' in au.format_audit(result) and "and the last reply says so" in au.format_audit(result)
         result = _contradicted_saying(host, f"{told} All tests pass now.", tmp_path)
         assert result.exit_code == 1 and [c.verdict for c in result.claims] == ["contradicted"], told
-        after = " ".join(draw.sample(NOT_READ_AFTER, draw.randint(1, 2)))
+        after = " ".join([*draw.sample(SAID_AFTER, draw.randint(0, 1)), draw.choice(NOT_READ_AFTER)])  # read, then not
         result = _contradicted_saying(host, f"{told} {after}", tmp_path)
         assert (result.exit_code, result.told_failing) == (1, []), (told, after)
         result = session(*failing, *edited, tr.Step("reply", text=told))  # an edit after the failure, untested

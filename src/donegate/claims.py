@@ -857,13 +857,13 @@ _UNSPACED = re.compile(rf"[{''.join(LETTERS[n] for n in ('Chinese', 'Japanese', 
 
 def unread(after: Sequence[str]) -> bool:
     """Are `after`'s words (the sentences a reply goes on with) in a language no table reads: a letter none of their
-    languages is written in (`UNREAD_LETTER`), or words of which the spaced languages do not claim two fifths, each
-    sentence taken in the language that claims most of it (`COMMON_WORDS`; a run of Chinese, Japanese or Korean is a
-    word its table claims)? "Ho corretto l'errore e ora
+    languages is written in (`UNREAD_LETTER`), or words of which the spaced languages do not claim two fifths, in
+    all or in a sentence of three words or more, each sentence taken in the language that claims most of it
+    (`COMMON_WORDS`; a run of Chinese, Japanese or Korean is a word its table claims)? "Ho corretto l'errore e ora
     tutti i test passano." and "Ik heb de fout opgelost." are not read; "The remaining failure is in `test_add`;
-    I'll look at it next." and "Ich schaue mir das morgen an." are. The words are weighed together, so a short
-    sentence in another language among longer ones in a table's, or a language near a table's (Galician for
-    Portuguese), may pass for read."""
+    I'll look at it next." and "Ich schaue mir das morgen an." are. A sentence of one or two words is weighed only
+    with the rest ("Fatto." alone is not read, after a sentence in English it is), and a language near a table's
+    (Galician for Portuguese) may pass for read."""
     text = _CODE.sub(" ", "\n".join(after))
     if UNREAD_LETTER.search(text):
         return True
@@ -873,9 +873,10 @@ def unread(after: Sequence[str]) -> bool:
         for at, token in enumerate(sentence.split()):  # not CI, FAILED (marks), José, Windows (names past the first)
             if not (_NOT_WORD.search(token) or token.isupper() and len(token) > 1 or at and token[:1].isupper()):
                 words += [w for w in map(str.lower, _SPACED.findall(token)) if len(w) > 1 and w not in _NOBODYS]
-        if words:
-            known += max(sum(w in common for w in words) for common in _COMMON.values())
-            total += len(words)
+        claimed = max(sum(w in common for w in words) for common in _COMMON.values()) if words else 0
+        if len(words) >= 3 and claimed < len(words) * 2 / 5:
+            return True  # a sentence of its own in another language, among others in a table's
+        known, total = known + claimed, total + len(words)
     return known < total * 2 / 5
 
 
