@@ -440,7 +440,7 @@ def mark_claim(line: str) -> str | None:
     return "tests" if TEST_SIGN in line or _says(line, "tests") else "done"
 
 
-# %% ../../chapters/92_reading_claims.ipynb #ch92-033n
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033nw
 # A word after a determiner or an adjective of tests is a noun, not the verb of a run: "I couldn't fix the failing
 # test", "I didn't touch the test" say nothing of running it.
 _NOT_A_NOUN = "".join(f"(?<!\\b{w} )" for w in ("the", "a", "an", "this", "that", "any", "one", "each", "every", "failing",
@@ -452,6 +452,7 @@ def _each(openers: str, rest: str) -> str:
     return "|".join(opener + rest for opener in openers.split("|"))
 
 
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033n
 # What an English "not run" is said of: the tests (them, it, this, the tests, the suite, the fix, tests, code), or
 # nothing named, and not another thing or another place ("I haven't tested on Windows", "... run the tests on
 # Windows", "... checked the docs build", "... checked the code style" leave a claim standing: the caveat is about
@@ -552,17 +553,6 @@ def find_claims(text: str, failing: Callable[[str], list[str]] | None = None) ->
     return found
 
 
-_WHOLE = re.compile(r"(?<!\w)(?:all|every\w*|alle\w*|tou[ts]e?s?|tod[oa]s?|tud[oa]|вс[её]\w*)(?!\w)|全部|所有|すべて|全て|모두|전부",
-                    re.I)
-
-
-def _beside(claim: str) -> bool:
-    """Is the claim's pass told beside a failure, in a sentence that ends by telling it ("The build passes, but
-    test_add fails"), and not of all the tests ("All tests pass, but ...")?"""
-    *before, last = clauses(claim)
-    return bool(before) and reports_failing(last) and not any(_WHOLE.search(c) for c in before if _says(c, "passing"))
-
-
 def accounts(text: str, found: Sequence | None = None, failing: Sequence | None = None) -> bool:
     """Did the reader read the reply as saying something of the tests or the work: a claim, a checklist, a
     question, a count, a negation, a plan, a disclaimer or a failure told, in any table's words? (`found`: its
@@ -575,6 +565,18 @@ def accounts(text: str, found: Sequence | None = None, failing: Sequence | None 
 def disclaimers(text: str) -> list[str]:
     """The sentences of a reply that say the check was not run."""
     return [s for s in sentences(text) if said_not_run(s)]
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033b
+_WHOLE = re.compile(r"(?<!\w)(?:all|every\w*|alle\w*|tou[ts]e?s?|tod[oa]s?|tud[oa]|вс[её]\w*)(?!\w)"
+                    r"|全部|所有|すべて|全て|모두|전부", re.I)  # a pass of all the tests, in each table's words
+
+
+def _beside(claim: str) -> bool:
+    """Is the claim's pass told beside a failure, in a sentence that ends by telling it ("The build passes, but
+    test_add fails"), and not of all the tests ("All tests pass, but ...")?"""
+    *before, last = clauses(claim)
+    return bool(before) and reports_failing(last) and not any(_WHOLE.search(c) for c in before if _says(c, "passing"))
+
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033t
 # A test named as code: `test_add`, `AddTest`, `TestAdd`, `tests/test_calc.py::test_add`, not "tests" or "unit tests"
@@ -762,6 +764,11 @@ COMMON_WORDS = {
  regression related reproduce request required rest revisit rule safe same save second seems setting short should
  sign single slow some source special suggest suggested support suspect take test third though top touch touches
  true turn unclear unrelated until usage user valid version view way whether while window without worth yet""",
+}
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033yw2
+COMMON_WORDS.update({
     "German": """aber alle allem allen aller alles als also am an andere anderen anders auch auf aus bei beim bereit
  bereits bin bis bisher bitte da dabei dafür damit dann darauf das dass dem den denn der des deshalb die dies diese
  diesem diesen dieser doch dort durch ein eine einem einen einer eines einige er es etwas falls fast für gibt habe
@@ -804,7 +811,10 @@ COMMON_WORDS = {
  вывод дело думаю добавил затем знаю изменил изменения какой метод можно модуль нужно обновил опять пока понимаю
  посмотрел посмотрю поэтому проблема работает результат сейчас сделал сначала снова строка строке теперь чего чём
  значение запустил спасибо пожалуйста""",
-}
+})
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033yw3
 # English is most replies' language, and its prose about this work has a long tail: the commonest words of the
 # workbook's own chapters 00 to 05 and appendices 91 to 99 that the list above lacks (names of programs left out)
 # are English's too. `test_english_prose_is_read_and_generated_words_are_not` weighs the other chapters' prose.
@@ -846,6 +856,9 @@ COMMON_WORDS["English"] += """
  trusts turns twice types unchanged unreadable unsafe untracked unverified unvouched upwards uses variable variables
  verdict verdicts verification verifier verifiers versions waits wants watch ways whatever wherever word wording
  words workbook worktree worktrees world worst writer writes writing written yours"""
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033yw4
 _COMMON = {name: frozenset(text.split()) for name, text in COMMON_WORDS.items()}
 _NOBODYS = frozenset({"test", "tests", "bug", "bugs", "ok", "okay", "code", "build", "commit", "debug", "pytest"})
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.S)  # code blocks and spans
