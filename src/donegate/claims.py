@@ -443,8 +443,8 @@ def mark_claim(line: str) -> str | None:
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033nw
 # A word after a determiner or an adjective of tests is a noun, not the verb of a run: "I couldn't fix the failing
 # test", "I didn't touch the test" say nothing of running it.
-_NOT_A_NOUN = "".join(f"(?<!\\b{w} )" for w in ("the", "a", "an", "this", "that", "any", "one", "each", "every", "failing",
-                                                "flaky", "broken", "new", "unit", "my", "your", "our"))
+_NOT_A_NOUN = "".join(f"(?<!\\b{w} )" for w in ("the", "a", "an", "this", "that", "any", "one", "each", "every",
+                                                "failing", "flaky", "broken", "new", "unit", "my", "your", "our"))
 
 
 def _each(openers: str, rest: str) -> str:
@@ -466,7 +466,8 @@ _RUN_WHAT = (r"(?=\s*(?:[.,;:!?)\]]|$|(?:them|it|this|that|these|those|anything|
 NOT_RUN_WORDS = {  # how each table's language says the check was not run
     "English": _each("haven['’]t|have not|hasn['’]t|has not|hadn['’]t|didn['’]t|did not|couldn['’]t|could not|can['’]t"
                      "|cannot|unable to|wasn['’]t able to|weren['’]t able to|not able to|not yet|never|no chance to|without",
-                     r"\s+(?:\w+\s+){0,4}?" + _NOT_A_NOUN + r"(?:re-?)?(?:run|ran|running|execut\w*|test(?:ed|ing)?|check(?:ed|ing)?"
+                     r"\s+(?:\w+\s+){0,4}?" + _NOT_A_NOUN
+                     + r"(?:re-?)?(?:run|ran|running|execut\w*|test(?:ed|ing)?|check(?:ed|ing)?"
                      r"|verif(?:y|ied|ying)|validat\w*|confirm(?:ed|ing)?)" + _RUN_WHAT)
                + r"|untested|unverified|not (?:yet )?(?:been )?(?:run|executed|tested|verified)" + _RUN_WHAT
                + r"|\bno (?:\w+ )?(?:tests?|checks?) (?:were|was|have been|has been|got) (?:run|executed)",
