@@ -818,7 +818,8 @@ COMMON_WORDS.update({
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033yw3
 # English is most replies' language, and its prose about this work has a long tail: the commonest words of the
 # workbook's own chapters 00 to 05 and appendices 91 to 99 that the list above lacks (names of programs left out)
-# are English's too. `test_english_prose_is_read_and_generated_words_are_not` weighs the other chapters' prose.
+# are English's too, and below those of its README. `test_english_prose_is_read_and_generated_words_are_not`
+# weighs the other chapters' prose.
 COMMON_WORDS["English"] += """
  absolute accept acceptance accepts across action active adds affects afterwards agent agents allow allowed allows
  alone answered answers anywhere apart append appendix applies arguments artifact artifacts asking asks attempts
@@ -857,6 +858,18 @@ COMMON_WORDS["English"] += """
  trusts turns twice types unchanged unreadable unsafe untracked unverified unvouched upwards uses variable variables
  verdict verdicts verification verifier verifiers versions waits wants watch ways whatever wherever word wording
  words workbook worktree worktrees world worst writer writes writing written yours"""
+
+
+# %% ../../chapters/92_reading_claims.ipynb #ch92-033yw3r
+COMMON_WORDS["English"] += """
+ account address advice afresh armed assignment assignments bare batch beyond blocked bounded browser busy chat
+ class classmate classmates clone cluster collects configuration cores course credit deadline demo dependencies
+ dirty except exchange executable extensions fetch fixtures flagged flags formats generated globals goal grade
+ gradebook graded grades grading hub instructor kills labs learners limits loses loudly machinery medians network
+ newer nine notebooks parent pasted patched predict private probe probes progress protected prove releases
+ repetition sandbox saying scenario scheduler scratch scripted server shards shared solution solutions space stale
+ stub student study submission submissions switch tens threads timed transcripts transformer trigger uncommitted
+ untrusted vetting visible wall warning weakened wheel worker workers"""
 
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033yw4
