@@ -17,22 +17,22 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 __all__ = ['LANGUAGES', 'CONDITION_WORDS', 'OTHER_SENSE_WORDS', 'WHICH_WORDS', 'STILL_WORDS', 'BEFORE_WORDS', 'PASSED_REPORTS',
            'PASS_MARKS', 'FAIL_MARKS', 'TEST_SIGN', 'CHECKBOX', 'STATUS', 'PASS_STATUS', 'FAIL_STATUS',
            'PASSED_SUMMARY', 'COUNT_STATUS', 'COUNTED_FAILURES', 'NOT_RUN_WORDS', 'NOT_RUN', 'NONE_FAILED_WORDS',
-           'NONE_FAILED', 'INTENT', 'NAMED_TEST', 'LETTERS', 'UNREAD_LETTER', 'COMMON_WORDS', 'INTERPRETER', 'INLINE',
-           'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF', 'GIT_READING', 'GIT_WRITING',
-           'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE', 'TAKES_VALUE', 'SHORT_FLAGS',
-           'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS', 'RUNNER_VALUES', 'SHELLS', 'GENERIC',
-           'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS', 'ASKS', 'FIND_ACTS', 'CHECKERS',
-           'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED', 'CHANGES_LAST',
-           'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING', 'ALL_COUNTED',
-           'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed', 'mark_failure',
-           'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers', 'names_its_tests',
-           'reports_failing', 'tells_failure', 'says_failing', 'unread', 'shell_words', 'simple_commands', 'Written',
-           'may_write', 'read_only', 'files_written', 'each_of', 'any_of', 'past_tool_options', 'keeps_whole',
-           'split_options', 'shell_parts', 'program_words', 'checked_words', 'shell_string', 'runs_check',
-           'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests', 'names_scope', 'ran_no_test',
-           'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs', 'changes_nothing_here',
-           'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last', 'ran_tests',
-           'shows_own_output', 'own_exit_code', 'AuditRules']
+           'NONE_FAILED', 'INTENT', 'ALL_WORDS', 'NAMED_TEST', 'LETTERS', 'UNREAD_LETTER', 'COMMON_WORDS',
+           'INTERPRETER', 'INLINE', 'WRAPPERS', 'WRAPPER_VALUES', 'EDITING', 'READING', 'IN_PLACE', 'WRITES_IF',
+           'GIT_READING', 'GIT_WRITING', 'AWKS', 'TOOL_OPTION', 'AUDIT_CHECKS', 'MOVED_BY', 'RUNS_NONE', 'KEEPS_WHOLE',
+           'TAKES_VALUE', 'SHORT_FLAGS', 'QUIET_VARIABLES', 'VERBS', 'TEST_ROOTS', 'WHOLE_TREE', 'RUNNERS',
+           'RUNNER_VALUES', 'SHELLS', 'GENERIC', 'NO_TEST', 'RAN_SOME', 'FAILED_REPORTS', 'SOMEWHERE', 'TOOL_FOLDERS',
+           'ASKS', 'FIND_ACTS', 'CHECKERS', 'FORMATTERS', 'QUERIES', 'FIXES', 'CACHES', 'PIP_PLACES', 'CHANGES_NAMED',
+           'CHANGES_LAST', 'LOOKING_BUILTINS', 'HOST_FIELDS', 'TRAILERS', 'ANY_PROGRAM', 'PASS_ON', 'PRINTS_NOTHING',
+           'ALL_COUNTED', 'sentences', 'Language', 'clauses', 'partial_count', 'claim_of', 'runner_passed',
+           'mark_failure', 'mark_claim', 'said_not_run', 'none_failed', 'find_claims', 'accounts', 'disclaimers',
+           'names_its_tests', 'reports_failing', 'tells_failure', 'says_failing', 'unread', 'shell_words',
+           'simple_commands', 'Written', 'may_write', 'read_only', 'files_written', 'each_of', 'any_of',
+           'past_tool_options', 'keeps_whole', 'split_options', 'shell_parts', 'program_words', 'checked_words',
+           'shell_string', 'runs_check', 'first_check', 'check_scope', 'selected', 'from_session', 'selects_tests',
+           'names_scope', 'ran_no_test', 'reports_failure', 'folders', 'elsewhere', 'outside', 'asks', 'installs',
+           'changes_nothing_here', 'inline_python', 'heredoc_as_inline', 'only_looks', 'edited_modules', 'passed_last',
+           'ran_tests', 'shows_own_output', 'own_exit_code', 'AuditRules']
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-011
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n+")
@@ -568,8 +568,10 @@ def disclaimers(text: str) -> list[str]:
     return [s for s in sentences(text) if said_not_run(s)]
 
 # %% ../../chapters/92_reading_claims.ipynb #ch92-033b
-_WHOLE = re.compile(r"(?<!\w)(?:all|every\w*|alle\w*|tou[ts]e?s?|tod[oa]s?|tud[oa]|вс[её]\w*)(?!\w)"
-                    r"|全部|所有|すべて|全て|모두|전부", re.I)  # a pass of all the tests, in each table's words
+# "All" in each table's words: a pass of all the tests ("All tests pass", "every test", "tous les tests", "全部")
+ALL_WORDS = (r"(?<!\w)(?:all|every\w*|alle\w*|tou[ts]e?s?|tod[oa]s?|tud[oa]|вс[её]\w*)(?!\w)"
+             r"|全部|所有|すべて|全て|모두|전부")
+_WHOLE = re.compile(ALL_WORDS, re.I)
 
 
 def _beside(claim: str) -> bool:
@@ -688,7 +690,7 @@ def _again(text: str) -> bool:
 
 _OTHER = re.compile(r"(?<!\w)(?:else|other|others|autres?|anderen?|andere[mrs]?|otr[oa]s?|outr[oa]s?|остальн\w*"
                     r"|друг\w*)(?!\w)|其他|其余|他の|다른", re.I)  # "everything else", "the other issue": other work
-_ALL = re.compile(r"\W*(?:and |now |it['’]s )?(?:all|alles|tout|todo|tudo|全部|すべて|모두)(?!\w)", re.I)
+_ALL = re.compile(rf"\W*(?:and |now |it['’]s )?(?:{ALL_WORDS})", re.I)  # "all green": a pass of all, at its start
 
 
 def _undone(text: str, same: bool = False) -> bool:
@@ -756,15 +758,14 @@ COMMON_WORDS = {
  point problem problems ran read ready reason remain remaining remains remove removed rename replace replaced report
  result results return returned returns review root run running runs set show shows side simple small sorry start
  started state step steps stop summary suite task tested time tried try trying type update updated value values
- verify verified wait went work worked working works write wrong wrote able accordingly actual agree answer api
- around ask asked attempt bad based big both branch case cases caught clear close come comes config context continue
- could data default depend depends detail details different docs done down easy empty end ended enough entry example
- exist exists extra false few full given go goes going gone good great guess happen happened happy hard head heads
- high hold idea input inputs instead keep key kind known large least lint long low main mean means merge message
- might minor miss mode more new number open option options part pre question quick raise raised real reason
- regression related reproduce request required rest revisit rule safe same save second seems setting short should
- sign single slow some source special suggest suggested support suspect take test third though top touch touches
- true turn unclear unrelated until usage user valid version view way whether while window without worth yet""",
+ verify verified wait went work worked working works write wrong wrote able accordingly actual agree answer api ask
+ asked attempt bad based big branch case cases caught clear close come comes config context continue data default
+ depend depends detail details different docs easy empty end ended entry example exist exists extra false full given
+ go goes going gone good great guess happen happened happy hard head heads high hold idea input inputs key kind
+ large lint low main mean means merge message minor miss mode number open option options part pre question quick
+ raise raised real regression related reproduce request required rest revisit rule safe save second setting short
+ sign single slow source special suggest suggested support suspect take third top touch touches true turn unclear
+ unrelated usage user valid version view window worth""",
 }
 
 
@@ -787,7 +788,7 @@ COMMON_WORDS.update({
  moi mon ne ni non nos notre nous on ont ou où par parce pas pendant peu peut peux plus pour pourquoi qu quand que
  quel quelle qui rien sa sans se ses si son sont sous sur ta te toujours tous tout toute toutes très tu un une vers
  voici voilà vos votre vous désolé ajouté cause corrigé corrigée demain échec échoue erreur fichier fonction modifié
- passent problème prochaine raison reste vérifié ajout cas changé déjà dernier essai étape fait fin ici ligne matin
+ passent problème prochaine raison reste vérifié ajout cas changé déjà dernier essai étape fin ici ligne matin
  maintenant mieux nouveau peut-être plutôt premier regardé regarde relu résultat sais semble suite suis trouvé
  valeur voir vu merci""",
     "Spanish": """al algo algún alguna algunas alguno algunos ante antes aquí así aún cada casi como con contra cual
@@ -796,13 +797,13 @@ COMMON_WORDS.update({
  muy nada ni no nos otra otras otro otros para pero poco por porque pues que qué se sea según ser si sí sin sobre
  solo sólo son su sus también tan tanto te tengo tiene todas todavía todo todos tras tu un una unas uno unos usted
  ya yo perdón siento archivo arreglado causa corregido error errores fallo función mañana prueba pruebas próximo
- revisar sigue ahora antes bien caso cambio cambié creo después encontré entonces esto línea luego mejor nuevo otra
+ revisar sigue ahora bien caso cambio cambié creo después encontré entonces línea luego mejor nuevo
  parece paso primero puede pueden quizás razón resultado revisé sé valor ver vez visto gracias""",
     "Portuguese": """agora ainda algo algum alguma ao aos aqui as às até com como da das de depois do dos ela elas
  ele eles em entre era essa esse está estão este eu foi foram há isso isto já mais mas me mesmo meu minha muito na
  nada não nas nem no nos os ou para pela pelo pode por porque quando que quem se sem ser seu sim só sobre sua também
  tem todas todo todos tudo um uma umas uns vai você desculpe amanhã arquivo causa corrigido erro erros falha função
- próximo teste testes acho antes bem caso certo depois encontrei então linha melhor mudei novo outra parece passo
+ próximo teste testes acho antes bem caso certo encontrei então linha melhor mudei novo outra parece passo
  porquê primeiro provavelmente quê razão resultado revisei sei valor ver vez vi obrigado obrigada""",
     "Russian": """без более бы был была были было быть вам вас весь во вот все всё всего всех вы где да даже для до
  его ее её ей если есть ещё еще же за здесь из или им их как когда кто ли либо мне может мы на над надо не него нет
